@@ -1,0 +1,134 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let upcoming: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "PassTap",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "passtapd", targets: ["passtapd"]),
+        .executable(name: "passtap", targets: ["passtap"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+    ],
+    targets: [
+        // C, imported in exactly one backend target each.
+        .systemLibrary(
+            name: "CPCSCLite",
+            pkgConfig: "libpcsclite",
+            providers: [.apt(["libpcsclite-dev"])]
+        ),
+
+        // Pure Swift protocol core: no C, no NIO.
+        .target(name: "ISO7816", swiftSettings: upcoming),
+        .target(
+            name: "VAS",
+            dependencies: ["ISO7816", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "PassTapCore",
+            dependencies: ["ISO7816", "VAS", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: upcoming
+        ),
+
+        // Backends: the only targets that import C.
+        .target(
+            name: "PCSCBackend",
+            dependencies: ["PassTapCore", "CPCSCLite", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: upcoming
+        ),
+
+        // Socket protocol shared by daemon and CLI.
+        .target(
+            name: "PassTapProtocol",
+            dependencies: [
+                "PassTapCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "PassTapServer",
+            dependencies: [
+                "PassTapCore", "PassTapProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "PassTapDaemon",
+            dependencies: [
+                "PassTapCore", "PassTapServer", "PCSCBackend", "VAS",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "passtapd",
+            dependencies: [
+                "PassTapDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "passtap",
+            dependencies: [
+                "PassTapProtocol", "VAS", "ISO7816",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcoming
+        ),
+
+        .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"], swiftSettings: upcoming),
+        .testTarget(
+            name: "VASTests",
+            dependencies: ["VAS", "ISO7816", .product(name: "Crypto", package: "swift-crypto")],
+            resources: [.copy("Vectors")],
+            swiftSettings: upcoming
+        ),
+        .testTarget(name: "PassTapCoreTests", dependencies: ["PassTapCore", "ISO7816"], swiftSettings: upcoming),
+        .testTarget(
+            name: "PassTapProtocolTests",
+            dependencies: ["PassTapProtocol", "PassTapCore", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "PassTapServerTests",
+            dependencies: [
+                "PassTapServer", "PassTapProtocol", "PassTapCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["PassTapProtocol", "PassTapCore", "PCSCBackend", "ISO7816"],
+            swiftSettings: upcoming
+        ),
+    ]
+)

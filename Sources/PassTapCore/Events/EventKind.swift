@@ -1,0 +1,17 @@
+/// The kind of an event published to socket subscribers, by its fixed wire name.
+public enum EventKind: String, Sendable, Codable, CaseIterable, Hashable {
+    /// The reader stack (pcscd) went away; readers are unavailable until `backend.up`.
+    case backendDown = "backend.down"
+    /// The reader stack is reachable (again).
+    case backendUp = "backend.up"
+    /// A reader appeared.
+    case readerAdded = "reader.added"
+    /// A reader went away.
+    case readerRemoved = "reader.removed"
+    /// A card (or phone) entered a reader's field.
+    case cardInserted = "card.inserted"
+    /// The card left the field.
+    case cardRemoved = "card.removed"
+    /// The outcome of the session run on one tap.
+    case readResult = "read.result"
+}

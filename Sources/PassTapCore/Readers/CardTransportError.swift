@@ -1,0 +1,36 @@
+/// Why an exchange with a card failed below the APDU level.
+///
+/// Backends turn their library's codes into one of these; ``code`` is what `read.result` and
+/// `card.transmit` publish as `error.code`, so its raw values are a stable, documented contract.
+public struct CardTransportError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The stable snake_case codes of transport failures (documented in `docs/socket-api.md`).
+    public enum Code: String, Sendable, Codable, CaseIterable {
+        /// The card left the field during the exchange. Tap again.
+        case cardRemoved = "card_removed"
+        /// The reader went away (unplugged, or pcscd stopped). The daemon reconnects by itself.
+        case readerUnavailable = "reader_unavailable"
+        /// The card did not answer in time.
+        case timeout = "timeout"
+        /// The card kept asking for more round trips (`61xx`/`6Cxx`) than the cap allows.
+        case tooManyRoundTrips = "too_many_round_trips"
+        /// The card's answer, chained parts added up, exceeded the size cap.
+        case responseTooLong = "response_too_long"
+        /// The card's answer was shorter than the two status bytes.
+        case malformedResponse = "malformed_response"
+        /// Any other failure of the reader stack; `message` carries the library's words.
+        case transportFailed = "transport_failed"
+    }
+
+    /// What went wrong, as a stable code.
+    public var code: Code
+    /// A sentence for a person: what happened and, where useful, what to do.
+    public var message: String
+
+    /// Creates an error with its code and a human message.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

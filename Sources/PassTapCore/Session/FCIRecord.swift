@@ -1,0 +1,39 @@
+/// A selected application's File Control Information: raw hex, and its TLV tree when it parses.
+public struct FCIRecord: Sendable, Hashable, Codable {
+    /// The FCI bytes as the card sent them (status word excluded), upper-case hex.
+    public var hex: String
+    /// The FCI parsed as BER-TLV; `nil` when the bytes are not valid BER-TLV.
+    public var tlv: [TLVRecord]?
+
+    /// Creates an FCI record.
+    public init(hex: String, tlv: [TLVRecord]?) {
+        self.hex = hex
+        self.tlv = tlv
+    }
+
+    private enum CodingKeys: String, CodingKey { case hex, tlv }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(hex, forKey: .hex)
+        try c.encode(tlv, forKey: .tlv)
+    }
+}
+
+/// One BER-TLV data object in JSON form: `{"tag": "6F", "children": [...]}` when constructed,
+/// `{"tag": "50", "value": "4170706C65506179"}` when primitive.
+public struct TLVRecord: Sendable, Hashable, Codable {
+    /// The tag, upper-case hex (`9F21`).
+    public var tag: String
+    /// The value, hex, for primitive objects; `nil` for constructed ones.
+    public var value: String?
+    /// The nested objects of a constructed tag; `nil` for primitive ones.
+    public var children: [TLVRecord]?
+
+    /// Creates a record.
+    public init(tag: String, value: String?, children: [TLVRecord]?) {
+        self.tag = tag
+        self.value = value
+        self.children = children
+    }
+}

@@ -1,0 +1,77 @@
+/// The outcome of one tap's session, published as the `read.result` event.
+public struct ReadResult: Sendable, Hashable, Codable {
+    /// The card's ATR, hex.
+    public var atr: String
+    /// The card's UID, hex, or `nil` when the reader does not give one.
+    public var uid: String?
+    /// The SELECT-by-AID part of the session.
+    public var aid: AIDSessionResult
+    /// `nil` when the session ran to its end; else the transport failure that cut it short.
+    public var error: ReadError?
+
+    /// Creates a result.
+    public init(atr: String, uid: String?, aid: AIDSessionResult, error: ReadError?) {
+        self.atr = atr
+        self.uid = uid
+        self.aid = aid
+        self.error = error
+    }
+
+    private enum CodingKeys: String, CodingKey { case atr, uid, aid, error }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(atr, forKey: .atr)
+        try c.encode(uid, forKey: .uid)
+        try c.encode(aid, forKey: .aid)
+        try c.encode(error, forKey: .error)
+    }
+}
+
+/// The SELECT-by-AID part of a session: every attempt in configured order, and the winner.
+public struct AIDSessionResult: Sendable, Hashable, Codable {
+    /// One SELECT sent, and the status word it got (`nil` when the exchange itself failed).
+    public struct Attempt: Sendable, Hashable, Codable {
+        /// The AID, upper-case hex.
+        public var aid: String
+        /// The final status word, hex (`9000`, `6A82`...), or `nil` on a transport failure.
+        public var sw: String?
+
+        /// Creates an attempt record.
+        public init(aid: String, sw: String?) {
+            self.aid = aid
+            self.sw = sw
+        }
+
+        private enum CodingKeys: String, CodingKey { case aid, sw }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(aid, forKey: .aid)
+            try c.encode(sw, forKey: .sw)
+        }
+    }
+
+    /// The first AID whose SELECT succeeded, hex; `nil` when none did.
+    public var selected: String?
+    /// The selected application's FCI; `nil` when none was selected.
+    public var fci: FCIRecord?
+    /// Every SELECT sent, in order.
+    public var attempts: [Attempt]
+
+    /// Creates a record of the SELECT-by-AID part of a session.
+    public init(selected: String?, fci: FCIRecord?, attempts: [Attempt]) {
+        self.selected = selected
+        self.fci = fci
+        self.attempts = attempts
+    }
+
+    private enum CodingKeys: String, CodingKey { case selected, fci, attempts }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(selected, forKey: .selected)
+        try c.encode(fci, forKey: .fci)
+        try c.encode(attempts, forKey: .attempts)
+    }
+}
