@@ -126,6 +126,11 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "PassTapDaemonTests",
+            dependencies: ["PassTapDaemon", "PassTapCore", "ISO7816"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "IntegrationTests",
             dependencies: ["PassTapProtocol", "PassTapCore", "PCSCBackend", "ISO7816"],
             swiftSettings: upcoming

@@ -1,0 +1,69 @@
+extension StatusWord {
+    /// What ISO/IEC 7816-4 (§5.6, tables 5 and 6) says this status word means, for a person.
+    public var meaning: String {
+        if let exact = Self.exactMeanings[rawValue] { return exact }
+        switch sw1 {
+        case 0x61: return "\(sw2 == 0 ? "256 or more" : String(sw2)) bytes still available (GET RESPONSE)"
+        case 0x6C: return "wrong Le: \(sw2 == 0 ? 256 : Int(sw2)) bytes available (resend with that Le)"
+        case 0x63 where sw2 & 0xF0 == 0xC0: return "verification failed: \(sw2 & 0x0F) tries left"
+        case 0x62: return "warning: state of non-volatile memory unchanged"
+        case 0x63: return "warning: state of non-volatile memory changed"
+        case 0x64: return "execution error: state of non-volatile memory unchanged"
+        case 0x65: return "execution error: state of non-volatile memory changed"
+        case 0x66: return "security-related issue"
+        case 0x68: return "functions in CLA not supported"
+        case 0x69: return "command not allowed"
+        case 0x6A: return "wrong parameters P1-P2"
+        case 0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9A, 0x9B, 0x9C, 0x9D, 0x9E, 0x9F:
+            return "proprietary status (application-specific)"
+        default: return "unknown status word"
+        }
+    }
+
+    private static let exactMeanings: [UInt16: String] = [
+        0x9000: "success",
+        0x6200: "warning: no information given",
+        0x6281: "warning: part of returned data may be corrupted",
+        0x6282: "warning: end of file or record reached before reading Ne bytes",
+        0x6283: "warning: selected file deactivated",
+        0x6284: "warning: file control information not formatted correctly",
+        0x6285: "warning: selected file in termination state",
+        0x6286: "warning: no input data available from a sensor",
+        0x6287: "warning: selected record or file deactivated (VAS: pass not released yet)",
+        0x6300: "warning: no information given (state changed)",
+        0x6381: "warning: file filled up by the last write",
+        0x6400: "execution error: no information given",
+        0x6401: "execution error: immediate response required by the card",
+        0x6581: "memory failure",
+        0x6700: "wrong length",
+        0x6800: "functions in CLA not supported",
+        0x6881: "logical channel not supported",
+        0x6882: "secure messaging not supported",
+        0x6900: "command not allowed",
+        0x6981: "command incompatible with file structure",
+        0x6982: "security status not satisfied",
+        0x6983: "authentication method blocked",
+        0x6984: "reference data not usable (VAS: user intervention needed)",
+        0x6985: "conditions of use not satisfied",
+        0x6986: "command not allowed (no current EF)",
+        0x6987: "expected secure messaging data objects missing",
+        0x6988: "incorrect secure messaging data objects",
+        0x6A00: "wrong parameters P1-P2",
+        0x6A80: "incorrect parameters in the command data field",
+        0x6A81: "function not supported",
+        0x6A82: "file or application not found",
+        0x6A83: "record not found (VAS: no such pass)",
+        0x6A84: "not enough memory space in the file",
+        0x6A85: "Nc inconsistent with TLV structure",
+        0x6A86: "incorrect parameters P1-P2",
+        0x6A87: "Nc inconsistent with parameters P1-P2",
+        0x6A88: "referenced data or reference data not found",
+        0x6A89: "file already exists",
+        0x6A8A: "DF name already exists",
+        0x6B00: "wrong parameters P1-P2",
+        0x6D00: "instruction code not supported or invalid",
+        0x6E00: "class not supported",
+        0x6F00: "no precise diagnosis",
+        0x6340: "unsupported application version (VAS)",
+    ]
+}

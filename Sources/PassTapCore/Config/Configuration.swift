@@ -1,0 +1,91 @@
+public import ISO7816
+public import Logging
+
+/// Everything `passtapd` is told by its TOML file, validated.
+///
+/// The file's key names are a fixed contract (see `Config/passtapd.toml`); this model is built
+/// only by `ConfigLoader`, which refuses anything it does not understand.
+public struct Configuration: Sendable, Hashable {
+    /// `[socket]`: the Unix socket clients connect to.
+    public struct Socket: Sendable, Hashable {
+        /// `path`: where the socket file lives.
+        public var path: String = "/run/passtap/passtapd.sock"
+        /// `mode`: the socket file's permission bits (`"0660"` in the file).
+        public var mode: UInt16 = 0o660
+        /// `group`: the group to give the socket file; `nil` leaves it as created.
+        public var group: String? = nil
+        /// `max_clients`: connections beyond this are refused.
+        public var maxClients: Int = 64
+        /// `allow_transmit`: whether `card.transmit` is served (raw APDUs can read payment data).
+        public var allowTransmit: Bool = false
+
+        /// The defaults of the shipped config.
+        public init() {}
+    }
+
+    /// `[events]`: the replay buffer and per-client queues.
+    public struct Events: Sendable, Hashable {
+        /// `buffer`: how many recent events stay in memory for `events.subscribe` with `since`.
+        public var buffer: Int = 1024
+        /// `client_queue`: how many events may wait for one slow client before it gets `events.dropped`.
+        public var clientQueue: Int = 256
+
+        /// The defaults of the shipped config.
+        public init() {}
+    }
+
+    /// `[pcsc]`: the pcsc-lite backend.
+    public struct PCSC: Sendable, Hashable {
+        /// `enabled`: whether to drive PC/SC readers at all.
+        public var enabled: Bool = true
+        /// `readers`: substrings of reader names to use; empty means every reader.
+        public var readers: [String] = []
+
+        /// The defaults of the shipped config.
+        public init() {}
+
+        /// Whether a reader of this name is one to drive.
+        public func accepts(readerName: String) -> Bool {
+            readers.isEmpty || readers.contains { readerName.contains($0) }
+        }
+    }
+
+    /// `[[reader]]`: settings for the readers whose name contains `match`.
+    public struct ReaderOverride: Sendable, Hashable {
+        /// `match`: a substring of the reader name.
+        public var match: String
+        /// `aids`: the SELECT order for these readers, replacing `[session] aids`.
+        public var aids: [AID]?
+
+        /// Creates an override.
+        public init(match: String, aids: [AID]?) {
+            self.match = match
+            self.aids = aids
+        }
+    }
+
+    /// `[socket]`.
+    public var socket = Socket()
+    /// `[events]`.
+    public var events = Events()
+    /// `[log] level`.
+    public var logLevel: Logger.Level = .info
+    /// `[pcsc]`.
+    public var pcsc = PCSC()
+    /// `[session] aids`: the global SELECT order.
+    public var aids: [AID] = []
+    /// `[[reader]]` entries, in file order; the first whose `match` fits a reader applies.
+    public var readerOverrides: [ReaderOverride] = []
+
+    /// The built-in defaults (what an empty file means).
+    public init() {}
+
+    /// The SELECT order for a reader: its first matching `[[reader]]` override (matched against the
+    /// reader id, which contains the reader's name), else the global list.
+    public func aids(for reader: ReaderID) -> [AID] {
+        for override in readerOverrides where reader.rawValue.contains(override.match) {
+            if let aids = override.aids { return aids }
+        }
+        return aids
+    }
+}

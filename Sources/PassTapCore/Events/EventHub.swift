@@ -1,0 +1,103 @@
+public import Foundation
+import Synchronization
+
+/// The daemon's event bus: numbers every event, keeps the most recent ones for replay, and fans
+/// them out to subscribers without ever waiting for one.
+///
+/// ``publish(_:reader:payload:)`` is synchronous and may be called from any thread (reader
+/// threads call it directly). Each subscriber has its own bounded queue: a subscriber that does
+/// not keep up loses events and is told so with one
+/// ``SubscriptionItem/dropped(count:firstSeq:lastSeq:)``, while publishers and other subscribers
+/// carry on. One lock guards numbering, the ring and the subscriber table, so a subscription's
+/// replay and its live stream meet with no gap and no duplicate.
+public final class EventHub: Sendable {
+    private struct State {
+        var ring: EventHubRing
+        var nextSeq: UInt64 = 1
+        var nextSubscriberID: UInt64 = 0
+        var subscribers: [UInt64: SubscriberQueue] = [:]
+    }
+
+    /// How many recent events are kept for replay (`[events] buffer`).
+    public let capacity: Int
+    private let clock: @Sendable () -> Date
+    private let state: Mutex<State>
+
+    /// Creates a hub that keeps the last `capacity` events (at least 1).
+    /// - Parameter clock: where event times come from; tests may pin it.
+    public init(capacity: Int = 1024, clock: @escaping @Sendable () -> Date = { Date() }) {
+        precondition(capacity >= 1, "EventHub capacity must be at least 1 (config [events] buffer)")
+        self.capacity = capacity
+        self.clock = clock
+        self.state = Mutex(State(ring: EventHubRing(capacity: capacity)))
+    }
+
+    /// The sequence number the next published event will get.
+    public var nextSeq: UInt64 { state.withLock { $0.nextSeq } }
+
+    /// The oldest sequence number still held for replay (``nextSeq`` when nothing is held).
+    public var oldestSeq: UInt64 { state.withLock { $0.ring.oldestSeq ?? $0.nextSeq } }
+
+    /// How many subscriptions are live.
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// Numbers, timestamps, stores and fans out one event. Never blocks on a subscriber.
+    @discardableResult
+    public func publish(_ kind: EventKind, reader: ReaderID?, payload: EventPayload) -> Event {
+        let (event, wakeups) = state.withLock { state -> (Event, [SubscriberQueue.Wakeup]) in
+            let event = Event(seq: state.nextSeq, time: clock(), kind: kind, reader: reader, payload: payload)
+            state.nextSeq += 1
+            state.ring.append(event)
+            var wakeups: [SubscriberQueue.Wakeup] = []
+            for queue in state.subscribers.values {
+                if let wakeup = queue.push(event) { wakeups.append(wakeup) }
+            }
+            return (event, wakeups)
+        }
+        for wakeup in wakeups { wakeup.resume() }
+        return event
+    }
+
+    /// Starts a subscription.
+    ///
+    /// - Parameters:
+    ///   - since: the first sequence number wanted (inclusive), replayed from the buffer; events
+    ///     already evicted are reported as one `dropped` item first. `nil` for live events only.
+    ///   - kinds: the kinds to receive; `nil` for all.
+    ///   - queueLimit: how many live events may wait for this subscriber before it starts losing
+    ///     them (`[events] client_queue`). The replay does not count against it.
+    /// - Throws: ``EventHubError/sinceInFuture(since:nextSeq:)`` when `since` > ``nextSeq``;
+    ///   ``EventHubError/invalidQueueLimit(_:)`` when `queueLimit` < 1.
+    public func subscribe(
+        since: UInt64?, kinds: Set<EventKind>? = nil, queueLimit: Int
+    ) throws(EventHubError) -> EventSubscription {
+        guard queueLimit >= 1 else { throw .invalidQueueLimit(queueLimit) }
+        let registered = state.withLock { state -> Result<(UInt64, SubscriberQueue, UInt64, UInt64), EventHubError> in
+            let nextSeq = state.nextSeq
+            let oldestSeq = state.ring.oldestSeq ?? nextSeq
+            var initial: [SubscriptionItem] = []
+            if let since {
+                guard since <= nextSeq else { return .failure(.sinceInFuture(since: since, nextSeq: nextSeq)) }
+                let first = max(since, 1)  // sequence numbers start at 1
+                if first < oldestSeq {
+                    initial.append(.dropped(count: oldestSeq - first, firstSeq: first, lastSeq: oldestSeq - 1))
+                }
+                for event in state.ring.events(since: first) where kinds?.contains(event.kind) ?? true {
+                    initial.append(.event(event))
+                }
+            }
+            let queue = SubscriberQueue(initial: initial, kinds: kinds, queueLimit: queueLimit)
+            let id = state.nextSubscriberID
+            state.nextSubscriberID += 1
+            state.subscribers[id] = queue
+            return .success((id, queue, oldestSeq, nextSeq))
+        }
+        let (id, queue, oldestSeq, nextSeq) = try registered.get()
+        return EventSubscription(id: id, queue: queue, hub: self, oldestSeq: oldestSeq, nextSeq: nextSeq)
+    }
+
+    /// Forgets a subscriber; called by ``EventSubscription/cancel()``.
+    func unsubscribe(id: UInt64) {
+        _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+    }
+}

@@ -1,0 +1,123 @@
+import Synchronization
+
+/// The bounded queue between the ``EventHub`` and one ``EventSubscription``'s consumer.
+///
+/// The hub pushes events from any thread (never blocking: when the queue is full the event is
+/// counted as dropped instead); the consumer pulls in order. Once a drop happens the queue keeps
+/// dropping until the consumer has drained what was queued, then hands out one
+/// ``SubscriptionItem/dropped(count:firstSeq:lastSeq:)`` for the whole run before new events flow
+/// again, so a slow consumer gets one notice per stall rather than one per event.
+final class SubscriberQueue: Sendable {
+    private struct DropRun {
+        var count: UInt64
+        var firstSeq: UInt64
+        var lastSeq: UInt64
+    }
+
+    private struct State {
+        var items: [SubscriptionItem]
+        var readIndex = 0
+        /// Items at the front that came from the replay (exempt from `queueLimit`).
+        var replayRemaining: Int
+        /// Live events queued (counted against `queueLimit`).
+        var liveCount = 0
+        var dropRun: DropRun?
+        var waiter: CheckedContinuation<SubscriptionItem?, Never>?
+        var finished = false
+
+        mutating func pop() -> SubscriptionItem? {
+            if readIndex < items.count {
+                let item = items[readIndex]
+                readIndex += 1
+                if replayRemaining > 0 { replayRemaining -= 1 } else { liveCount -= 1 }
+                if readIndex == items.count {
+                    items.removeAll(keepingCapacity: true)
+                    readIndex = 0
+                } else if readIndex >= 64 && readIndex * 2 >= items.count {
+                    items.removeFirst(readIndex)
+                    readIndex = 0
+                }
+                return item
+            }
+            if let run = dropRun {
+                dropRun = nil
+                return .dropped(count: run.count, firstSeq: run.firstSeq, lastSeq: run.lastSeq)
+            }
+            return nil
+        }
+    }
+
+    /// What a push asks the caller to do once it has released its locks.
+    struct Wakeup {
+        fileprivate let continuation: CheckedContinuation<SubscriptionItem?, Never>
+        fileprivate let item: SubscriptionItem
+
+        /// Hands the item to the consumer that was waiting for it.
+        func resume() { continuation.resume(returning: item) }
+    }
+
+    let kinds: Set<EventKind>?
+    private let queueLimit: Int
+    private let state: Mutex<State>
+
+    /// A queue that starts with `initial` (the gap notice and replay), then takes live events.
+    init(initial: [SubscriptionItem], kinds: Set<EventKind>?, queueLimit: Int) {
+        self.kinds = kinds
+        self.queueLimit = queueLimit
+        self.state = Mutex(State(items: initial, replayRemaining: initial.count))
+    }
+
+    /// Whether this subscriber wants events of `kind`.
+    func wants(_ kind: EventKind) -> Bool { kinds?.contains(kind) ?? true }
+
+    /// Offers a live event. Never blocks; returns a wakeup to run after the caller unlocks, if the
+    /// consumer was waiting.
+    func push(_ event: Event) -> Wakeup? {
+        guard wants(event.kind) else { return nil }
+        return state.withLock { state -> Wakeup? in
+            if state.finished { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return Wakeup(continuation: waiter, item: .event(event))
+            }
+            if state.dropRun != nil {
+                state.dropRun!.count += 1
+                state.dropRun!.lastSeq = event.seq
+            } else if state.liveCount >= queueLimit {
+                state.dropRun = DropRun(count: 1, firstSeq: event.seq, lastSeq: event.seq)
+            } else {
+                state.items.append(.event(event))
+                state.liveCount += 1
+            }
+            return nil
+        }
+    }
+
+    /// The next item, waiting for one if none is queued; `nil` once finished. Cancellation is
+    /// handled by the caller (``EventSubscription``), which calls ``finish()``.
+    func next() async -> SubscriptionItem? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<SubscriptionItem?, Never>) in
+            let ready: SubscriptionItem?? = state.withLock { state in
+                if state.finished { return .some(nil) }
+                if let item = state.pop() { return .some(item) }
+                precondition(state.waiter == nil, "an EventSubscription has a single consumer")
+                state.waiter = continuation
+                return .none
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Ends the queue: the waiting consumer (if any) gets `nil`, queued items are discarded.
+    func finish() {
+        let waiter = state.withLock { state -> CheckedContinuation<SubscriptionItem?, Never>? in
+            state.finished = true
+            state.items.removeAll()
+            state.readIndex = 0
+            state.dropRun = nil
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+}

@@ -1,0 +1,13 @@
+/// What the session engine produced on one tap, before the card's identity is added.
+public struct SessionOutcome: Sendable, Hashable {
+    /// The SELECT-by-AID record.
+    public var aid: AIDSessionResult
+    /// The transport failure that ended the session early, if any.
+    public var error: ReadError?
+
+    /// Creates an outcome.
+    public init(aid: AIDSessionResult, error: ReadError?) {
+        self.aid = aid
+        self.error = error
+    }
+}

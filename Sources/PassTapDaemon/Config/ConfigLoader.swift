@@ -1,0 +1,138 @@
+import Foundation
+public import PassTapCore
+import ISO7816
+import Logging
+import TOMLKit
+
+/// Reads and validates `passtapd.toml`.
+///
+/// Every problem is refused with the file, the line where it can be found, the key path and what
+/// was expected: unknown keys, wrong types, bad hex AIDs, out-of-range numbers, missing files.
+public enum ConfigLoader {
+    /// Where `passtapd` looks when `--config` is not given.
+    public static let defaultPath = "/etc/passtap/passtapd.toml"
+
+    /// Reads the file at `path` and validates it.
+    public static func load(path: String) throws(ConfigurationError) -> Configuration {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read (check its permissions)" : "does not exist"
+            throw ConfigurationError(file: path, line: nil, keyPath: "", problem: "the config file \(reason)")
+        }
+        return try parse(text, file: path)
+    }
+
+    /// Validates config text; `file` is only used in error messages.
+    public static func parse(_ text: String, file: String) throws(ConfigurationError) -> Configuration {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigurationError(
+                file: file, line: error.source.begin.line, keyPath: "",
+                problem: "not valid TOML: \(error.description)")
+        } catch {
+            throw ConfigurationError(file: file, line: nil, keyPath: "", problem: "not valid TOML: \(error)")
+        }
+        let locator = SourceLocator(text: text)
+        var root = TableReader(file: file, locator: locator, table: [], entries: ConfigNode.entries(of: table))
+        var configuration = Configuration()
+
+        if var socket = try subtable("socket", of: &root) {
+            try readSocket(&socket, into: &configuration.socket)
+        }
+        if var events = try subtable("events", of: &root) {
+            configuration.events.buffer = try events.integer("buffer", in: 1...1_000_000) ?? configuration.events.buffer
+            configuration.events.clientQueue = try events.integer("client_queue", in: 1...1_000_000) ?? configuration.events.clientQueue
+            try events.rejectUnknownKeys()
+        }
+        if var log = try subtable("log", of: &root) {
+            if let level = try log.string("level") {
+                guard let parsed = Logger.Level(rawValue: level) else {
+                    let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw log.error("level", "expected one of \(names), found \"\(level)\"")
+                }
+                configuration.logLevel = parsed
+            }
+            try log.rejectUnknownKeys()
+        }
+        if var pcsc = try subtable("pcsc", of: &root) {
+            configuration.pcsc.enabled = try pcsc.bool("enabled") ?? configuration.pcsc.enabled
+            configuration.pcsc.readers = try pcsc.strings("readers") ?? configuration.pcsc.readers
+            try pcsc.rejectUnknownKeys()
+        }
+        if var session = try subtable("session", of: &root) {
+            configuration.aids = try aids("aids", of: &session) ?? []
+            try session.rejectUnknownKeys()
+        }
+        configuration.readerOverrides = try readerOverrides(of: &root)
+        try root.rejectUnknownKeys()
+        return configuration
+    }
+
+    private static func readSocket(_ socket: inout TableReader, into settings: inout Configuration.Socket) throws(ConfigurationError) {
+        if let path = try socket.string("path") {
+            guard path.hasPrefix("/") else { throw socket.error("path", "expected an absolute path, found \"\(path)\"") }
+            guard path.utf8.count < 108 else {
+                throw socket.error("path", "expected a path shorter than 108 bytes (the Unix socket limit), found \(path.utf8.count) bytes")
+            }
+            settings.path = path
+        }
+        if let mode = try socket.string("mode") {
+            guard mode.count >= 3, mode.count <= 4, let bits = UInt16(mode, radix: 8), bits <= 0o777 else {
+                throw socket.error("mode", "expected octal permission bits as a string like \"0660\", found \"\(mode)\"")
+            }
+            settings.mode = bits
+        }
+        if let group = try socket.string("group") {
+            guard !group.isEmpty else { throw socket.error("group", "expected a group name; remove the key to leave the group as is") }
+            settings.group = group
+        }
+        settings.maxClients = try socket.integer("max_clients", in: 1...4096) ?? settings.maxClients
+        settings.allowTransmit = try socket.bool("allow_transmit") ?? settings.allowTransmit
+        try socket.rejectUnknownKeys()
+    }
+
+    private static func subtable(_ key: String, of root: inout TableReader) throws(ConfigurationError) -> TableReader? {
+        guard let node = root.node(key) else { return nil }
+        guard case .table(let entries) = node else {
+            throw root.error(key, "expected a table [\(key)], found \(node.typeName)")
+        }
+        return TableReader(file: root.file, locator: root.locator, table: [key], entries: entries)
+    }
+
+    private static func aids(_ key: String, of table: inout TableReader) throws(ConfigurationError) -> [AID]? {
+        guard let texts = try table.strings(key) else { return nil }
+        var aids: [AID] = []
+        for (offset, text) in texts.enumerated() {
+            guard let bytes = try? [UInt8](hex: text), let aid = try? AID(bytes: bytes) else {
+                throw table.error(key, element: offset, "expected an AID of 5 to 16 bytes in hex, found \"\(text)\"")
+            }
+            aids.append(aid)
+        }
+        return aids
+    }
+
+    private static func readerOverrides(of root: inout TableReader) throws(ConfigurationError) -> [Configuration.ReaderOverride] {
+        guard let node = root.node("reader") else { return [] }
+        guard case .array(let elements) = node else {
+            throw root.error("reader", "expected [[reader]] tables, found \(node.typeName)")
+        }
+        var overrides: [Configuration.ReaderOverride] = []
+        for (index, element) in elements.enumerated() {
+            guard case .table(let entries) = element else {
+                throw root.error("reader", element: index, "expected a table, found \(element.typeName)")
+            }
+            var reader = TableReader(file: root.file, locator: root.locator, table: ["reader"], index: index, entries: entries)
+            guard let match = try reader.string("match"), !match.isEmpty else {
+                throw reader.error("match", "expected a non-empty substring of a reader name: every [[reader]] needs one")
+            }
+            let aids = try aids("aids", of: &reader)
+            try reader.rejectUnknownKeys()
+            overrides.append(.init(match: match, aids: aids))
+        }
+        return overrides
+    }
+}

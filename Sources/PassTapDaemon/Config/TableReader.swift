@@ -1,0 +1,84 @@
+/// Reads one TOML table against the schema: typed getters that record which keys were used, and a
+/// final check that refuses every key the schema does not know.
+struct TableReader {
+    let file: String
+    let locator: SourceLocator
+    /// `["socket"]`, or `["reader"]` with ``index`` for an entry of `[[reader]]`.
+    let table: [String]
+    let index: Int?
+    private let entries: [String: ConfigNode]
+    private var used: Set<String> = []
+
+    init(file: String, locator: SourceLocator, table: [String], index: Int? = nil, entries: [(key: String, value: ConfigNode)]) {
+        self.file = file
+        self.locator = locator
+        self.table = table
+        self.index = index
+        self.entries = Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The dotted path of a key in this table, e.g. `reader[1].aids[0]`.
+    func keyPath(_ key: String?, element: Int? = nil) -> String {
+        var path = table.joined(separator: ".")
+        if let index { path += "[\(index)]" }
+        if let key { path += path.isEmpty ? key : ".\(key)" }
+        if let element { path += "[\(element)]" }
+        return path
+    }
+
+    /// An error about `key` (or the table itself), with its line when it can be found.
+    func error(_ key: String?, element: Int? = nil, _ problem: String) -> ConfigurationError {
+        ConfigurationError(
+            file: file,
+            line: locator.line(table: table, index: index, key: key) ?? locator.line(table: table, index: index, key: nil),
+            keyPath: keyPath(key, element: element),
+            problem: problem)
+    }
+
+    mutating func node(_ key: String) -> ConfigNode? {
+        used.insert(key)
+        return entries[key]
+    }
+
+    mutating func string(_ key: String) throws(ConfigurationError) -> String? {
+        guard let node = node(key) else { return nil }
+        guard case .string(let value) = node else { throw error(key, "expected a string, found \(node.typeName)") }
+        return value
+    }
+
+    mutating func bool(_ key: String) throws(ConfigurationError) -> Bool? {
+        guard let node = node(key) else { return nil }
+        guard case .boolean(let value) = node else { throw error(key, "expected true or false, found \(node.typeName)") }
+        return value
+    }
+
+    mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        guard let node = node(key) else { return nil }
+        guard case .integer(let value) = node else { throw error(key, "expected an integer, found \(node.typeName)") }
+        guard range.contains(value) else {
+            throw error(key, "expected an integer from \(range.lowerBound) to \(range.upperBound), found \(value)")
+        }
+        return value
+    }
+
+    mutating func strings(_ key: String) throws(ConfigurationError) -> [String]? {
+        guard let node = node(key) else { return nil }
+        guard case .array(let elements) = node else { throw error(key, "expected an array of strings, found \(node.typeName)") }
+        var values: [String] = []
+        for (offset, element) in elements.enumerated() {
+            guard case .string(let value) = element else {
+                throw error(key, element: offset, "expected a string, found \(element.typeName)")
+            }
+            values.append(value)
+        }
+        return values
+    }
+
+    /// Refuses keys the schema does not know, naming the ones it does.
+    func rejectUnknownKeys() throws(ConfigurationError) {
+        let unknown = entries.keys.filter { !used.contains($0) }.sorted()
+        guard let first = unknown.first else { return }
+        let known = used.sorted().joined(separator: ", ")
+        throw error(first, "unknown key; \(keyPath(nil).isEmpty ? "top-level" : "[\(keyPath(nil))]") takes: \(known)")
+    }
+}

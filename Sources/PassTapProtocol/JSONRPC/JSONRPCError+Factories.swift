@@ -1,0 +1,39 @@
+/// The errors of the protocol layer itself, with their messages.
+extension JSONRPCError {
+    /// -32700: the line is not JSON.
+    public static func parseError(_ detail: String) -> JSONRPCError {
+        JSONRPCError(.parseError, "the line is not valid JSON (\(detail)): send one JSON object per line")
+    }
+
+    /// -32600: JSON, but not a request object.
+    public static func invalidRequest(_ detail: String) -> JSONRPCError {
+        JSONRPCError(
+            .invalidRequest,
+            "not a JSON-RPC 2.0 request: \(detail); send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\"}")
+    }
+
+    /// -32601: the method does not exist.
+    public static func methodNotFound(_ method: String) -> JSONRPCError {
+        let known = RPCMethod.allCases.map(\.rawValue).joined(separator: ", ")
+        return JSONRPCError(.methodNotFound, "no method '\(method)': the methods are \(known)")
+    }
+
+    /// -32602: the params do not fit the method.
+    public static func invalidParams(method: String, _ detail: String) -> JSONRPCError {
+        JSONRPCError(.invalidParams, "bad params for \(method): \(detail)")
+    }
+
+    /// -32006: the connection limit is reached.
+    public static func tooManyClients(limit: Int) -> JSONRPCError {
+        JSONRPCError(
+            .tooManyClients,
+            "passtapd already serves \(limit) clients ([socket] max_clients): close another client or raise the limit")
+    }
+
+    /// -32007: a line exceeded the limit.
+    public static func lineTooLong(limit: Int) -> JSONRPCError {
+        JSONRPCError(
+            .lineTooLong,
+            "a line exceeded \(limit) bytes without a newline; the connection is closed: send one JSON object per line")
+    }
+}

@@ -1,0 +1,42 @@
+/// The `error` member of a JSON-RPC 2.0 response: `{"code": -32602, "message": "...",
+/// "data": {"reason": "invalid_params"}}`.
+///
+/// JSON-RPC 2.0, section 5.1: "code: A Number that indicates the error type that occurred. [...]
+/// message: A String providing a short description of the error. [...] data: A Primitive or
+/// Structured value that contains additional information about the error."
+/// PassTap's `message` says what happened and what to do; `data.reason` is the stable snake_case
+/// name of ``code``, and `data.code` carries a transport error's own code.
+public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The `data` member: machine-readable detail.
+    public struct Detail: Sendable, Hashable, Codable {
+        /// The snake_case name of the error (see ``JSONRPCErrorCode/reason``).
+        public var reason: String
+        /// For `transport_error`: the card transport code (`card_removed`, `timeout`...).
+        public var code: String?
+
+        /// Creates the detail of an error.
+        public init(reason: String, code: String? = nil) {
+            self.reason = reason
+            self.code = code
+        }
+    }
+
+    /// The integer code.
+    public var code: JSONRPCErrorCode
+    /// A sentence for a person: what happened and what to do.
+    public var message: String
+    /// Machine-readable detail; PassTap always sends it.
+    public var data: Detail?
+
+    /// Creates an error whose `data.reason` is the code's reason.
+    public init(_ code: JSONRPCErrorCode, _ message: String, transportCode: String? = nil) {
+        self.code = code
+        self.message = message
+        self.data = Detail(reason: code.reason, code: transportCode)
+    }
+
+    /// The `data.reason`, falling back to the code's own reason when a peer sent none.
+    public var reason: String { data?.reason ?? code.reason }
+
+    public var description: String { "\(message) (\(reason) \(code.rawValue))" }
+}

@@ -1,0 +1,95 @@
+/// The integer `code` of a JSON-RPC error, with the snake_case `reason` PassTap sends beside it in
+/// `error.data.reason`.
+///
+/// JSON-RPC 2.0, section 5.1 reserves -32768 to -32000:
+///
+/// | code   | message          | meaning                                                    |
+/// |--------|------------------|------------------------------------------------------------|
+/// | -32700 | Parse error      | Invalid JSON was received by the server.                   |
+/// | -32600 | Invalid Request  | The JSON sent is not a valid Request object.               |
+/// | -32601 | Method not found | The method does not exist / is not available.              |
+/// | -32602 | Invalid params   | Invalid method parameter(s).                               |
+/// | -32603 | Internal error   | Internal JSON-RPC error.                                   |
+/// | -32000 to -32099 | Server error | Reserved for implementation-defined server-errors. |
+///
+/// PassTap's own codes (the full table, with what a client should do, is in `docs/socket-api.md`):
+///
+/// | code   | reason               | when                                                        |
+/// |--------|----------------------|-------------------------------------------------------------|
+/// | -32001 | `no_card`            | `card.transmit` to a reader with no card                    |
+/// | -32002 | `unknown_reader`     | no reader has that id                                       |
+/// | -32003 | `reader_unavailable` | the reader is known but unusable (pcscd down, unplugged)    |
+/// | -32004 | `transport_error`    | the exchange failed; `data.code` is the transport code      |
+/// | -32005 | `transmit_disabled`  | `card.transmit` while `[socket] allow_transmit` is false    |
+/// | -32006 | `too_many_clients`   | `[socket] max_clients` reached; the connection is closed    |
+/// | -32007 | `line_too_long`      | a line over 64 KiB; the connection is closed                |
+/// | -32008 | `shutting_down`      | the daemon is stopping                                      |
+/// | -32009 | `already_subscribed` | a second `events.subscribe` on one connection               |
+public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The integer sent as `error.code`.
+    public let rawValue: Int
+
+    /// Wraps a code as received.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// -32700: the line is not valid JSON.
+    public static let parseError = JSONRPCErrorCode(rawValue: -32700)
+    /// -32600: valid JSON, but not a JSON-RPC 2.0 request object (batches included).
+    public static let invalidRequest = JSONRPCErrorCode(rawValue: -32600)
+    /// -32601: no such method.
+    public static let methodNotFound = JSONRPCErrorCode(rawValue: -32601)
+    /// -32602: the params are missing, of the wrong type, unknown, or out of range.
+    public static let invalidParams = JSONRPCErrorCode(rawValue: -32602)
+    /// -32603: the daemon failed in a way that is not the client's doing.
+    public static let internalError = JSONRPCErrorCode(rawValue: -32603)
+    /// -32001: the reader holds no card.
+    public static let noCard = JSONRPCErrorCode(rawValue: -32001)
+    /// -32002: no reader has the given id.
+    public static let unknownReader = JSONRPCErrorCode(rawValue: -32002)
+    /// -32003: the reader is known but cannot be used now.
+    public static let readerUnavailable = JSONRPCErrorCode(rawValue: -32003)
+    /// -32004: the exchange with the card failed; `data.code` says how.
+    public static let transportError = JSONRPCErrorCode(rawValue: -32004)
+    /// -32005: `card.transmit` is turned off in the configuration.
+    public static let transmitDisabled = JSONRPCErrorCode(rawValue: -32005)
+    /// -32006: the server has as many clients as it accepts.
+    public static let tooManyClients = JSONRPCErrorCode(rawValue: -32006)
+    /// -32007: a request line exceeded the line limit.
+    public static let lineTooLong = JSONRPCErrorCode(rawValue: -32007)
+    /// -32008: the daemon is shutting down.
+    public static let shuttingDown = JSONRPCErrorCode(rawValue: -32008)
+    /// -32009: this connection already has a subscription.
+    public static let alreadySubscribed = JSONRPCErrorCode(rawValue: -32009)
+
+    /// The snake_case reason PassTap sends in `error.data.reason` for this code.
+    public var reason: String {
+        switch self {
+        case .parseError: return "parse_error"
+        case .invalidRequest: return "invalid_request"
+        case .methodNotFound: return "method_not_found"
+        case .invalidParams: return "invalid_params"
+        case .internalError: return "internal_error"
+        case .noCard: return "no_card"
+        case .unknownReader: return "unknown_reader"
+        case .readerUnavailable: return "reader_unavailable"
+        case .transportError: return "transport_error"
+        case .transmitDisabled: return "transmit_disabled"
+        case .tooManyClients: return "too_many_clients"
+        case .lineTooLong: return "line_too_long"
+        case .shuttingDown: return "shutting_down"
+        case .alreadySubscribed: return "already_subscribed"
+        default: return "error_\(-rawValue)"
+        }
+    }
+
+    public var description: String { "\(rawValue) \(reason)" }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(Int.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

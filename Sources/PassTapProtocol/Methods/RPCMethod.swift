@@ -1,0 +1,17 @@
+/// The methods a client may call, by wire name: the catalogue shared by `passtapd` and `passtap`.
+///
+/// Each has typed params and result in this folder; `docs/socket-api.md` shows every one on the
+/// wire.
+public enum RPCMethod: String, Sendable, CaseIterable, Codable {
+    /// `status`: daemon version, protocol version, instance, uptime, readers.
+    /// Params: none. Result: ``StatusResult``.
+    case status = "status"
+    /// `readers.list`: the readers and their state. Params: none. Result: ``ReadersListResult``.
+    case readersList = "readers.list"
+    /// `events.subscribe`: start the event stream on this connection.
+    /// Params: ``EventsSubscribeParams``. Result: ``EventsSubscribeResult``, then notifications.
+    case eventsSubscribe = "events.subscribe"
+    /// `card.transmit`: send one APDU to the card on a reader (only with `allow_transmit`).
+    /// Params: ``CardTransmitParams``. Result: ``CardTransmitResult``.
+    case cardTransmit = "card.transmit"
+}

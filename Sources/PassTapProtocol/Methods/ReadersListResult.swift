@@ -1,0 +1,10 @@
+public import PassTapCore
+
+/// The result of `readers.list`: `{"readers": [{"id", "name", "backend", "state"}, ...]}`.
+public struct ReadersListResult: Sendable, Hashable, Codable {
+    /// Every reader the daemon knows, sorted by id.
+    public var readers: [ReaderInfo]
+
+    /// Creates the answer.
+    public init(readers: [ReaderInfo]) { self.readers = readers }
+}

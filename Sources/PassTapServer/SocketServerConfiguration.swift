@@ -1,0 +1,38 @@
+public import PassTapCore
+
+/// What the ``SocketServer`` is told by `[socket]` and `[events]` in `passtapd.toml`.
+public struct SocketServerConfiguration: Sendable, Hashable {
+    /// `[socket] path`: where the socket file is created.
+    public var path: String
+    /// `[socket] mode`: the socket file's permission bits, applied right after bind.
+    public var mode: UInt16
+    /// `[socket] group`: the group to give the socket file; `nil` leaves it as created.
+    public var group: String?
+    /// `[socket] max_clients`: connections beyond this get `too_many_clients` and are closed.
+    public var maxClients: Int
+    /// `[socket] allow_transmit`: whether `card.transmit` is served.
+    public var allowTransmit: Bool
+    /// `[events] client_queue`: how many events may wait for one client before it loses some.
+    public var clientQueue: Int
+
+    /// Creates a configuration; the defaults are those of the shipped `passtapd.toml`.
+    public init(
+        path: String, mode: UInt16 = 0o660, group: String? = nil, maxClients: Int = 64,
+        allowTransmit: Bool = false, clientQueue: Int = 256
+    ) {
+        self.path = path
+        self.mode = mode
+        self.group = group
+        self.maxClients = maxClients
+        self.allowTransmit = allowTransmit
+        self.clientQueue = clientQueue
+    }
+
+    /// Takes the socket settings of a loaded daemon configuration.
+    public init(_ configuration: Configuration) {
+        self.init(
+            path: configuration.socket.path, mode: configuration.socket.mode, group: configuration.socket.group,
+            maxClients: configuration.socket.maxClients, allowTransmit: configuration.socket.allowTransmit,
+            clientQueue: configuration.events.clientQueue)
+    }
+}

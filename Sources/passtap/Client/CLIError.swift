@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+
+/// What can go wrong in `passtap`, each with its sysexits code and a message that says what to do.
+enum CLIError: Error, CustomStringConvertible {
+    /// The socket could not be reached.
+    case connect(path: String, underlying: any Error)
+    /// The daemon did not answer in time.
+    case timeout(seconds: Double)
+    /// The daemon closed the connection before answering.
+    case closed
+    /// The daemon answered with a JSON-RPC error.
+    case rpc(code: Int, message: String, reason: String?)
+    /// The daemon's answer could not be understood (version mismatch?).
+    case badAnswer(String)
+    /// A reader argument matched no reader, or several.
+    case reader(String)
+
+    /// sysexits(3): 64 usage, 69 unavailable, 75 temporary failure, 76 protocol, 77 permission.
+    var exitCode: ExitCode {
+        switch self {
+        case .connect(_, let underlying):
+            return Self.errno(of: underlying) == EACCES ? ExitCode(77) : ExitCode(69)
+        case .timeout: return ExitCode(75)
+        case .closed: return ExitCode(69)
+        case .rpc(let code, _, _): return code == -32602 ? ExitCode(64) : ExitCode(69)
+        case .badAnswer: return ExitCode(76)
+        case .reader: return ExitCode(64)
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .connect(let path, let underlying):
+            switch Self.errno(of: underlying) {
+            case EACCES:
+                return "permission denied on \(path): join the socket's group (see [socket] group in passtapd.toml) or run as root"
+            case ENOENT:
+                return "passtapd is not running: no socket at \(path) (start it: systemctl start passtapd; other path: --socket or PASSTAP_SOCKET)"
+            case ECONNREFUSED:
+                return "passtapd is not running: \(path) refuses connections (stale socket file)"
+            default:
+                return "cannot connect to \(path): \(underlying)"
+            }
+        case .timeout(let seconds):
+            return "passtapd did not answer within \(seconds) s (raise --timeout, or check `journalctl -u passtapd`)"
+        case .closed:
+            return "passtapd closed the connection"
+        case .rpc(let code, let message, let reason):
+            return "passtapd: \(message) (\(reason ?? "error") \(code))"
+        case .badAnswer(let detail):
+            return "unexpected answer from passtapd: \(detail)"
+        case .reader(let detail):
+            return detail
+        }
+    }
+
+    private static func errno(of error: any Error) -> Int32? {
+        (error as? IOError)?.errnoCode
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import PassTapProtocol
+
+/// JSON-RPC calls over one ``RPCConnection``: numbers requests, matches answers, decodes results.
+struct RPCSession {
+    private var connection: RPCConnection
+    private var nextID: Int64 = 1
+
+    init(connection: RPCConnection) {
+        self.connection = connection
+    }
+
+    /// Connects to `path`, runs `body`, and fails with ``CLIError/timeout(seconds:)`` if the whole
+    /// exchange takes longer than `timeout` seconds (`nil`: no limit, for `watch`).
+    static func run<Result: Sendable>(
+        socket path: String, timeout: Double?, _ body: @escaping @Sendable (inout RPCSession) async throws -> Result
+    ) async throws -> Result {
+        let work: @Sendable () async throws -> Result = {
+            try await RPCConnection.withConnection(to: path) { connection in
+                var session = RPCSession(connection: connection)
+                return try await body(&session)
+            }
+        }
+        guard let timeout else { return try await work() }
+        return try await withThrowingTaskGroup(of: Result.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+                throw CLIError.timeout(seconds: timeout)
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CLIError.closed }
+            return first
+        }
+    }
+
+    /// Calls `method` and returns its decoded result, or throws the daemon's error.
+    mutating func call<Params: Encodable & Sendable, Result: Decodable & Sendable>(
+        _ method: RPCMethod, _ params: Params, as: Result.Type
+    ) async throws -> Result {
+        let id = JSONRPCID.number(nextID)
+        nextID += 1
+        try await connection.send(try NDJSON.makeEncoder().encode(JSONRPCRequest(id: id, method: method, params: params)))
+        while let line = try await connection.receive() {
+            guard let probe = try? JSONDecoder().decode(ResponseProbe.self, from: line), probe.id == id else { continue }
+            let response: JSONRPCResponse<Result>
+            do {
+                response = try JSONDecoder().decode(JSONRPCResponse<Result>.self, from: line)
+            } catch {
+                throw CLIError.badAnswer("\(method.rawValue): \(error)")
+            }
+            switch response.outcome {
+            case .success(let result): return result
+            case .failure(let error): throw CLIError.rpc(code: error.code.rawValue, message: error.message, reason: error.data?.reason)
+            }
+        }
+        throw CLIError.closed
+    }
+
+    /// The next line from the daemon (after a subscription: notifications), or `nil` at close.
+    mutating func nextLine() async throws -> Data? {
+        try await connection.receive()
+    }
+
+    /// Just enough of a message to tell a response to our request from a notification.
+    private struct ResponseProbe: Decodable {
+        var id: JSONRPCID?
+    }
+}

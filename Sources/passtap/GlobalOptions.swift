@@ -1,0 +1,23 @@
+import ArgumentParser
+import Foundation
+
+/// Options every `passtap` subcommand takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "passtapd's socket (default: $PASSTAP_SOCKET, else /run/passtap/passtapd.sock).")
+    var socket: String?
+
+    @Flag(name: .long, help: "Print the daemon's JSON instead of readable text (one object per line).")
+    var json = false
+
+    @Option(name: .long, help: "Seconds to wait for an answer.")
+    var timeout: Double = 5
+
+    /// The socket path to use, after the option and the environment.
+    var socketPath: String {
+        socket ?? ProcessInfo.processInfo.environment["PASSTAP_SOCKET"] ?? "/run/passtap/passtapd.sock"
+    }
+
+    func validate() throws {
+        guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
+    }
+}

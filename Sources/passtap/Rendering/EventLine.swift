@@ -1,0 +1,30 @@
+import Foundation
+import PassTapCore
+
+/// Renders one event as the single readable line `passtap watch` prints.
+enum EventLine {
+    static func render(_ event: Event) -> String {
+        let time = RFC3339.string(from: event.time).dropFirst(11).dropLast()  // HH:MM:SS.mmm
+        var line = "\(time) #\(event.seq) \(event.kind.rawValue)"
+        if let reader = event.reader { line += " [\(reader)]" }
+        switch event.payload {
+        case .backend(let name, let reason):
+            line += " backend=\(name)"
+            if let reason { line += " reason=\"\(reason)\"" }
+        case .reader(let info):
+            line += " state=\(info.state.rawValue)"
+        case .card(let card):
+            line += " atr=\(card.atr) uid=\(card.uid ?? "-")"
+            if let atqa = card.atqa { line += " atqa=\(atqa)" }
+            if let sak = card.sak { line += " sak=\(sak)" }
+        case .cardRemoved:
+            break
+        case .readResult(let result):
+            line += " uid=\(result.uid ?? "-") aid=\(result.aid.selected ?? "none")"
+            let attempts = result.aid.attempts.map { "\($0.aid):\($0.sw ?? "----")" }
+            if !attempts.isEmpty { line += " tried=" + attempts.joined(separator: ",") }
+            if let error = result.error { line += " error=\(error.code) (\(error.message))" }
+        }
+        return line
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PassTapCore
+import PassTapDaemon
+
+/// `passtapd`: the PassTap daemon. All behaviour lives in `PassTapDaemon`; this only parses
+/// arguments and sets up logging.
+@main
+struct PassTapd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passtapd",
+        abstract: "The PassTap NFC reader daemon.",
+        discussion: """
+            Drives NFC readers through pcsc-lite, runs a session on every tap, and publishes \
+            events on a Unix socket (JSON-RPC 2.0, one object per line). Stops on SIGTERM/SIGINT. \
+            Exit codes: 0 clean stop, 78 bad configuration, 71 could not start.
+            """,
+        version: PassTapVersion.string
+    )
+
+    @Option(name: .long, help: "The config file to run with.")
+    var config: String = ConfigLoader.defaultPath
+
+    @Option(name: .customLong("check-config"), help: ArgumentHelp("Validate this config file and exit.", valueName: "path"))
+    var checkConfig: String?
+
+    func run() async throws {
+        if let path = checkConfig {
+            do {
+                let checked = try Daemon.loadConfiguration(path: path)
+                print("\(path): OK (socket \(checked.socket.path), \(checked.aids.count) AIDs, \(checked.readerOverrides.count) reader overrides)")
+                return
+            } catch {
+                FileHandle.standardError.write(Data("passtapd: \(error)\n".utf8))
+                throw ExitCode(78)
+            }
+        }
+        let configuration: Configuration
+        do {
+            configuration = try Daemon.loadConfiguration(path: config)
+        } catch {
+            FileHandle.standardError.write(Data("passtapd: refusing to start: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
+        let level = configuration.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "passtapd")
+        do {
+            try await Daemon(configuration: configuration, logger: logger).run()
+        } catch {
+            logger.critical("passtapd stopped on an error", metadata: ["error": "\(error)"])
+            throw ExitCode(71)
+        }
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import PassTapCore
+import Testing
+
+@Suite struct EventHubTests {
+    private let reader = ReaderID.pcsc("Test Reader 00 00")
+
+    @discardableResult
+    private func publish(_ hub: EventHub, _ count: Int, kind: EventKind = .cardRemoved) -> [Event] {
+        (0..<count).map { _ in hub.publish(kind, reader: reader, payload: .cardRemoved) }
+    }
+
+    private func take(_ count: Int, from subscription: EventSubscription) async -> [SubscriptionItem] {
+        var items: [SubscriptionItem] = []
+        for await item in subscription {
+            items.append(item)
+            if items.count == count { break }
+        }
+        return items
+    }
+
+    private func seqs(_ items: [SubscriptionItem]) -> [UInt64] {
+        items.compactMap { if case .event(let event) = $0 { return event.seq } else { return nil } }
+    }
+
+    @Test func sequenceNumbersStartAtOneAndStrictlyIncrease() {
+        let hub = EventHub(capacity: 8)
+        #expect(hub.nextSeq == 1)
+        let events = publish(hub, 5)
+        #expect(events.map(\.seq) == [1, 2, 3, 4, 5])
+        #expect(hub.nextSeq == 6)
+    }
+
+    @Test func publishStampsTimeFromTheClock() {
+        let pinned = Date(timeIntervalSince1970: 1_800_000_000.25)
+        let hub = EventHub(capacity: 4, clock: { pinned })
+        let event = hub.publish(.backendUp, reader: nil, payload: .backend(name: "pcsc", reason: nil))
+        #expect(event.time == pinned)
+        #expect(event.reader == nil)
+        #expect(event.kind == .backendUp)
+    }
+
+    @Test func subscribingWithoutSinceGivesOnlyLiveEvents() async throws {
+        let hub = EventHub(capacity: 8)
+        publish(hub, 3)
+        let subscription = try hub.subscribe(since: nil, queueLimit: 16)
+        #expect(subscription.nextSeq == 4)
+        #expect(subscription.oldestSeq == 1)
+        publish(hub, 2)
+        #expect(seqs(await take(2, from: subscription)) == [4, 5])
+    }
+
+    @Test func replayFromSinceMeetsTheLiveStreamWithNoGapAndNoDuplicate() async throws {
+        let hub = EventHub(capacity: 8)
+        publish(hub, 5)
+        let subscription = try hub.subscribe(since: 3, queueLimit: 16)
+        #expect(subscription.nextSeq == 6)
+        publish(hub, 2)
+        #expect(seqs(await take(5, from: subscription)) == [3, 4, 5, 6, 7])
+    }
+
+    @Test func sinceEqualToNextSeqReplaysNothing() async throws {
+        let hub = EventHub(capacity: 8)
+        publish(hub, 4)
+        let subscription = try hub.subscribe(since: 5, queueLimit: 16)
+        publish(hub, 1)
+        #expect(seqs(await take(1, from: subscription)) == [5])
+    }
+
+    @Test func sinceBeyondNextSeqIsRefused() {
+        let hub = EventHub(capacity: 8)
+        publish(hub, 2)
+        #expect(throws: EventHubError.sinceInFuture(since: 4, nextSeq: 3)) {
+            try hub.subscribe(since: 4, queueLimit: 16)
+        }
+        #expect(hub.subscriberCount == 0)
+    }
+
+    @Test func queueLimitBelowOneIsRefused() {
+        let hub = EventHub(capacity: 8)
+        #expect(throws: EventHubError.invalidQueueLimit(0)) {
+            try hub.subscribe(since: nil, queueLimit: 0)
+        }
+    }
+
+    @Test func sinceOlderThanTheBufferReportsTheGapBeforeTheReplay() async throws {
+        let hub = EventHub(capacity: 3)
+        publish(hub, 5)  // the buffer now holds 3, 4, 5
+        #expect(hub.oldestSeq == 3)
+        let subscription = try hub.subscribe(since: 1, queueLimit: 16)
+        #expect(subscription.oldestSeq == 3)
+        let items = await take(4, from: subscription)
+        #expect(items.first == .dropped(count: 2, firstSeq: 1, lastSeq: 2))
+        #expect(seqs(items) == [3, 4, 5])
+    }
+
+    @Test func sinceZeroMeansFromTheFirstEvent() async throws {
+        let hub = EventHub(capacity: 8)
+        publish(hub, 2)
+        let subscription = try hub.subscribe(since: 0, queueLimit: 16)
+        #expect(seqs(await take(2, from: subscription)) == [1, 2])
+    }
+
+    @Test func replayLongerThanTheQueueLimitIsDeliveredWhole() async throws {
+        let hub = EventHub(capacity: 64)
+        publish(hub, 40)
+        let subscription = try hub.subscribe(since: 1, queueLimit: 4)
+        publish(hub, 2)
+        #expect(seqs(await take(42, from: subscription)) == Array(1...42))
+    }
+
+    @Test func kindsFilterAppliesToReplayAndLive() async throws {
+        let hub = EventHub(capacity: 16)
+        hub.publish(.cardInserted, reader: reader, payload: .card(CardInfo(atr: "3B00", uid: nil)))  // 1
+        hub.publish(.cardRemoved, reader: reader, payload: .cardRemoved)  // 2
+        let subscription = try hub.subscribe(since: 1, kinds: [.cardRemoved], queueLimit: 16)
+        #expect(subscription.kinds == [.cardRemoved])
+        hub.publish(.cardInserted, reader: reader, payload: .card(CardInfo(atr: "3B00", uid: nil)))  // 3
+        hub.publish(.cardRemoved, reader: reader, payload: .cardRemoved)  // 4
+        let items = await take(2, from: subscription)
+        #expect(seqs(items) == [2, 4])
+    }
+
+    @Test func aFullQueueDropsEventsThenReportsTheRunOnceAndContinues() async throws {
+        let hub = EventHub(capacity: 64)
+        let subscription = try hub.subscribe(since: nil, queueLimit: 2)
+        publish(hub, 5)  // 1 and 2 fit, 3...5 are dropped; publish returned without a consumer
+        let first = await take(3, from: subscription)
+        #expect(seqs(first) == [1, 2])
+        #expect(first.last == .dropped(count: 3, firstSeq: 3, lastSeq: 5))
+        publish(hub, 1)
+        #expect(seqs(await take(1, from: subscription)) == [6])
+    }
+
+    @Test func droppingContinuesUntilTheQueuedEventsAreConsumed() async throws {
+        let hub = EventHub(capacity: 64)
+        let subscription = try hub.subscribe(since: nil, queueLimit: 2)
+        publish(hub, 3)  // 1, 2 queued; 3 dropped
+        var iterator = subscription.makeAsyncIterator()
+        #expect(await iterator.next().flatMap { seqs([$0]).first } == 1)
+        publish(hub, 1)  // 4: still dropping, so no reordering past the notice
+        #expect(await iterator.next().flatMap { seqs([$0]).first } == 2)
+        #expect(await iterator.next() == .dropped(count: 2, firstSeq: 3, lastSeq: 4))
+        publish(hub, 1)
+        #expect(await iterator.next().flatMap { seqs([$0]).first } == 5)
+    }
+
+    @Test func droppedEventsOfOtherKindsAreNotCounted() async throws {
+        let hub = EventHub(capacity: 64)
+        let subscription = try hub.subscribe(since: nil, kinds: [.cardRemoved], queueLimit: 1)
+        publish(hub, 1)  // 1 queued
+        publish(hub, 1, kind: .readerAdded)  // 2: not wanted, not a drop
+        publish(hub, 2)  // 3, 4 dropped
+        let items = await take(2, from: subscription)
+        #expect(seqs(items) == [1])
+        #expect(items.last == .dropped(count: 2, firstSeq: 3, lastSeq: 4))
+    }
+
+    @Test func aSlowSubscriberDoesNotAffectAnother() async throws {
+        let hub = EventHub(capacity: 64)
+        let slow = try hub.subscribe(since: nil, queueLimit: 1)
+        let fast = try hub.subscribe(since: nil, queueLimit: 100)
+        publish(hub, 50)
+        #expect(seqs(await take(50, from: fast)) == Array(1...50))
+        let slowItems = await take(2, from: slow)
+        #expect(seqs(slowItems) == [1])
+        #expect(slowItems.last == .dropped(count: 49, firstSeq: 2, lastSeq: 50))
+    }
+
+    @Test func concurrentPublishersFromThreadsYieldOneGaplessOrderedStream() async throws {
+        let hub = EventHub(capacity: 4096)
+        let threads = 4
+        let perThread = 500
+        let subscription = try hub.subscribe(since: nil, queueLimit: threads * perThread)
+        for index in 0..<threads {
+            let thread = Thread { [reader] in
+                for _ in 0..<perThread {
+                    hub.publish(.backendUp, reader: reader, payload: .backend(name: "thread-\(index)", reason: nil))
+                }
+            }
+            thread.start()
+        }
+        let items = await take(threads * perThread, from: subscription)
+        #expect(seqs(items) == Array(1...UInt64(threads * perThread)))
+        var perPublisher: [String: Int] = [:]
+        for case .event(let event) in items {
+            if case .backend(let name, _) = event.payload { perPublisher[name, default: 0] += 1 }
+        }
+        #expect(perPublisher.count == threads)
+        #expect(perPublisher.values.allSatisfy { $0 == perThread })
+    }
+
+    @Test func cancelEndsTheIterationAndForgetsTheSubscriber() async throws {
+        let hub = EventHub(capacity: 8)
+        let subscription = try hub.subscribe(since: nil, queueLimit: 4)
+        #expect(hub.subscriberCount == 1)
+        let consumer = Task { await take(10, from: subscription).count }
+        subscription.cancel()
+        #expect(await consumer.value == 0)
+        #expect(hub.subscriberCount == 0)
+        publish(hub, 1)
+        #expect(await subscription.next() == nil)
+    }
+
+    @Test func cancellingTheConsumingTaskEndsTheIteration() async throws {
+        let hub = EventHub(capacity: 8)
+        let subscription = try hub.subscribe(since: nil, queueLimit: 4)
+        let consumer = Task { await subscription.next() }
+        consumer.cancel()
+        #expect(await consumer.value == nil)
+        #expect(hub.subscriberCount == 0)
+    }
+
+    @Test func releasingASubscriptionUnsubscribes() throws {
+        let hub = EventHub(capacity: 8)
+        do {
+            let subscription = try hub.subscribe(since: nil, queueLimit: 4)
+            #expect(subscription.nextSeq == 1)
+            #expect(hub.subscriberCount == 1)
+        }
+        #expect(hub.subscriberCount == 0)
+    }
+
+    @Test func theRingKeepsOnlyTheNewestEvents() async throws {
+        let hub = EventHub(capacity: 2)
+        publish(hub, 3)
+        #expect(hub.oldestSeq == 2)
+        let subscription = try hub.subscribe(since: 2, queueLimit: 4)
+        #expect(seqs(await take(2, from: subscription)) == [2, 3])
+    }
+}

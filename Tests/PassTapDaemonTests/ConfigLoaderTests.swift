@@ -1,0 +1,108 @@
+import Foundation
+import ISO7816
+import PassTapCore
+import PassTapDaemon
+import Testing
+
+@Suite struct ConfigLoaderTests {
+    @Test func emptyFileGivesTheDefaults() throws {
+        let configuration = try ConfigLoader.parse("", file: "t.toml")
+        #expect(configuration == Configuration())
+        #expect(configuration.socket.path == "/run/passtap/passtapd.sock")
+        #expect(configuration.socket.mode == 0o660)
+        #expect(configuration.events.buffer == 1024)
+        #expect(configuration.events.clientQueue == 256)
+        #expect(configuration.socket.allowTransmit == false)
+    }
+
+    @Test func shippedExampleConfigParsesWithItsDocumentedValues() throws {
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Config/passtapd.toml")
+        let configuration = try ConfigLoader.load(path: url.path)
+        #expect(configuration.aids.map(\.hex) == ["A0000000031010", "A0000000041010"])
+        #expect(configuration.socket.maxClients == 64)
+        #expect(configuration.pcsc.enabled)
+    }
+
+    @Test func everyFixedKeyIsRead() throws {
+        let text = """
+            [socket]
+            path = "/tmp/p.sock"
+            mode = "0600"
+            group = "passtap"
+            max_clients = 3
+            allow_transmit = true
+            [events]
+            buffer = 10
+            client_queue = 5
+            [log]
+            level = "debug"
+            [pcsc]
+            enabled = false
+            readers = ["ACS"]
+            [session]
+            aids = ["a0000000031010"]
+            [[reader]]
+            match = "ACS ACR1252"
+            aids = ["D2760000850101"]
+            """
+        let c = try ConfigLoader.parse(text, file: "t.toml")
+        #expect(c.socket.path == "/tmp/p.sock")
+        #expect(c.socket.mode == 0o600)
+        #expect(c.socket.group == "passtap")
+        #expect(c.socket.maxClients == 3)
+        #expect(c.socket.allowTransmit)
+        #expect(c.events.buffer == 10 && c.events.clientQueue == 5)
+        #expect(c.logLevel == .debug)
+        #expect(c.pcsc.enabled == false && c.pcsc.readers == ["ACS"])
+        #expect(c.aids.map(\.hex) == ["A0000000031010"])
+        #expect(c.readerOverrides.count == 1)
+        #expect(c.aids(for: .pcsc("ACS ACR1252 Dual Reader PICC 00 00")).map(\.hex) == ["D2760000850101"])
+        #expect(c.aids(for: .pcsc("Virtual PCD 00 00")).map(\.hex) == ["A0000000031010"])
+    }
+
+    struct Refusal: Sendable, CustomTestStringConvertible {
+        let text: String
+        let line: Int?
+        let keyPath: String
+        let mentions: String
+        var testDescription: String { keyPath.isEmpty ? mentions : keyPath }
+    }
+
+    static let refusals: [Refusal] = [
+        .init(text: "[socket]\npath = \"/tmp/x\"\npaht = \"/tmp/y\"\n", line: 3, keyPath: "socket.paht", mentions: "unknown key"),
+        .init(text: "[sockets]\npath = \"/tmp/x\"\n", line: 1, keyPath: "sockets", mentions: "unknown key"),
+        .init(text: "[socket]\nmax_clients = \"64\"\n", line: 2, keyPath: "socket.max_clients", mentions: "expected an integer, found a string"),
+        .init(text: "[socket]\nmax_clients = 0\n", line: 2, keyPath: "socket.max_clients", mentions: "from 1 to 4096"),
+        .init(text: "[socket]\nmode = \"0999\"\n", line: 2, keyPath: "socket.mode", mentions: "octal"),
+        .init(text: "[socket]\npath = \"relative.sock\"\n", line: 2, keyPath: "socket.path", mentions: "absolute path"),
+        .init(text: "[session]\naids = [\"A0000000031010\", \"A0ZZ\"]\n", line: 2, keyPath: "session.aids[1]", mentions: "5 to 16 bytes in hex"),
+        .init(text: "[session]\naids = [\"A000\"]\n", line: 2, keyPath: "session.aids[0]", mentions: "5 to 16 bytes in hex"),
+        .init(text: "[session]\naids = \"A0000000031010\"\n", line: 2, keyPath: "session.aids", mentions: "expected an array of strings"),
+        .init(text: "[log]\nlevel = \"loud\"\n", line: 2, keyPath: "log.level", mentions: "expected one of trace"),
+        .init(text: "[pcsc]\nenabled = \"yes\"\n", line: 2, keyPath: "pcsc.enabled", mentions: "true or false"),
+        .init(text: "[[reader]]\nmatch = \"A\"\n[[reader]]\naids = [\"A0000000031010\"]\n", line: 3, keyPath: "reader[1].match", mentions: "every [[reader]] needs one"),
+        .init(text: "[[reader]]\nmatch = \"A\"\nspeed = 1\n", line: 3, keyPath: "reader[0].speed", mentions: "unknown key"),
+        .init(text: "[socket\npath = 1\n", line: 1, keyPath: "", mentions: "not valid TOML"),
+    ]
+
+    @Test(arguments: refusals)
+    func badConfigIsRefusedNamingLineKeyAndExpectation(_ refusal: Refusal) {
+        #expect {
+            _ = try ConfigLoader.parse(refusal.text, file: "/etc/passtap/passtapd.toml")
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.file == "/etc/passtap/passtapd.toml" && error.line == refusal.line
+                && error.keyPath == refusal.keyPath && error.description.contains(refusal.mentions)
+        }
+    }
+
+    @Test func missingFileIsRefusedNamingIt() {
+        #expect {
+            _ = try ConfigLoader.load(path: "/nonexistent/passtapd.toml")
+        } throws: { error in
+            (error as? ConfigurationError)?.description == "/nonexistent/passtapd.toml: the config file does not exist"
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import ISO7816
+import PassTapCore
+import PassTapProtocol
+import PassTapServer
+import Testing
+
+@Suite struct MethodTests {
+    @Test func statusReportsVersionProtocolInstanceUptimeAndReaders() async throws {
+        try await ServerHarness.with { harness in
+            let response = try await LineClient.with(path: harness.path) { client in
+                try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#, expecting: StatusResult.self)
+            }
+            #expect(response.id == .number(1))
+            let status = try response.outcome.get()
+            #expect(status.version == "9.8.7-test")
+            #expect(status.protocolVersion == PassTapProtocolVersion)
+            #expect(status.instance == harness.daemon.instance)
+            #expect(status.uptimeSeconds >= 0)
+            #expect(status.readers.map(\.id) == ServerHarness.readers.map(\.id).sorted())
+        }
+    }
+
+    @Test func statusAcceptsAnEmptyParamsObjectAndEchoesAStringID() async throws {
+        try await ServerHarness.with { harness in
+            let response = try await LineClient.with(path: harness.path) { client in
+                try await client.call(
+                    #"{"jsonrpc":"2.0","id":"abc","method":"status","params":{}}"#, expecting: StatusResult.self)
+            }
+            #expect(response.id == .string("abc"))
+            #expect(try response.outcome.get().instance == harness.daemon.instance)
+        }
+    }
+
+    @Test func readersListReturnsEveryReaderSortedByID() async throws {
+        try await ServerHarness.with { harness in
+            let response = try await LineClient.with(path: harness.path) { client in
+                try await client.call(#"{"jsonrpc":"2.0","id":2,"method":"readers.list"}"#, expecting: ReadersListResult.self)
+            }
+            let readers = try response.outcome.get().readers
+            #expect(readers == ServerHarness.readers.sorted { $0.id < $1.id })
+        }
+    }
+
+    @Test func cardTransmitIsRefusedUnlessAllowed() async throws {
+        try await ServerHarness.with { harness in
+            let response = try await LineClient.with(path: harness.path) { client in
+                try await client.call(
+                    #"{"jsonrpc":"2.0","id":3,"method":"card.transmit","params":{"reader":"pcsc:Zeta Reader 00 00","apdu":"00A4040000"}}"#)
+            }
+            guard case .failure(let error) = response.outcome else {
+                Issue.record("card.transmit succeeded with allow_transmit off")
+                return
+            }
+            #expect(error.code == .transmitDisabled)
+            #expect(error.reason == "transmit_disabled")
+            #expect(error.message.contains("allow_transmit"))
+            #expect(harness.backend.calls.isEmpty)
+        }
+    }
+
+    @Test func cardTransmitSendsTheAPDUAndAnswersUpperCaseHex() async throws {
+        let backend = FakeReaderBackend(readers: ServerHarness.readers) { command, _, _ in
+            // Echo the command's last two bytes, then 9000.
+            ResponseAPDU(data: Array(command.bytes.suffix(2)), statusWord: .success)
+        }
+        try await ServerHarness.with(backend: backend, configure: { $0.allowTransmit = true }) { harness in
+            let response = try await LineClient.with(path: harness.path) { client in
+                try await client.call(
+                    #"{"jsonrpc":"2.0","id":4,"method":"card.transmit","params":{"reader":"pcsc:Zeta Reader 00 00","apdu":"00 a4 04 00 02 ab cd","raw":true}}"#,
+                    expecting: CardTransmitResult.self)
+            }
+            let result = try response.outcome.get()
+            #expect(result.response == "ABCD")
+            #expect(result.sw == "9000")
+            #expect(result.meaning == StatusWord(rawValue: 0x9000).meaning)
+            #expect(harness.backend.calls == [
+                .init(command: [0x00, 0xA4, 0x04, 0x00, 0x02, 0xAB, 0xCD], raw: true, reader: .pcsc("Zeta Reader 00 00"))
+            ])
+        }
+    }
+
+    @Test(arguments: [
+        (ReaderCommandError.noCard(.pcsc("Zeta Reader 00 00")), JSONRPCErrorCode.noCard, nil as String?),
+        (.unknownReader(.pcsc("Zeta Reader 00 00")), .unknownReader, nil),
+        (.readerUnavailable(.pcsc("Zeta Reader 00 00")), .readerUnavailable, nil),
+        (.transport(CardTransportError(.cardRemoved, "the card left the field")), .transportError, "card_removed"),
+        (.shuttingDown, .shuttingDown, nil),
+    ])
+    func cardTransmitTurnsReaderErrorsIntoTheirCodes(
+        failure: ReaderCommandError, code: JSONRPCErrorCode, transportCode: String?
+    ) async throws {
+        let backend = FakeReaderBackend(readers: ServerHarness.readers) { _, _, _ throws(ReaderCommandError) in throw failure }
+        try await ServerHarness.with(backend: backend, configure: { $0.allowTransmit = true }) { harness in
+            let response = try await LineClient.with(path: harness.path) { client in
+                try await client.call(
+                    #"{"jsonrpc":"2.0","id":5,"method":"card.transmit","params":{"reader":"pcsc:Zeta Reader 00 00","apdu":"00B0000000"}}"#)
+            }
+            guard case .failure(let error) = response.outcome else {
+                Issue.record("expected an error")
+                return
+            }
+            #expect(error.code == code)
+            #expect(error.reason == code.reason)
+            #expect(error.data?.code == transportCode)
+        }
+    }
+
+    @Test(arguments: [
+        #"{"reader":"pcsc:Zeta Reader 00 00","apdu":"00A4G0"}"#,  // not hex
+        #"{"reader":"pcsc:Zeta Reader 00 00","apdu":"00A"}"#,  // odd digits
+        #"{"reader":"pcsc:Zeta Reader 00 00","apdu":"00"}"#,  // not an APDU
+        #"{"reader":"pcsc:Zeta Reader 00 00"}"#,  // missing apdu
+        #"{"reader":"pcsc:Zeta Reader 00 00","apdu":"00B0000000","rawr":true}"#,  // unknown member
+    ])
+    func cardTransmitWithBadParamsIsInvalidParams(params: String) async throws {
+        try await ServerHarness.with(configure: { $0.allowTransmit = true }) { harness in
+            let response = try await LineClient.with(path: harness.path) { client in
+                try await client.call(#"{"jsonrpc":"2.0","id":6,"method":"card.transmit","params":\#(params)}"#)
+            }
+            guard case .failure(let error) = response.outcome else {
+                Issue.record("expected an error")
+                return
+            }
+            #expect(error.code == .invalidParams)
+            #expect(error.reason == "invalid_params")
+            #expect(harness.backend.calls.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Logging
+import NIOPosix
+import PassTapCore
+import PassTapServer
+
+/// Runs a ``SocketServer`` on a socket in a fresh temporary directory for one test.
+struct ServerHarness {
+    let directory: String
+    let path: String
+    let hub: EventHub
+    let backend: FakeReaderBackend
+    let daemon: DaemonInfo
+    let server: SocketServer
+
+    static let readers = [
+        ReaderInfo(id: .pcsc("Zeta Reader 00 00"), name: "Zeta Reader 00 00", backend: "pcsc", state: .empty),
+        ReaderInfo(id: .pcsc("Alpha Reader 00 00"), name: "Alpha Reader 00 00", backend: "pcsc", state: .present),
+    ]
+
+    /// A fresh temporary directory (removed by the caller).
+    static func makeDirectory() throws -> String {
+        var template = Array((NSTemporaryDirectory() + "/passtap-server-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+        return String(cString: made)
+    }
+
+    /// Starts a server (socket at `<tmp>/run/passtapd.sock`, a directory that does not exist yet),
+    /// waits until it listens, runs `body`, then stops the server and removes the directory.
+    static func with(
+        backend: FakeReaderBackend = FakeReaderBackend(readers: readers),
+        hubCapacity: Int = 64,
+        configure: (inout SocketServerConfiguration) -> Void = { _ in },
+        _ body: (ServerHarness) async throws -> Void
+    ) async throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = SocketServerConfiguration(path: directory + "/run/passtapd.sock")
+        configure(&configuration)
+        let hub = EventHub(capacity: hubCapacity)
+        let daemon = DaemonInfo.startingNow(version: "9.8.7-test")
+        let server = SocketServer(
+            configuration: configuration, hub: hub, backend: backend, daemon: daemon,
+            logger: Logger(label: "passtap.test.server"))
+        let harness = ServerHarness(
+            directory: directory, path: configuration.path, hub: hub, backend: backend, daemon: daemon, server: server)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            try await server.waitUntilListening()
+            do {
+                try await body(harness)
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+    }
+
+    /// Publishes a `card.removed` event for the first reader.
+    @discardableResult
+    func publishRemoval() -> Event {
+        hub.publish(.cardRemoved, reader: Self.readers[0].id, payload: .cardRemoved)
+    }
+}
