@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ISO7816
+import PassTapCore
 import PassTapProtocol
 
 /// `passtap shell READER`: an interactive prompt for poking a card with APDUs.
@@ -35,7 +36,7 @@ struct Shell: AsyncParsableCommand {
                 do {
                     command = try CommandParsing.apdu(hex)
                 } catch {
-                    print("error: \(error.message)")
+                    print("error: \(error)")
                     continue
                 }
                 do {

@@ -42,12 +42,8 @@ struct Watch: AsyncParsableCommand {
             }
             var printed = 0
             while let line = try await session.nextLine() {
-                if json {
-                    print(String(decoding: line, as: UTF8.self))
-                } else {
-                    print(render(line))
-                }
-                fflush(stdout)
+                let text = json ? String(decoding: line, as: UTF8.self) : render(line)
+                FileHandle.standardOutput.write(Data((text + "\n").utf8))
                 printed += 1
                 if let limit, printed >= limit { return }
             }

@@ -1,0 +1,65 @@
+internal import CPCSCLite
+import PassTapCore
+
+/// A connected card (`SCARDHANDLE`): the ``CardChannel`` sessions and `card.transmit` use.
+/// Owned and used by its reader's thread only.
+final class PCSCCardConnection: CardChannel {
+    private let handle: SCARDHANDLE
+    private let activeProtocol: DWORD
+    /// pcsc-lite's MAX_BUFFER_SIZE_EXTENDED (4 + 3 + 65536 + 3 + 2), a macro Swift cannot import.
+    private static let maximumAnswerBytes = 65_548
+    /// Large enough for any extended-length answer pcsc-lite can carry.
+    private var receiveBuffer = [UInt8](repeating: 0, count: PCSCCardConnection.maximumAnswerBytes)
+
+    /// Connects to the card in `readerName`, shared, T=0 or T=1.
+    init(context: PCSCContext, readerName: String) throws(PCSCError) {
+        var handle: SCARDHANDLE = 0
+        var active: DWORD = 0
+        try pcsc("SCardConnect") {
+            SCardConnect(
+                context.handle, readerName, DWORD(SCARD_SHARE_SHARED),
+                DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1), &handle, &active)
+        }
+        self.handle = handle
+        self.activeProtocol = active
+    }
+
+    /// Ends the connection; `reset` powers the card down and up (releasing a phone's session).
+    func disconnect(reset: Bool) {
+        SCardDisconnect(handle, DWORD(reset ? SCARD_RESET_CARD : SCARD_LEAVE_CARD))
+    }
+
+    /// The card's ATR, from `SCardStatus`.
+    func atr() throws(PCSCError) -> [UInt8] {
+        var atr = [UInt8](repeating: 0, count: Int(MAX_ATR_SIZE))
+        var atrLength = DWORD(MAX_ATR_SIZE)
+        var state: DWORD = 0
+        var proto: DWORD = 0
+        var nameLength: DWORD = 0
+        try pcsc("SCardStatus") { SCardStatus(handle, nil, &nameLength, &state, &proto, &atr, &atrLength) }
+        return Array(atr.prefix(Int(atrLength)))
+    }
+
+    func transmit(_ command: [UInt8]) throws(CardTransportError) -> [UInt8] {
+        do {
+            return try exchange(command)
+        } catch {
+            throw error.transportError
+        }
+    }
+
+    /// One `SCardTransmit`, with the PCI of the active protocol.
+    func exchange(_ command: [UInt8]) throws(PCSCError) -> [UInt8] {
+        var length = DWORD(receiveBuffer.count)
+        let pci = activeProtocol == DWORD(SCARD_PROTOCOL_T0) ? g_rgSCardT0Pci : g_rgSCardT1Pci
+        try withUnsafePointer(to: pci) { (request) throws(PCSCError) in
+            try pcsc("SCardTransmit") {
+                SCardTransmit(handle, request, command, DWORD(command.count), nil, &receiveBuffer, &length)
+            }
+        }
+        return Array(receiveBuffer.prefix(Int(length)))
+    }
+}
+
+@available(*, unavailable)
+extension PCSCCardConnection: Sendable {}

@@ -1,0 +1,93 @@
+internal import CPCSCLite
+import Glibc
+
+/// One pcsc-lite context (`SCARDCONTEXT`), owned by one thread.
+///
+/// `SCardGetStatusChange` holds its context's lock for the whole wait, so the monitor thread and
+/// every reader thread each establish their own. Only ``cancel()`` may be called from another
+/// thread: that is what `SCardCancel` is for.
+final class PCSCContext: @unchecked Sendable {
+    // @unchecked: `handle` is immutable; pcsc-lite documents SCardCancel as callable from any
+    // thread, and every other call is made only by the owning thread.
+    let handle: SCARDCONTEXT
+
+    /// The pseudo-reader whose state changes when readers come and go.
+    static let plugAndPlayReader = "\\\\?PnP?\\Notification"
+
+    /// Establishes a context; throws when pcscd is not reachable.
+    init() throws(PCSCError) {
+        var context: SCARDCONTEXT = 0
+        try pcsc("SCardEstablishContext") { SCardEstablishContext(DWORD(SCARD_SCOPE_SYSTEM), nil, nil, &context) }
+        handle = context
+    }
+
+    deinit {
+        SCardReleaseContext(handle)
+    }
+
+    /// Wakes a `SCardGetStatusChange` waiting on this context. Safe from any thread.
+    func cancel() {
+        SCardCancel(handle)
+    }
+
+    /// The names of the readers pcscd knows; empty when there are none.
+    func readerNames() throws(PCSCError) -> [String] {
+        var length: DWORD = 0
+        do {
+            try pcsc("SCardListReaders") { SCardListReaders(handle, nil, nil, &length) }
+        } catch where error.code == .noReadersAvailable {
+            return []
+        }
+        var buffer = [CChar](repeating: 0, count: Int(length))
+        do {
+            try pcsc("SCardListReaders") { SCardListReaders(handle, nil, &buffer, &length) }
+        } catch where error.code == .noReadersAvailable {
+            return []
+        }
+        // A multi-string: names separated by NUL, ended by an empty name.
+        return buffer.split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+    }
+
+    /// Waits until one of `readers` differs from its known state or `timeoutMilliseconds` pass
+    /// (`SCardGetStatusChange`). Returns the new states, in order.
+    func waitForChange(_ readers: [ReaderWatch], timeoutMilliseconds: UInt32) throws(PCSCError) -> [ReaderWatch] {
+        let names = readers.map { strdup($0.name) }
+        defer { names.forEach { free($0) } }
+        var states = readers.enumerated().map { index, watch in
+            var state = SCARD_READERSTATE()
+            state.szReader = UnsafePointer(names[index])
+            state.dwCurrentState = DWORD(watch.state)
+            return state
+        }
+        try pcsc("SCardGetStatusChange") {
+            SCardGetStatusChange(handle, DWORD(timeoutMilliseconds), &states, DWORD(states.count))
+        }
+        return states.enumerated().map { index, state in
+            var atr = state.rgbAtr
+            let bytes = withUnsafeBytes(of: &atr) { Array($0.prefix(Int(min(state.cbAtr, DWORD(MAX_ATR_SIZE))))) }
+            return ReaderWatch(name: readers[index].name, state: UInt32(truncatingIfNeeded: state.dwEventState), atr: bytes)
+        }
+    }
+}
+
+/// A reader's name and the state bits (`SCARD_STATE_*`, event count in the top 16 bits) as last seen.
+struct ReaderWatch: Sendable {
+    var name: String
+    var state: UInt32
+    var atr: [UInt8] = []
+
+    static let unaware = UInt32(SCARD_STATE_UNAWARE)
+    static let changed = UInt32(SCARD_STATE_CHANGED)
+    static let present = UInt32(SCARD_STATE_PRESENT)
+    static let empty = UInt32(SCARD_STATE_EMPTY)
+    static let mute = UInt32(SCARD_STATE_MUTE)
+    static let unavailable = UInt32(SCARD_STATE_UNAVAILABLE)
+    static let unknown = UInt32(SCARD_STATE_UNKNOWN)
+
+    /// A card that answered reset is in the field.
+    var hasCard: Bool { state & Self.present != 0 && state & Self.mute == 0 }
+    /// The reader is gone or unusable.
+    var isGone: Bool { state & (Self.unknown | Self.unavailable) != 0 }
+    /// The state to pass back as "known": the event bits without CHANGED.
+    var known: UInt32 { state & ~Self.changed }
+}

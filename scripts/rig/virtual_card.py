@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""PassTap's virtual card: a contactless card that taps a vsmartcard-vpcd virtual reader.
+
+vpcd (the pcscd driver) listens on TCP; this program connects to it: connecting is a tap,
+closing is a removal. Every message is a 2-byte big-endian length, then the payload. A 1-byte
+payload is a control message (0 power off, 1 power on, 2 reset, 4 get ATR, answered with the
+ATR); anything longer is a command APDU, answered with response data + SW1 SW2.
+
+Modes:
+  --tap-every SEC [--hold SEC]   tap, stay HOLD seconds, remove, repeat (the demo)
+  --control PATH                 wait for line commands on a Unix socket (the tests and bench):
+        tap              connect and stay until `remove`
+        tap-for MS       connect, stay MS milliseconds, remove
+        remove           disconnect
+        pull-after N     on the next tap, drop the connection on receiving its Nth APDU
+        stats            JSON: taps, and timings (CLOCK_MONOTONIC ns) of the last tap
+        quit             exit
+  Every command is answered with one JSON line {"ok": true, ...} or {"ok": false, "error": ...}.
+
+Profile (--profile FILE, JSON; every key optional):
+  {"atr": "3B8F...", "uid": "04A1B2C3", "uid_supported": true,
+   "applications": [{"aid": "A0000000041010", "fci": "6F..."}],
+   "chain": ["A0000000041010"]}      # SELECTs of these AIDs answer 61xx, then GET RESPONSE
+"""
+
+import argparse
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+
+# A PC/SC part 3 ATR for an ISO 14443-4 card, as CCID readers synthesise for phones and cards.
+DEFAULT_ATR = "3B8880014F0C00000000000000"
+DEFAULT_PROFILE = {
+    "atr": "3B8F8001804F0CA000000306030001000000006A",
+    "uid": "04A1B2C3D4E5F6",
+    "uid_supported": True,
+    "applications": [
+        # A Mastercard-like application: the demo config asks for Visa first (absent: 6A82).
+        {"aid": "A0000000041010", "fci": "6F1A8407A0000000041010A50F500A4D617374657243617264870101"},
+        # NFC Forum Type 4 tag application.
+        {"aid": "D2760000850101", "fci": ""},
+    ],
+    "chain": [],
+}
+
+
+def log(verbose, *parts):
+    if verbose:
+        print("virtual_card:", *parts, file=sys.stderr, flush=True)
+
+
+class Card:
+    """Answers APDUs like a simple ISO 14443-4 card with a few applications."""
+
+    def __init__(self, profile):
+        self.atr = bytes.fromhex(profile.get("atr", DEFAULT_ATR))
+        self.uid = bytes.fromhex(profile.get("uid", "04A1B2C3"))
+        self.uid_supported = profile.get("uid_supported", True)
+        self.applications = {
+            app["aid"].upper(): bytes.fromhex(app.get("fci", "")) for app in profile.get("applications", [])
+        }
+        self.chain = {aid.upper() for aid in profile.get("chain", [])}
+        self.pending = b""
+
+    def answer(self, apdu):
+        if len(apdu) < 4:
+            return b"\x67\x00"
+        cla, ins, p1, p2 = apdu[0], apdu[1], apdu[2], apdu[3]
+        if cla == 0xFF and ins == 0xCA and p1 == 0x00:
+            # PC/SC part 3 GET DATA (UID): readers answer it themselves; vpcd passes it to us.
+            return self.uid + b"\x90\x00" if self.uid_supported else b"\x6A\x81"
+        if ins == 0xA4 and p1 == 0x04:
+            if len(apdu) < 5:
+                return b"\x67\x00"
+            lc = apdu[4]
+            aid = apdu[5 : 5 + lc].hex().upper()
+            if len(apdu) < 5 + lc:
+                return b"\x67\x00"
+            fci = self.applications.get(aid)
+            if fci is None:
+                return b"\x6A\x82"
+            if aid in self.chain and fci:
+                self.pending = fci
+                return bytes([0x61, len(fci) & 0xFF])
+            return fci + b"\x90\x00"
+        if cla == 0x00 and ins == 0xC0:
+            data, self.pending = self.pending, b""
+            return data + b"\x90\x00" if data else b"\x6F\x00"
+        return b"\x6D\x00"
+
+
+class Tap:
+    """One connection to vpcd: serves control messages and APDUs until closed."""
+
+    def __init__(self, host, port, card, verbose, pull_after=None):
+        self.card = card
+        self.verbose = verbose
+        self.pull_after = pull_after
+        self.stats = {"connect_ns": None, "first_apdu_ns": None, "last_response_ns": None, "apdus": 0}
+        self.sock = socket.create_connection((host, port))
+        self.stats["connect_ns"] = time.monotonic_ns()
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.quickack()
+        self.closed = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def quickack(self):
+        # Linux re-arms delayed ACKs after each receive: set QUICKACK again every time.
+        if hasattr(socket, "TCP_QUICKACK"):
+            try:
+                self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+            except OSError:
+                pass
+
+    def recv_exact(self, count):
+        data = b""
+        while len(data) < count:
+            chunk = self.sock.recv(count - len(data))
+            if not chunk:
+                raise ConnectionError("vpcd closed the connection")
+            data += chunk
+        self.quickack()
+        return data
+
+    def send(self, payload):
+        self.sock.sendall(struct.pack(">H", len(payload)) + payload)
+
+    def serve(self):
+        try:
+            while True:
+                (length,) = struct.unpack(">H", self.recv_exact(2))
+                payload = self.recv_exact(length)
+                if length == 1:
+                    if payload[0] == 4:
+                        self.send(self.card.atr)
+                    continue
+                now = time.monotonic_ns()
+                self.stats["apdus"] += 1
+                if self.stats["first_apdu_ns"] is None:
+                    self.stats["first_apdu_ns"] = now
+                if self.pull_after is not None and self.stats["apdus"] >= self.pull_after:
+                    log(self.verbose, "pulling the card on APDU", self.stats["apdus"])
+                    break
+                answer = self.card.answer(payload)
+                log(self.verbose, ">>", payload.hex().upper(), "<<", answer.hex().upper())
+                self.send(answer)
+                self.stats["last_response_ns"] = time.monotonic_ns()
+        except (OSError, ConnectionError):
+            pass
+        finally:
+            self.close()
+
+    def close(self):
+        if not self.closed.is_set():
+            self.closed.set()
+            try:
+                self.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            self.sock.close()
+
+
+class Controller:
+    """Line commands on a Unix socket, for tests and the benchmark."""
+
+    def __init__(self, args, card):
+        self.args = args
+        self.card = card
+        self.tap = None
+        self.taps = 0
+        self.pull_after = None
+        self.last_stats = None
+
+    def remove(self):
+        if self.tap is not None:
+            self.tap.close()
+            self.tap.thread.join(timeout=2)
+            self.last_stats = dict(self.tap.stats)
+            self.tap = None
+
+    def start_tap(self):
+        self.remove()
+        self.tap = Tap(self.args.host, self.args.port, self.card, self.args.verbose, self.pull_after)
+        self.pull_after = None
+        self.taps += 1
+
+    def handle(self, line):
+        words = line.split()
+        if not words:
+            return {"ok": False, "error": "empty command"}
+        command, rest = words[0], words[1:]
+        if command == "tap":
+            self.start_tap()
+            return {"ok": True, "taps": self.taps}
+        if command == "tap-for":
+            self.start_tap()
+            time.sleep(int(rest[0]) / 1000)
+            self.remove()
+            return {"ok": True, "taps": self.taps, "last": self.last_stats}
+        if command == "remove":
+            self.remove()
+            return {"ok": True, "last": self.last_stats}
+        if command == "pull-after":
+            self.pull_after = int(rest[0])
+            return {"ok": True}
+        if command == "stats":
+            current = dict(self.tap.stats) if self.tap is not None else self.last_stats
+            return {"ok": True, "taps": self.taps, "present": self.tap is not None and not self.tap.closed.is_set(), "last": current}
+        if command == "quit":
+            self.remove()
+            return {"ok": True, "quit": True}
+        return {"ok": False, "error": "unknown command %r (tap, tap-for MS, remove, pull-after N, stats, quit)" % command}
+
+    def serve(self, path):
+        if os.path.exists(path):
+            os.unlink(path)
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(path)
+        server.listen(4)
+        while True:
+            client, _ = server.accept()
+            with client, client.makefile("rw") as stream:
+                for line in stream:
+                    try:
+                        reply = self.handle(line.strip())
+                    except (OSError, ValueError, IndexError) as error:
+                        reply = {"ok": False, "error": str(error)}
+                    stream.write(json.dumps(reply) + "\n")
+                    stream.flush()
+                    if reply.get("quit"):
+                        server.close()
+                        os.unlink(path)
+                        return
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=35963, help="vpcd's port (its CHANNELID)")
+    parser.add_argument("--profile", help="card profile JSON file (default: a built-in demo card)")
+    parser.add_argument("--tap-every", type=float, help="seconds between taps (demo mode)")
+    parser.add_argument("--hold", type=float, default=0.5, help="seconds a tap stays (demo mode)")
+    parser.add_argument("--control", help="Unix socket for line commands (test mode)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log APDUs to stderr")
+    args = parser.parse_args()
+
+    profile = dict(DEFAULT_PROFILE)
+    if args.profile:
+        with open(args.profile) as handle:
+            profile.update(json.load(handle))
+    card = Card(profile)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+
+    try:
+        if args.control:
+            Controller(args, card).serve(args.control)
+        elif args.tap_every:
+            while True:
+                try:
+                    tap = Tap(args.host, args.port, card, args.verbose)
+                except OSError as error:
+                    print("virtual_card: cannot reach vpcd on %s:%d (%s); retrying" % (args.host, args.port, error), file=sys.stderr)
+                    time.sleep(args.tap_every)
+                    continue
+                time.sleep(args.hold)
+                tap.close()
+                time.sleep(max(args.tap_every - args.hold, 0.1))
+        else:
+            parser.error("choose --tap-every SEC or --control PATH")
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
