@@ -95,6 +95,7 @@ final class PCSCMonitor: Sendable {
             }
         }
         removeAll()
+        logger.debug("Monitor thread ended")
     }
 
     /// Follows readers until pcscd goes away (returns why) or the monitor stops (returns nil).
