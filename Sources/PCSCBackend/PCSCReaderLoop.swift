@@ -31,7 +31,10 @@ struct PCSCReaderLoop: Sendable {
             return
         }
         guard slot.attach(context) else { return }
-        defer { _ = slot.attach(nil); logger.debug("Reader thread ended", metadata: ["reader.id": "\(slot.id)""]) }
+        defer {
+            _ = slot.attach(nil)
+            logger.debug("Reader thread ended", metadata: ["reader.id": "\(slot.id)"])
+        }
         var watch = ReaderWatch(name: slot.name, state: ReaderWatch.unaware)
         while !slot.isStopping {
             do {
