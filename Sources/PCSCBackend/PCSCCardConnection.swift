@@ -6,6 +6,8 @@ import PassTapCore
 final class PCSCCardConnection: CardChannel {
     private let handle: SCARDHANDLE
     private let activeProtocol: DWORD
+    private let context: PCSCContext
+    private let readerName: String
     /// pcsc-lite's MAX_BUFFER_SIZE_EXTENDED (4 + 3 + 65536 + 3 + 2), a macro Swift cannot import.
     private static let maximumAnswerBytes = 65_548
     /// Large enough for any extended-length answer pcsc-lite can carry.
@@ -22,6 +24,8 @@ final class PCSCCardConnection: CardChannel {
         }
         self.handle = handle
         self.activeProtocol = active
+        self.context = context
+        self.readerName = readerName
     }
 
     /// Ends the connection; `reset` powers the card down and up (releasing a phone's session).
@@ -41,11 +45,34 @@ final class PCSCCardConnection: CardChannel {
     }
 
     func transmit(_ command: [UInt8]) throws(CardTransportError) -> [UInt8] {
+        let answer: [UInt8]
         do {
-            return try exchange(command)
+            answer = try exchange(command)
         } catch {
             throw error.transportError
         }
+        // A card that leaves mid-exchange can give an empty answer with SCARD_S_SUCCESS (seen
+        // with vpcd): before blaming the card, see whether it is leaving the field.
+        if answer.count < 2, cardLeaves(within: Self.removalGraceMilliseconds) {
+            throw CardTransportError(.cardRemoved, "the card left the field during the exchange")
+        }
+        return answer
+    }
+
+    /// How long to watch for a removal after an empty answer (pcscd polls presence at about
+    /// this period).
+    static let removalGraceMilliseconds: UInt32 = 600
+
+    /// Whether the reader reports the card gone within `milliseconds`.
+    private func cardLeaves(within milliseconds: UInt32) -> Bool {
+        guard let now = try? context.waitForChange([ReaderWatch(name: readerName, state: ReaderWatch.unaware)], timeoutMilliseconds: 0).first else {
+            return true
+        }
+        if !now.hasCard { return true }
+        guard let later = try? context.waitForChange([ReaderWatch(name: readerName, state: now.known)], timeoutMilliseconds: milliseconds).first else {
+            return false
+        }
+        return !later.hasCard
     }
 
     /// One `SCardTransmit`, with the PCI of the active protocol.
