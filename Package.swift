@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "PassTapServer",
             dependencies: [
-                "PassTapCore", "PassTapProtocol",
+                "PassTapCore", "PassTapProtocol", "ISO7816",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -118,7 +118,9 @@ let package = Package(
         .testTarget(
             name: "PassTapServerTests",
             dependencies: [
-                "PassTapServer", "PassTapProtocol", "PassTapCore",
+                "PassTapServer", "PassTapProtocol", "PassTapCore", "ISO7816",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -126,7 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapDaemonTests",
-            dependencies: ["PassTapDaemon", "PassTapCore", "ISO7816"],
+            dependencies: ["PassTapDaemon", "PassTapCore", "ISO7816", .product(name: "Logging", package: "swift-log")],
             swiftSettings: upcoming
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import ISO7816
+import Logging
 import PassTapCore
 import PassTapDaemon
 import Testing

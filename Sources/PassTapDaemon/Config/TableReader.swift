@@ -30,7 +30,9 @@ struct TableReader {
     func error(_ key: String?, element: Int? = nil, _ problem: String) -> ConfigurationError {
         ConfigurationError(
             file: file,
-            line: locator.line(table: table, index: index, key: key) ?? locator.line(table: table, index: index, key: nil),
+            line: locator.line(table: table, index: index, key: key)
+                ?? key.flatMap { locator.line(table: table + [$0], key: nil) }
+                ?? locator.line(table: table, index: index, key: nil),
             keyPath: keyPath(key, element: element),
             problem: problem)
     }

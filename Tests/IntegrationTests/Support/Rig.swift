@@ -1,0 +1,194 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real parts, started for one scenario: a private pcscd with the vsmartcard-vpcd virtual
+/// reader (`scripts/rig/pcscd-rig`), our virtual card (`scripts/rig/virtual_card.py`) in control
+/// mode, and the built `passtapd` binary with a config of the scenario's own.
+///
+/// There is one pcscd per machine, so scenarios using a rig live in one `.serialized` suite.
+final class Rig {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The directory of the built products (`passtapd`, `passtap`): next to the test bundle.
+    static var binaries: URL {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        if FileManager.default.isExecutableFile(atPath: beside.appendingPathComponent("passtapd").path) { return beside }
+        return repository.appendingPathComponent(".build/debug")
+    }
+
+    let directory: URL
+    let port: Int
+    var socketPath: String { directory.appendingPathComponent("passtapd.sock").path }
+    var readerID: String { "pcsc:Virtual PCD 00 00" }
+    private var daemon: Spawned?
+    private var card: Spawned?
+
+    /// Starts pcscd and the virtual card, then passtapd with `config` (TOML without `[socket] path`,
+    /// which the rig adds).
+    init(config: String) throws {
+        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("passtap-rig-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Self.waitForNoForeignPcscd()
+        let output = try Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["start", directory.path])
+        guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("port=") }), let port = Int(line.dropFirst(5)) else {
+            throw Failure(description: "pcscd-rig did not report a port: \(output)")
+        }
+        self.port = port
+        do {
+            try startCard()
+            try startDaemon(config: config)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    private func startCard() throws {
+        let log = try touch("card.log").path
+        card = try Spawned.start(
+            "/usr/bin/env",
+            [
+                "python3", Self.repository.appendingPathComponent("scripts/rig/virtual_card.py").path,
+                "--control", directory.appendingPathComponent("card.sock").path, "--port", String(port),
+            ], stdout: log, stderr: log)
+        try waitFor("the virtual card's control socket") {
+            FileManager.default.fileExists(atPath: self.directory.appendingPathComponent("card.sock").path)
+        }
+    }
+
+    private func startDaemon(config: String) throws {
+        let file = directory.appendingPathComponent("passtapd.toml")
+        try "[socket]\npath = \"\(socketPath)\"\n\(config)".write(to: file, atomically: true, encoding: .utf8)
+        let log = try touch("passtapd.log").path
+        daemon = try Spawned.start(
+            Self.binaries.appendingPathComponent("passtapd").path, ["--config", file.path], stdout: log, stderr: log)
+        try waitFor("passtapd's socket") { (try? LineSocket(path: self.socketPath)) != nil }
+    }
+
+    /// Sends a line command to the virtual card and returns its JSON answer.
+    @discardableResult
+    func cardCommand(_ command: String) throws -> [String: Any] {
+        let control = try LineSocket(path: directory.appendingPathComponent("card.sock").path)
+        try control.sendLine(command)
+        let answer = try control.readLine(timeout: 15, what: "the virtual card's answer to \(command)")
+        guard let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any], object["ok"] as? Bool == true else {
+            throw Failure(description: "virtual card refused '\(command)': \(answer)")
+        }
+        return object
+    }
+
+    /// A client connected to passtapd and subscribed (optionally from `since`); returns the
+    /// socket and the subscribe result.
+    func subscriber(since: UInt64? = nil, kinds: [String]? = nil) throws -> (LineSocket, [String: Any]) {
+        let client = try LineSocket(path: socketPath)
+        var params: [String: Any] = [:]
+        if let since { params["since"] = since }
+        if let kinds { params["kinds"] = kinds }
+        let request: [String: Any] = ["jsonrpc": "2.0", "id": 1, "method": "events.subscribe", "params": params]
+        try client.sendLine(String(decoding: try JSONSerialization.data(withJSONObject: request), as: UTF8.self))
+        let answer = try client.readJSON(what: "the events.subscribe answer") { $0["id"] as? Int == 1 }
+        guard let result = answer["result"] as? [String: Any] else { throw Failure(description: "subscribe failed: \(answer)") }
+        return (client, result)
+    }
+
+    /// Kills pcscd outright (as a crash would) and returns once it is gone.
+    func killPcscd() throws {
+        let pid = try String(contentsOf: directory.appendingPathComponent("pcscd.pid"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let number = Int32(pid) else { throw Failure(description: "no pcscd pid") }
+        kill(number, SIGKILL)
+        try waitFor("pcscd to die") { !Self.isAlive(number) }
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("pcscd.pid"))
+    }
+
+    /// Starts pcscd again with the same readers and port.
+    func restartPcscd() throws {
+        _ = try Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["start", directory.path, String(port)])
+    }
+
+    /// The daemon's process id.
+    var daemonPID: Int32 { daemon?.pid ?? 0 }
+
+    /// Sends SIGTERM to passtapd and waits for it; returns the seconds it took.
+    @discardableResult
+    func stopDaemon() -> Double {
+        guard let daemon else { return 0 }
+        let start = Date()
+        daemon.signal(SIGTERM)
+        daemon.wait()
+        self.daemon = nil
+        return Date().timeIntervalSince(start)
+    }
+
+    /// The daemon's log so far, for failure messages.
+    var daemonLog: String {
+        (try? String(contentsOf: directory.appendingPathComponent("passtapd.log"), encoding: .utf8)) ?? ""
+    }
+
+    /// Stops everything the rig started.
+    func stop() {
+        stopDaemon()
+        if let card {
+            card.signal(SIGTERM)
+            card.wait()
+            self.card = nil
+        }
+        _ = try? Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["stop", directory.path])
+    }
+
+    private func touch(_ name: String) throws -> URL {
+        let url = directory.appendingPathComponent(name)
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        return url
+    }
+
+    private func waitFor(_ what: String, timeout: Double = 15, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else { throw Failure(description: "timed out waiting for \(what)\n\(daemonLog)") }
+            usleep(20_000)
+        }
+    }
+
+    /// Whether `pid` runs (a zombie does not: pcscd-rig's pcscd is reparented and may stay
+    /// unreaped once dead).
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(close, offsetBy: 2)] != "Z"
+    }
+
+    /// Another pcscd (a developer's, another suite's) may hold the machine's only pcscd socket.
+    private static func waitForNoForeignPcscd() throws {
+        let deadline = Date().addingTimeInterval(20)
+        while (try? run("/bin/pidof", ["pcscd"])).map({ !$0.isEmpty }) ?? false {
+            guard Date() < deadline else {
+                throw Failure(description: "another pcscd is running; stop it (systemctl stop pcscd.socket pcscd)")
+            }
+            sleep(1)
+        }
+    }
+
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        // Output goes to a file, not a pipe: a daemon started by the command (pcscd) could keep
+        // a pipe open forever.
+        let output = NSTemporaryDirectory() + "passtap-run-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let status = try Spawned.start(executable, arguments, stdout: output, stderr: output).wait()
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        if status != 0 && executable != "/bin/pidof" {
+            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) exited \(status): \(text)")
+        }
+        return text
+    }
+}
