@@ -16,7 +16,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -33,13 +32,8 @@ let package = Package(
         // Pure Swift protocol core: no C, no NIO.
         .target(name: "ISO7816", swiftSettings: upcoming),
         .target(
-            name: "VAS",
-            dependencies: ["ISO7816", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: upcoming
-        ),
-        .target(
             name: "PassTapCore",
-            dependencies: ["ISO7816", "VAS", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ISO7816", .product(name: "Logging", package: "swift-log")],
             swiftSettings: upcoming
         ),
 
@@ -74,7 +68,7 @@ let package = Package(
         .target(
             name: "PassTapDaemon",
             dependencies: [
-                "PassTapCore", "PassTapServer", "PCSCBackend", "VAS",
+                "PassTapCore", "PassTapServer", "PCSCBackend",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -93,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "passtap",
             dependencies: [
-                "PassTapProtocol", "VAS", "ISO7816",
+                "PassTapProtocol", "ISO7816", "PassTapCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -103,12 +97,6 @@ let package = Package(
         ),
 
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"], swiftSettings: upcoming),
-        .testTarget(
-            name: "VASTests",
-            dependencies: ["VAS", "ISO7816", .product(name: "Crypto", package: "swift-crypto")],
-            resources: [.copy("Vectors")],
-            swiftSettings: upcoming
-        ),
         .testTarget(name: "PassTapCoreTests", dependencies: ["PassTapCore", "ISO7816"], swiftSettings: upcoming),
         .testTarget(
             name: "PassTapProtocolTests",

@@ -146,7 +146,7 @@ final class Rig {
 
     private func touch(_ name: String) throws -> URL {
         let url = directory.appendingPathComponent(name)
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         return url
     }
 
