@@ -148,14 +148,7 @@ final class PCSCMonitor: Sendable {
             logger.info("Reader added", metadata: ["reader.id": "\(slot.id)"])
             publish(.readerAdded, slot.id, .reader(slot.info))
             let loop = makeLoop(slot)
-            let threads = self.threads
-            threads.started()
-            let thread = Thread {
-                loop.run()
-                threads.exited()
-            }
-            thread.name = "pcsc-reader"
-            thread.start()
+            threads.spawn(name: "pcsc-reader") { loop.run() }
         }
     }
 

@@ -1,7 +1,6 @@
 public import ISO7816
 public import Logging
 public import PassTapCore
-import Foundation
 
 /// Readers driven through pcsc-lite (pcscd): ACR122U, ACR1252U, Identiv, HID Omnikey, and the
 /// vsmartcard-vpcd virtual reader used by the tests and the demo.
@@ -35,14 +34,7 @@ public final class PCSCReaderBackend: ReaderBackend {
     /// Starts the monitor thread.
     public func start() {
         let monitor = self.monitor
-        let threads = self.threads
-        threads.started()
-        let thread = Thread {
-            monitor.run()
-            threads.exited()
-        }
-        thread.name = "pcsc-monitor"
-        thread.start()
+        threads.spawn(name: "pcsc-monitor") { monitor.run() }
     }
 
     /// Stops every thread: waits for them, but no longer than `deadline` (a transmit to a card

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Counts the backend's live threads so shutdown can wait for them without blocking a task's
@@ -10,11 +11,18 @@ final class ThreadTracker: Sendable {
 
     private let state = Mutex(State())
 
-    func started() {
+    /// Runs `body` on a new thread of its own, counted until it returns.
+    func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
         state.withLock { $0.live += 1 }
+        let thread = Thread { [self] in
+            body()
+            exited()
+        }
+        thread.name = name
+        thread.start()
     }
 
-    func exited() {
+    private func exited() {
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
             state.live -= 1
             guard state.live == 0 else { return [] }
