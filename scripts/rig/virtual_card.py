@@ -17,10 +17,14 @@ Modes:
         quit             exit
   Every command is answered with one JSON line {"ok": true, ...} or {"ok": false, "error": ...}.
 
-Profile (--profile FILE, JSON; every key optional):
+Profile (--profile FILE, JSON; every key optional, missing keys take the built-in card's):
   {"atr": "3B8F...", "uid": "04A1B2C3", "uid_supported": true,
    "applications": [{"aid": "A0000000041010", "fci": "6F..."}],
-   "chain": ["A0000000041010"]}      # SELECTs of these AIDs answer 61xx, then GET RESPONSE
+   "chain": ["A0000000041010"],          # SELECT answers 61xx; the FCI comes by GET RESPONSE
+   "le_correction": ["A0000000041010"]}  # SELECT answers 6Cxx unless its Le is the FCI's length
+Answers: FF CA 00 00 00 -> UID + 9000 (6A81 with uid_supported false or --no-uid);
+SELECT by name 00 A4 04 00 Lc AID [Le] -> FCI + 9000, or 6A82 for an absent AID;
+GET RESPONSE 00 C0 00 00 Le -> the pending FCI (6F00 if none); other INS -> 6D00.
 """
 
 import argparse
@@ -33,8 +37,7 @@ import sys
 import threading
 import time
 
-# A PC/SC part 3 ATR for an ISO 14443-4 card, as CCID readers synthesise for phones and cards.
-DEFAULT_ATR = "3B8880014F0C00000000000000"
+# A PC/SC part 3 style ATR for a contactless card, as CCID readers synthesise it.
 DEFAULT_PROFILE = {
     "atr": "3B8F8001804F0CA000000306030001000000006A",
     "uid": "04A1B2C3D4E5F6",
@@ -46,6 +49,7 @@ DEFAULT_PROFILE = {
         {"aid": "D2760000850101", "fci": ""},
     ],
     "chain": [],
+    "le_correction": [],
 }
 
 
@@ -55,43 +59,57 @@ def log(verbose, *parts):
 
 
 class Card:
-    """Answers APDUs like a simple ISO 14443-4 card with a few applications."""
+    """Answers APDUs like a simple ISO 14443-4 card with a few applications.
+
+    A virtual phone (Apple VAS) can subclass it and extend `answer`."""
 
     def __init__(self, profile):
-        self.atr = bytes.fromhex(profile.get("atr", DEFAULT_ATR))
-        self.uid = bytes.fromhex(profile.get("uid", "04A1B2C3"))
-        self.uid_supported = profile.get("uid_supported", True)
-        self.applications = {
-            app["aid"].upper(): bytes.fromhex(app.get("fci", "")) for app in profile.get("applications", [])
-        }
-        self.chain = {aid.upper() for aid in profile.get("chain", [])}
+        profile = dict(DEFAULT_PROFILE, **profile)
+        self.atr = bytes.fromhex(profile["atr"])
+        self.uid = bytes.fromhex(profile["uid"])
+        self.uid_supported = profile["uid_supported"]
+        self.applications = {app["aid"].upper(): bytes.fromhex(app.get("fci", "")) for app in profile["applications"]}
+        self.chain = {aid.upper() for aid in profile["chain"]}
+        self.le_correction = {aid.upper() for aid in profile["le_correction"]}
         self.pending = b""
 
     def answer(self, apdu):
         if len(apdu) < 4:
             return b"\x67\x00"
-        cla, ins, p1, p2 = apdu[0], apdu[1], apdu[2], apdu[3]
+        cla, ins, p1 = apdu[0], apdu[1], apdu[2]
         if cla == 0xFF and ins == 0xCA and p1 == 0x00:
-            # PC/SC part 3 GET DATA (UID): readers answer it themselves; vpcd passes it to us.
+            # PC/SC part 3 GET DATA (UID): real readers answer it themselves; vpcd passes it to us.
             return self.uid + b"\x90\x00" if self.uid_supported else b"\x6A\x81"
         if ins == 0xA4 and p1 == 0x04:
-            if len(apdu) < 5:
-                return b"\x67\x00"
-            lc = apdu[4]
-            aid = apdu[5 : 5 + lc].hex().upper()
-            if len(apdu) < 5 + lc:
-                return b"\x67\x00"
-            fci = self.applications.get(aid)
-            if fci is None:
-                return b"\x6A\x82"
-            if aid in self.chain and fci:
-                self.pending = fci
-                return bytes([0x61, len(fci) & 0xFF])
-            return fci + b"\x90\x00"
+            return self.select(apdu)
         if cla == 0x00 and ins == 0xC0:
-            data, self.pending = self.pending, b""
-            return data + b"\x90\x00" if data else b"\x6F\x00"
+            return self.get_response(apdu)
         return b"\x6D\x00"
+
+    def select(self, apdu):
+        if len(apdu) < 6 or len(apdu) < 5 + apdu[4]:
+            return b"\x67\x00"
+        lc = apdu[4]
+        aid = apdu[5 : 5 + lc].hex().upper()
+        le = apdu[5 + lc] if len(apdu) > 5 + lc else None
+        fci = self.applications.get(aid)
+        if fci is None:
+            return b"\x6A\x82"
+        if aid in self.le_correction and fci and le != len(fci) & 0xFF:
+            return bytes([0x6C, len(fci) & 0xFF])
+        if aid in self.chain and fci:
+            self.pending = fci
+            return bytes([0x61, len(fci) & 0xFF])
+        return fci + b"\x90\x00"
+
+    def get_response(self, apdu):
+        if not self.pending:
+            return b"\x6F\x00"
+        le = apdu[4] if len(apdu) > 4 and apdu[4] else 256
+        data, self.pending = self.pending[:le], self.pending[le:]
+        if self.pending:
+            return data + bytes([0x61, len(self.pending) & 0xFF])
+        return data + b"\x90\x00"
 
 
 class Tap:
@@ -223,6 +241,15 @@ class Controller:
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         server.bind(path)
         server.listen(4)
+        try:
+            self.accept_commands(server)
+        finally:
+            self.remove()
+            server.close()
+            if os.path.exists(path):
+                os.unlink(path)
+
+    def accept_commands(self, server):
         while True:
             client, _ = server.accept()
             with client, client.makefile("rw") as stream:
@@ -234,8 +261,6 @@ class Controller:
                     stream.write(json.dumps(reply) + "\n")
                     stream.flush()
                     if reply.get("quit"):
-                        server.close()
-                        os.unlink(path)
                         return
 
 
@@ -244,16 +269,19 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=35963, help="vpcd's port (its CHANNELID)")
     parser.add_argument("--profile", help="card profile JSON file (default: a built-in demo card)")
+    parser.add_argument("--no-uid", action="store_true", help="answer the UID read with 6A81, like readers without it")
     parser.add_argument("--tap-every", type=float, help="seconds between taps (demo mode)")
     parser.add_argument("--hold", type=float, default=0.5, help="seconds a tap stays (demo mode)")
     parser.add_argument("--control", help="Unix socket for line commands (test mode)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log APDUs to stderr")
     args = parser.parse_args()
 
-    profile = dict(DEFAULT_PROFILE)
+    profile = {}
     if args.profile:
         with open(args.profile) as handle:
             profile.update(json.load(handle))
+    if args.no_uid:
+        profile["uid_supported"] = False
     card = Card(profile)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
 
