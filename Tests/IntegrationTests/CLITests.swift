@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// The built `passtap` and `passtapd` as a person runs them: exit codes and messages.
+@Suite struct CLITests {
+    private func run(_ binary: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let output = NSTemporaryDirectory() + "passtap-cli-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let status = try Spawned.start(Rig.binaries.appendingPathComponent(binary).path, arguments, stdout: output, stderr: output).wait()
+        return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+    }
+
+    @Test func noDaemonExits69SayingHowToStartIt() throws {
+        let (status, output) = try run("passtap", ["status", "--socket", "/nonexistent/passtapd.sock"])
+        #expect(status == 69)
+        #expect(output.contains("passtapd is not running: no socket at /nonexistent/passtapd.sock"))
+    }
+
+    @Test func badAPDUHexIsAUsageErrorBeforeConnecting() throws {
+        let (status, output) = try run("passtap", ["apdu", "--socket", "/nonexistent/passtapd.sock", "PCD", "00A4X"])
+        #expect(status == 64)
+        #expect(output.contains("not an APDU"))
+    }
+
+    @Test func checkConfigAcceptsTheShippedConfigs() throws {
+        for file in ["Config/passtapd.toml", "Config/demo.toml"] {
+            let (status, output) = try run("passtapd", ["--check-config", Rig.repository.appendingPathComponent(file).path])
+            #expect(status == 0, "\(file): \(output)")
+            #expect(output.contains(": OK ("))
+        }
+    }
+
+    @Test func checkConfigRefusesABadFileNamingFileLineKeyAndExpectation() throws {
+        let file = NSTemporaryDirectory() + "passtap-bad-\(UUID().uuidString).toml"
+        try "[socket]\nmax_clients = \"many\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (status, output) = try run("passtapd", ["--check-config", file])
+        #expect(status == 78)
+        #expect(output.contains("\(file):2: socket.max_clients: expected an integer, found a string"))
+    }
+
+    @Test func versionsAgree() throws {
+        let client = try run("passtap", ["--version"])
+        let daemon = try run("passtapd", ["--version"])
+        #expect(client.status == 0 && daemon.status == 0)
+        #expect(client.output == daemon.output && client.output.hasPrefix("0."))
+    }
+}
