@@ -94,7 +94,10 @@ public struct CommandAPDU: Hashable, Sendable, CustomStringConvertible {
             }
             return
         }
-        // Extended: body[0] == 00.
+        // Extended: body[0] == 00, then at least two more length bytes.
+        guard body.count >= 3 else {
+            throw .inconsistentLength("extended length needs 3 bytes after the header, got \(body.count)")
+        }
         if body.count == 3 {
             let value = Int(body[1]) << 8 | Int(body[2])
             le = value == 0 ? 65_536 : value

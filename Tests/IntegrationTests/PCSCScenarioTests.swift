@@ -97,6 +97,23 @@ import Glibc
         #expect(result["error"] is NSNull)
     }
 
+    @Test func daemonStartedBeforePcscdReportsItDownThenReadsOnceItComes() throws {
+        let rig = try Rig(config: Self.config)
+        defer { rig.stop() }
+        rig.stopDaemon()
+        try rig.killPcscd()
+        try rig.startDaemon(config: Self.config)
+        let (client, _) = try rig.subscriber(since: 1)
+        let down = try event(client, "backend.down")
+        #expect(down["seq"] as? Int == 1)
+        try rig.restartPcscd()
+        _ = try event(client, "backend.up", timeout: 20)
+        _ = try event(client, "reader.added")
+        try rig.cardCommand("tap-for 1200")
+        let result = try event(client, "read.result")
+        #expect((result["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010")
+    }
+
     @Test func cardPulledMidSessionGivesAReadResultErrorAndTheNextTapReads() throws {
         let rig = try Rig(config: Self.config)
         defer { rig.stop() }

@@ -283,26 +283,27 @@ def main():
     if args.no_uid:
         profile["uid_supported"] = False
     card = Card(profile)
+    # Exit cleanly on both, even when started with SIGINT ignored (a background job of a script).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
 
-    try:
-        if args.control:
-            Controller(args, card).serve(args.control)
-        elif args.tap_every:
-            while True:
-                try:
-                    tap = Tap(args.host, args.port, card, args.verbose)
-                except OSError as error:
-                    print("virtual_card: cannot reach vpcd on %s:%d (%s); retrying" % (args.host, args.port, error), file=sys.stderr)
-                    time.sleep(args.tap_every)
-                    continue
+    if args.control:
+        Controller(args, card).serve(args.control)
+    elif args.tap_every:
+        while True:
+            try:
+                tap = Tap(args.host, args.port, card, args.verbose)
+            except OSError as error:
+                print("virtual_card: cannot reach vpcd on %s:%d (%s); retrying" % (args.host, args.port, error), file=sys.stderr)
+                time.sleep(args.tap_every)
+                continue
+            try:
                 time.sleep(args.hold)
+            finally:
                 tap.close()
-                time.sleep(max(args.tap_every - args.hold, 0.1))
-        else:
-            parser.error("choose --tap-every SEC or --control PATH")
-    except KeyboardInterrupt:
-        pass
+            time.sleep(max(args.tap_every - args.hold, 0.1))
+    else:
+        parser.error("choose --tap-every SEC or --control PATH")
 
 
 if __name__ == "__main__":

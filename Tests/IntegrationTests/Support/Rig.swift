@@ -64,7 +64,8 @@ final class Rig {
         }
     }
 
-    private func startDaemon(config: String) throws {
+    /// Starts passtapd (again) with `config`.
+    func startDaemon(config: String) throws {
         let file = directory.appendingPathComponent("passtapd.toml")
         try "[socket]\npath = \"\(socketPath)\"\n\(config)".write(to: file, atomically: true, encoding: .utf8)
         let log = try touch("passtapd.log").path
