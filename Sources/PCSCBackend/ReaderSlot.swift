@@ -47,7 +47,8 @@ final class ReaderSlot: Sendable {
         }
     }
 
-    /// Queues a request for the card; answers at once (and returns `false`) when there is no card.
+    /// Queues a request for the card and wakes the reader thread; answers it at once with an error
+    /// when there is no card, the reader is unavailable, or the backend is stopping.
     func enqueue(_ request: TransmitRequest) {
         let outcome: (accepted: Bool, error: ReaderCommandError?, context: PCSCContext?) = shared.withLock { shared in
             if shared.stopping { return (false, .shuttingDown, nil) }
