@@ -90,11 +90,10 @@ import Testing
     ])
     func lengthsThatDoNotMatchTheBytesAreRefused(_ hex: String) throws {
         let bytes = try [UInt8](hex: hex)
-        #expect {
-            try CommandAPDU(bytes: bytes)
-        } throws: { error in
-            guard case .inconsistentLength = error as? APDUError else { return false }
-            return true
+        let error = #expect(throws: APDUError.self) { try CommandAPDU(bytes: bytes) }
+        guard case .inconsistentLength = error else {
+            Issue.record("expected inconsistentLength, got \(String(describing: error))")
+            return
         }
     }
 
