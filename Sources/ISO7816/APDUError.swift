@@ -8,11 +8,9 @@ public enum APDUError: Error, Hashable, Sendable, CustomStringConvertible {
     case tooLong(length: Int)
     /// A response needs at least the two status bytes.
     case responseTooShort(length: Int)
-    /// Command data over 65 535 bytes, or Le over 65 536, cannot be encoded.
-    case fieldTooLarge(String)
     /// An AID must be 5 to 16 bytes (ISO/IEC 7816-4 §8.2.1.2).
     case invalidAIDLength(Int)
-    /// The text given for bytes is not hex.
+    /// The text given for bytes (an AID's, say) is not hex.
     case notHex(HexError)
 
     public var description: String {
@@ -21,9 +19,8 @@ public enum APDUError: Error, Hashable, Sendable, CustomStringConvertible {
         case .inconsistentLength(let detail): return "APDU length bytes do not match its size: \(detail)"
         case .tooLong(let length): return "APDU of \(length) bytes is over the 65548-byte limit"
         case .responseTooShort(let length): return "a response APDU needs at least the 2 status bytes, got \(length)"
-        case .fieldTooLarge(let detail): return detail
         case .invalidAIDLength(let length): return "an AID is 5 to 16 bytes, got \(length)"
-        case .notHex(let error): return error.description
+        case .notHex(let error): return "not hex: \(error.description)"
         }
     }
 }

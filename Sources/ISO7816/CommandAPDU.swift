@@ -15,7 +15,7 @@ public struct CommandAPDU: Hashable, Sendable, CustomStringConvertible {
     public var ins: UInt8
     public var p1: UInt8
     public var p2: UInt8
-    /// The command data (Nc bytes); empty for cases 1 and 2.
+    /// The command data (Nc bytes, at most 65 535); empty for cases 1 and 2.
     public var data: [UInt8]
     /// Expected response length Ne (1...65 536), or `nil` when no data is expected.
     public var le: Int?
@@ -44,7 +44,13 @@ public struct CommandAPDU: Hashable, Sendable, CustomStringConvertible {
     public var isExtended: Bool { data.count > 255 || (le ?? 0) > 256 }
 
     /// The encoded bytes (short form when possible).
+    ///
+    /// Data over 65 535 bytes or an Le outside 1...65 536 has no encoding: that is a programming
+    /// error and stops the process rather than sending the card a different command.
+    /// ``init(bytes:)`` and the static factories only make encodable commands.
     public var bytes: [UInt8] {
+        precondition(data.count <= 65_535, "CommandAPDU data of \(data.count) bytes is over the 65535-byte maximum")
+        precondition(le.map { (1...65_536).contains($0) } ?? true, "CommandAPDU Le \(le ?? 0) is outside 1...65536")
         var out: [UInt8] = [cla, ins, p1, p2]
         let extended = isExtended
         if !data.isEmpty {

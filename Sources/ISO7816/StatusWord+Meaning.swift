@@ -11,11 +11,14 @@ extension StatusWord {
         case 0x64: return "execution error: state of non-volatile memory unchanged"
         case 0x65: return "execution error: state of non-volatile memory changed"
         case 0x66: return "security-related issue"
+        case 0x67: return "wrong length"
         case 0x68: return "functions in CLA not supported"
         case 0x69: return "command not allowed"
-        case 0x6A: return "wrong parameters P1-P2"
-        case 0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9A, 0x9B, 0x9C, 0x9D, 0x9E, 0x9F:
-            return "proprietary status (application-specific)"
+        case 0x6A, 0x6B: return "wrong parameters P1-P2"
+        case 0x6D: return "instruction code not supported or invalid"
+        case 0x6E: return "class not supported"
+        case 0x6F: return "no precise diagnosis"
+        case 0x90...0x9F: return "proprietary status (application-specific)"
         default: return "unknown status word"
         }
     }

@@ -27,5 +27,6 @@ import Testing
     @Test func nonHexIsRefusedWithTheHexError() {
         #expect(throws: APDUError.notHex(.invalidCharacter("G", offset: 9))) { try AID(hex: "A00000000G") }
         #expect(throws: APDUError.notHex(.oddLength(digits: 11))) { try AID(hex: "A0000000031") }
+        #expect(APDUError.notHex(.oddLength(digits: 11)).description.hasPrefix("not hex: "))
     }
 }

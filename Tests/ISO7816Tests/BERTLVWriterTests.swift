@@ -5,6 +5,7 @@ import Testing
     @Test(arguments: [
         (0, "00"), (0x7F, "7F"), (0x80, "8180"), (0xFF, "81FF"), (0x100, "820100"),
         (0xFFFF, "82FFFF"), (0x1_0000, "83010000"), (0xFF_FFFF, "83FFFFFF"),
+        (0x100_0000, "8401000000"), (0x7FFF_FFFF, "847FFFFFFF"),
     ] as [(Int, String)])
     func lengthsUseTheShortestForm(_ count: Int, _ hex: String) {
         #expect(BERTLVWriter.encodeLength(count).hexString == hex)

@@ -1,4 +1,4 @@
-/// Encodes BER-TLV with minimal lengths (short form below 128, else `81`–`83`).
+/// Encodes BER-TLV with minimal lengths (short form below 128, else `81`–`84`).
 public enum BERTLVWriter {
     /// One object: tag, length, value.
     public static func encode(tag: TLVTag, value: [UInt8]) -> [UInt8] {
@@ -19,7 +19,9 @@ public enum BERTLVWriter {
         case ..<0x80: return [UInt8(count)]
         case ..<0x100: return [0x81, UInt8(count)]
         case ..<0x1_0000: return [0x82, UInt8(count >> 8), UInt8(count & 0xFF)]
-        default: return [0x83, UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
+        case ..<0x100_0000: return [0x83, UInt8(count >> 16), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
+        default:
+            return [0x84, UInt8(truncatingIfNeeded: count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
         }
     }
 }
