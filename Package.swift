@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         // C, imported in exactly one backend target each.
@@ -34,6 +35,13 @@ let package = Package(
         .target(
             name: "PassTapCore",
             dependencies: ["ISO7816", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: upcoming
+        ),
+
+        // Apple VAS: protocol, decryption and merchant keys. Pure Swift (swift-crypto).
+        .target(
+            name: "VAS",
+            dependencies: ["ISO7816", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: upcoming
         ),
 
@@ -97,6 +105,12 @@ let package = Package(
         ),
 
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"], swiftSettings: upcoming),
+        .testTarget(
+            name: "VASTests",
+            dependencies: ["VAS", "ISO7816", .product(name: "Crypto", package: "swift-crypto")],
+            resources: [.copy("Vectors")],
+            swiftSettings: upcoming
+        ),
         .testTarget(name: "PassTapCoreTests", dependencies: ["PassTapCore", "ISO7816"], swiftSettings: upcoming),
         .testTarget(
             name: "PassTapProtocolTests",
@@ -121,7 +135,10 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["PassTapProtocol", "PassTapCore", "PCSCBackend", "ISO7816"],
+            dependencies: [
+                "PassTapProtocol", "PassTapCore", "PCSCBackend", "ISO7816",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: upcoming
         ),
     ]
