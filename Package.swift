@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "ISO7816", swiftSettings: upcoming),
         .target(
             name: "PassTapCore",
-            dependencies: ["ISO7816", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ISO7816", "VAS", .product(name: "Logging", package: "swift-log")],
             swiftSettings: upcoming
         ),
 
@@ -95,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "passtap",
             dependencies: [
-                "PassTapProtocol", "ISO7816", "PassTapCore",
+                "PassTapProtocol", "ISO7816", "PassTapCore", "VAS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
