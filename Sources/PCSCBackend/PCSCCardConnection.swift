@@ -1,4 +1,6 @@
 internal import CPCSCLite
+import ISO7816
+import Logging
 import PassTapCore
 
 /// A connected card (`SCARDHANDLE`): the ``CardChannel`` sessions and `card.transmit` use.
@@ -8,13 +10,15 @@ final class PCSCCardConnection: CardChannel {
     private let activeProtocol: DWORD
     private let context: PCSCContext
     private let readerName: String
+    private let logger: Logger
     /// pcsc-lite's MAX_BUFFER_SIZE_EXTENDED (4 + 3 + 65536 + 3 + 2), a macro Swift cannot import.
     private static let maximumAnswerBytes = 65_548
     /// Large enough for any extended-length answer pcsc-lite can carry.
     private var receiveBuffer = [UInt8](repeating: 0, count: PCSCCardConnection.maximumAnswerBytes)
 
-    /// Connects to the card in `readerName`, shared, T=0 or T=1.
-    init(context: PCSCContext, readerName: String) throws(PCSCError) {
+    /// Connects to the card in `readerName`, T=0 or T=1, shared: other PC/SC clients (pcsc_scan,
+    /// a vendor tool) can still watch the reader while PassTap holds the card.
+    init(context: PCSCContext, readerName: String, logger: Logger) throws(PCSCError) {
         var handle: SCARDHANDLE = 0
         var active: DWORD = 0
         try pcsc("SCardConnect") {
@@ -26,11 +30,15 @@ final class PCSCCardConnection: CardChannel {
         self.activeProtocol = active
         self.context = context
         self.readerName = readerName
+        self.logger = logger
     }
 
     /// Ends the connection; `reset` powers the card down and up (releasing a phone's session).
     func disconnect(reset: Bool) {
-        SCardDisconnect(handle, DWORD(reset ? SCARD_RESET_CARD : SCARD_LEAVE_CARD))
+        let disposition = DWORD(reset ? SCARD_RESET_CARD : SCARD_LEAVE_CARD)
+        if let error = pcscRelease("SCardDisconnect", { SCardDisconnect(handle, disposition) }) {
+            logger.debug("Disconnect failed (card or pcscd gone?)", metadata: ["reader.id": "\(ReaderID.pcsc(readerName))", "error": "\(error)"])
+        }
     }
 
     /// The card's ATR, from `SCardStatus`.
@@ -84,7 +92,16 @@ final class PCSCCardConnection: CardChannel {
                 SCardTransmit(handle, request, command, DWORD(command.count), nil, &receiveBuffer, &length)
             }
         }
-        return Array(receiveBuffer.prefix(Int(length)))
+        let answer = Array(receiveBuffer.prefix(Int(length)))
+        logger.trace(
+            "APDU exchanged",
+            metadata: [
+                "reader.id": "\(ReaderID.pcsc(readerName))",
+                "apdu.command": "\(command.hexString)",
+                "apdu.response": "\(Array(answer.dropLast(2)).hexString)",
+                "apdu.sw": "\(Array(answer.suffix(2)).hexString)",
+            ])
+        return answer
     }
 }
 

@@ -1,5 +1,6 @@
 internal import CPCSCLite
 import Glibc
+import Logging
 
 /// One pcsc-lite context (`SCARDCONTEXT`), owned by one thread.
 ///
@@ -8,26 +9,34 @@ import Glibc
 /// thread: that is what `SCardCancel` is for.
 final class PCSCContext: @unchecked Sendable {
     // @unchecked: `handle` is immutable; pcsc-lite documents SCardCancel as callable from any
-    // thread, and every other call is made only by the owning thread.
+    // thread, and every other call is made only by the owning thread. `Logger` is Sendable.
     let handle: SCARDCONTEXT
+    private let logger: Logger
 
     /// The pseudo-reader whose state changes when readers come and go.
     static let plugAndPlayReader = "\\\\?PnP?\\Notification"
 
     /// Establishes a context; throws when pcscd is not reachable.
-    init() throws(PCSCError) {
+    init(logger: Logger) throws(PCSCError) {
         var context: SCARDCONTEXT = 0
         try pcsc("SCardEstablishContext") { SCardEstablishContext(DWORD(SCARD_SCOPE_SYSTEM), nil, nil, &context) }
         handle = context
+        self.logger = logger
     }
 
     deinit {
-        SCardReleaseContext(handle)
+        if let error = pcscRelease("SCardReleaseContext", { SCardReleaseContext(handle) }) {
+            logger.debug("Context release failed (pcscd gone?)", metadata: ["error": "\(error)"])
+        }
     }
 
-    /// Wakes a `SCardGetStatusChange` waiting on this context. Safe from any thread.
+    /// Wakes a `SCardGetStatusChange` waiting on this context. Safe from any thread. A cancel
+    /// that arrives while no wait is pending is lost: callers bound their waits (see
+    /// ``PCSCReaderLoop/waitSliceMilliseconds``).
     func cancel() {
-        SCardCancel(handle)
+        if let error = pcscRelease("SCardCancel", { SCardCancel(handle) }) {
+            logger.debug("Cancel failed (pcscd gone?)", metadata: ["error": "\(error)"])
+        }
     }
 
     /// The names of the readers pcscd knows; empty when there are none.

@@ -62,7 +62,7 @@ final class PCSCMonitor: Sendable {
         while !isStopping {
             let context: PCSCContext
             do {
-                context = try PCSCContext()
+                context = try PCSCContext(logger: logger)
             } catch {
                 if up != false {
                     logger.warning("pcscd is not reachable; retrying with backoff", metadata: ["error": "\(error)"])

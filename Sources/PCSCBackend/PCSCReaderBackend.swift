@@ -56,7 +56,9 @@ public final class PCSCReaderBackend: ReaderBackend {
             return first
         }
         if !finished {
-            logger.warning("PC/SC threads still busy at the shutdown deadline; leaving them")
+            logger.warning(
+                "PC/SC threads still busy at the shutdown deadline (a card that never answers); leaving them",
+                metadata: ["pcsc.live_threads": "\(threads.liveCount)"])
         }
     }
 

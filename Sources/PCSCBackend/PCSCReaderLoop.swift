@@ -25,7 +25,7 @@ struct PCSCReaderLoop: Sendable {
         }
         let context: PCSCContext
         do {
-            context = try PCSCContext()
+            context = try PCSCContext(logger: logger)
         } catch {
             logger.warning("Reader thread cannot reach pcscd", metadata: ["reader.id": "\(slot.id)", "error": "\(error)"])
             return
@@ -65,7 +65,7 @@ struct PCSCReaderLoop: Sendable {
     private func serveCard(context: PCSCContext, watch arrival: ReaderWatch) -> ReaderWatch {
         let connection: PCSCCardConnection
         do {
-            connection = try PCSCCardConnection(context: context, readerName: slot.name)
+            connection = try PCSCCardConnection(context: context, readerName: slot.name, logger: logger)
         } catch {
             logger.warning("Cannot connect to the card", metadata: ["reader.id": "\(slot.id)", "error": "\(error)"])
             return arrival
@@ -95,6 +95,8 @@ struct PCSCReaderLoop: Sendable {
         }
         slot.setState(watch.isGone ? .unavailable : .empty)
         slot.failPending(.noCard(slot.id))
+        // LEAVE when the card went (nothing to reset, and another client may still hold it);
+        // RESET when PassTap stops with a card in the field, so a phone's session is released.
         connection.disconnect(reset: slot.isStopping)
         publish(.cardRemoved, slot.id, .cardRemoved)
         // A card presented again in between is seen by the next wait: make it look new.

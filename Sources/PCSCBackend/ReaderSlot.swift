@@ -65,6 +65,9 @@ final class ReaderSlot: Sendable {
         if let error = outcome.error {
             request.reply.resume(returning: .failure(error))
         }
+        // The one pcsc-lite call made on the caller's thread: SCardCancel does not wait for a
+        // card, only asks pcscd to end the reader thread's SCardGetStatusChange, so the request
+        // is served at once rather than at the end of the wait slice.
         outcome.context?.cancel()
     }
 

@@ -1,0 +1,548 @@
+import Foundation
+import ISO7816
+import Logging
+import PCSCBackend
+import PassTapCore
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Nested in `PCSCScenarioTests`, whose `.serialized` reaches nested suites: the daemon
+// scenarios and these backend tests then never run at the same time in one test process (each
+// starts the machine's only pcscd). The `flock` below also keeps other test processes out.
+extension PCSCScenarioTests {
+    /// The PC/SC backend, in process, against a real pcscd with the vsmartcard-vpcd virtual readers
+    /// and our virtual card: what it publishes, what it hands the tap handler, and how it lives
+    /// through pcscd going away. One pcscd per machine: these run one at a time, under the
+    /// machine-wide pcscd lock.
+    @Suite(.serialized) struct PCSCBackendTests {
+        static let firstReader = "Virtual PCD 00 00"
+        static let secondReader = "Virtual PCD 00 01"
+        /// The built-in virtual card's ATR, UID and Mastercard-like application (`virtual_card.py`).
+        static let cardATR = "3B8F8001804F0CA000000306030001000000006A"
+        static let cardUID = "04A1B2C3D4E5F6"
+        static let mastercard = "A0000000041010"
+        static let mastercardFCI = "6F1A8407A0000000041010A50F500A4D617374657243617264870101"
+
+        @Test func readersOfPcscdAreAddedWithBackendUpFirst() async throws {
+            try await PCSCBackendFixture.with { fixture in
+                let backend = fixture.startBackend()
+                let up = try await fixture.events.next(.backendUp)
+                let first = try await fixture.events.next(.readerAdded)
+                let second = try await fixture.events.next(.readerAdded)
+                #expect(up.reader == nil)
+                #expect(Set([first.reader, second.reader]) == [.pcsc(Self.firstReader), .pcsc(Self.secondReader)])
+                #expect(first.readerInfo?.state == .empty)
+                let listed = backend.readers()
+                #expect(listed.map(\.id) == [.pcsc(Self.firstReader), .pcsc(Self.secondReader)])
+                #expect(listed.allSatisfy { $0.backend == "pcsc" && $0.state == .empty })
+                await backend.shutdown()
+            }
+        }
+
+        @Test func readerFilterKeepsOnlyReadersWhoseNameContainsASubstring() async throws {
+            var configuration = Configuration.PCSC()
+            configuration.readers = ["PCD 00 01"]
+            try await PCSCBackendFixture.with { fixture in
+                let backend = fixture.startBackend(configuration: configuration)
+                let added = try await fixture.events.next(.readerAdded)
+                #expect(added.reader == .pcsc(Self.secondReader))
+                // Every wanted reader is in place before the first reader.added is published.
+                #expect(backend.readers().map(\.id) == [.pcsc(Self.secondReader)])
+                await backend.shutdown()
+                #expect(fixture.events.all(.readerAdded).count == 1)
+            }
+        }
+
+        @Test func tapPublishesInsertedWithATRAndUIDThenHandsTheTapHandlerAWorkingChannel() async throws {
+            try await PCSCBackendFixture.with { fixture in
+                let backend = fixture.startBackend()
+                _ = try await fixture.events.next(.readerAdded)
+                try fixture.card("tap")
+                let inserted = try await fixture.events.next(.cardInserted)
+                #expect(inserted.reader == .pcsc(Self.firstReader))
+                #expect(inserted.card == CardInfo(atr: Self.cardATR, uid: Self.cardUID))
+
+                let tap = try await fixture.handler.next()
+                #expect(tap.reader == .pcsc(Self.firstReader))
+                #expect(tap.card == inserted.card)
+                #expect(try tap.answer.get().hexString == Self.mastercardFCI + "9000")
+                #expect(backend.readers().first { $0.id == .pcsc(Self.firstReader) }?.state == .present)
+
+                try fixture.card("remove")
+                let removed = try await fixture.events.next(.cardRemoved)
+                #expect(removed.reader == .pcsc(Self.firstReader))
+                #expect(fixture.events.all(.cardInserted).count == 1)
+                await backend.shutdown()
+            }
+        }
+
+        @Test func transmitReachesTheCardInTheFieldAndFollows61xxUnlessRaw() async throws {
+            let profile = #"{"chain": ["A0000000041010"]}"#
+            try await PCSCBackendFixture.with(cardProfile: profile) { fixture in
+                let backend = fixture.startBackend()
+                _ = try await fixture.events.next(.readerAdded)
+                let reader = ReaderID.pcsc(Self.firstReader)
+                let select = try CommandAPDU.select(aid: AID(hex: Self.mastercard))
+
+                await #expect(throws: ReaderCommandError.noCard(reader)) {
+                    try await backend.transmit(select, raw: false, on: reader)
+                }
+                await #expect(throws: ReaderCommandError.unknownReader(.pcsc("No Such Reader"))) {
+                    try await backend.transmit(select, raw: false, on: .pcsc("No Such Reader"))
+                }
+
+                try fixture.card("tap")
+                _ = try await fixture.handler.next()  // the session ran: 61xx was seen raw by the handler
+                let chained = try await backend.transmit(select, raw: false, on: reader)
+                #expect(chained.statusWord == .success)
+                #expect(chained.data.hexString == Self.mastercardFCI)
+
+                let raw = try await backend.transmit(select, raw: true, on: reader)
+                #expect(raw.statusWord.sw1 == 0x61)
+                #expect(Int(raw.statusWord.sw2) == Self.mastercardFCI.count / 2)
+                #expect(raw.data.isEmpty)
+
+                try fixture.card("remove")
+                _ = try await fixture.events.next(.cardRemoved)
+                await #expect(throws: ReaderCommandError.noCard(reader)) {
+                    try await backend.transmit(select, raw: false, on: reader)
+                }
+                await backend.shutdown()
+                await #expect(throws: ReaderCommandError.self) {
+                    try await backend.transmit(select, raw: false, on: reader)
+                }
+            }
+        }
+
+        @Test func cardPulledMidSessionGivesTheHandlerCardRemovedAndTheBackendKeepsReading() async throws {
+            try await PCSCBackendFixture.with { fixture in
+                let backend = fixture.startBackend()
+                _ = try await fixture.events.next(.readerAdded)
+                // APDU 1 is the UID read, APDU 2 the handler's SELECT: the card leaves on that one.
+                try fixture.card("pull-after 2")
+                try fixture.card("tap")
+                let pulled = try await fixture.handler.next()
+                guard case .failure(let error) = pulled.answer else {
+                    Issue.record("the SELECT the card left on was answered: \(pulled.answer)")
+                    return
+                }
+                #expect(error.code == .cardRemoved)
+                _ = try await fixture.events.next(.cardRemoved)
+
+                try fixture.card("tap")
+                let again = try await fixture.handler.next()
+                #expect(try again.answer.get().hexString == Self.mastercardFCI + "9000")
+                await backend.shutdown()
+            }
+        }
+
+        @Test func pcscdKilledAndRestartedGivesBackendDownThenUpAndReadersAndTapsAgain() async throws {
+            try await PCSCBackendFixture.with { fixture in
+                let backend = fixture.startBackend()
+                _ = try await fixture.events.next(.readerAdded)
+                _ = try await fixture.events.next(.readerAdded)
+
+                let beforeKill = fixture.events.count
+                try fixture.killPcscd()
+                let down = try await fixture.events.next(.backendDown)
+                #expect(down.reason?.isEmpty == false)
+                let removed = fixture.events.all(.readerRemoved, since: beforeKill).map(\.reader)
+                #expect(Set(removed) == [.pcsc(Self.firstReader), .pcsc(Self.secondReader)])
+                #expect(backend.readers().isEmpty)
+
+                try fixture.restartPcscd()
+                _ = try await fixture.events.next(.backendUp)
+                _ = try await fixture.events.next(.readerAdded)
+                #expect(fixture.events.all(.backendDown, since: beforeKill).count == 1)
+
+                try fixture.card("tap")
+                let inserted = try await fixture.events.next(.cardInserted)
+                #expect(inserted.card?.uid == Self.cardUID)
+                let tap = try await fixture.handler.next()
+                #expect(try tap.answer.get().hexString == Self.mastercardFCI + "9000")
+                await backend.shutdown()
+            }
+        }
+
+        @Test func pcscdNotRunningAtStartGivesOneBackendDownThenUpWhenItArrives() async throws {
+            try await PCSCBackendFixture.with(startPcscd: false) { fixture in
+                let backend = fixture.startBackend()
+                let down = try await fixture.events.next(.backendDown)
+                #expect(down.reason?.isEmpty == false)
+                #expect(backend.readers().isEmpty)
+
+                try fixture.restartPcscd()
+                _ = try await fixture.events.next(.backendUp)
+                _ = try await fixture.events.next(.readerAdded)
+                #expect(fixture.events.all(.backendDown).count == 1)
+                await backend.shutdown()
+            }
+        }
+
+        @Test(arguments: [true, false])
+        func shutdownEndsEveryThreadBeforeItsDeadline(cardInField: Bool) async throws {
+            try await PCSCBackendFixture.with { fixture in
+                let backend = fixture.startBackend()
+                _ = try await fixture.events.next(.readerAdded)
+                if cardInField {
+                    try fixture.card("tap")
+                    _ = try await fixture.handler.next()
+                }
+                // Returning before this deadline means the threads ended rather than being left.
+                let deadline = Duration.seconds(20)
+                let clock = ContinuousClock()
+                let started = clock.now
+                await backend.shutdown(deadline: deadline)
+                #expect(clock.now - started < deadline)
+                #expect(backend.readers().isEmpty)
+                #expect(fixture.events.all(.cardRemoved).count == (cardInField ? 1 : 0))
+            }
+        }
+
+        @Test func shutdownReturnsAtItsDeadlineWhenAReaderThreadIsStuckWithTheCard() async throws {
+            try await PCSCBackendFixture.with { fixture in
+                // Stands for a transmit to a card that never answers: SCardCancel cannot end it.
+                let stuck = StuckTapHandler()
+                let backend = fixture.startBackend(handler: stuck)
+                _ = try await fixture.events.next(.readerAdded)
+                try fixture.card("tap")
+                _ = try await fixture.events.next(.cardInserted)
+                try await stuck.waitUntilEntered()
+
+                await backend.shutdown(deadline: .milliseconds(300))
+                #expect(stuck.isInside)
+
+                stuck.release()
+                // The left thread still finishes its card once it is free again.
+                _ = try await fixture.events.next(.cardRemoved)
+                #expect(!stuck.isInside)
+            }
+        }
+
+        @Test func shutdownWhilePcscdIsAwayReturnsBeforeItsDeadline() async throws {
+            try await PCSCBackendFixture.with(startPcscd: false) { fixture in
+                let backend = fixture.startBackend()
+                _ = try await fixture.events.next(.backendDown)
+                let deadline = Duration.seconds(20)
+                let clock = ContinuousClock()
+                let started = clock.now
+                await backend.shutdown(deadline: deadline)
+                #expect(clock.now - started < deadline)
+                #expect(fixture.events.all(.backendUp).isEmpty)
+            }
+        }
+    }
+}
+
+// MARK: - Fixture
+
+/// pcscd (through `scripts/rig/pcscd-rig`) and the virtual card in control mode, for one test,
+/// plus the event log and tap handler a backend under test reports to.
+private final class PCSCBackendFixture {
+    let directory: URL
+    private(set) var port: Int?
+    let events = RecordedEvents()
+    let handler = SelectingTapHandler(aid: PCSCScenarioTests.PCSCBackendTests.mastercard)
+    private var cardProcess: Spawned?
+    private var backends: [PCSCReaderBackend] = []
+
+    private init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// Runs `body` with a fresh fixture under the machine-wide pcscd lock; stops all it started.
+    static func with(
+        startPcscd: Bool = true, cardProfile: String? = nil, _ body: (PCSCBackendFixture) async throws -> Void
+    ) async throws {
+        let lock = try await PcscdLock.acquire()
+        defer { lock.release() }
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("passtap-backend-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let fixture = PCSCBackendFixture(directory: directory)
+        do {
+            fixture.port = try await fixture.reservePort(startPcscd: startPcscd)
+            try fixture.startCard(profile: cardProfile)
+            try await body(fixture)
+        } catch {
+            await fixture.tearDown()
+            throw error
+        }
+        await fixture.tearDown()
+    }
+
+    /// A backend publishing to ``events`` and tapping through ``handler``; started.
+    func startBackend(configuration: Configuration.PCSC = Configuration.PCSC(), handler: (any TapHandler)? = nil) -> PCSCReaderBackend {
+        var logger = Logger(label: "passtap.test.pcsc")
+        logger.logLevel = .critical
+        let events = self.events
+        let backend = PCSCReaderBackend(configuration: configuration, tapHandler: handler ?? self.handler, logger: logger) { kind, reader, payload in
+            events.append(kind, reader, payload)
+        }
+        backends.append(backend)
+        backend.start()
+        return backend
+    }
+
+    /// Sends one line command to the virtual card (`tap`, `remove`, `pull-after N`...).
+    func card(_ command: String) throws {
+        let control = try LineSocket(path: directory.appendingPathComponent("card.sock").path)
+        try control.sendLine(command)
+        let answer = try control.readLine(timeout: 15, what: "the virtual card's answer to \(command)")
+        guard answer.contains("\"ok\": true") else {
+            throw Rig.Failure(description: "the virtual card refused '\(command)': \(answer)")
+        }
+    }
+
+    /// Kills pcscd as a crash would, and returns once it is gone.
+    func killPcscd() throws {
+        let text = try String(contentsOf: directory.appendingPathComponent("pcscd.pid"), encoding: .utf8)
+        guard let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw Rig.Failure(description: "pcscd-rig left no pid in \(directory.path)")
+        }
+        kill(pid, SIGKILL)
+        let deadline = Date().addingTimeInterval(15)
+        while Rig.isAlive(pid) {
+            guard Date() < deadline else { throw Rig.Failure(description: "pcscd \(pid) survived SIGKILL") }
+            usleep(20_000)
+        }
+    }
+
+    /// Starts pcscd (again) on the fixture's port.
+    func restartPcscd() throws {
+        guard let port else { throw Rig.Failure(description: "no vpcd port reserved") }
+        try Rig.run(Self.rigScript, ["start", directory.path, String(port)])
+    }
+
+    private static var rigScript: String { Rig.repository.appendingPathComponent("scripts/rig/pcscd-rig").path }
+
+    /// Starts pcscd and returns vpcd's port, or (without pcscd) finds a free port pair for later.
+    private func reservePort(startPcscd: Bool) async throws -> Int {
+        try await PcscdLock.waitForNoPcscd()
+        // Without pcscd: start and stop once, so the rig picks a free pair and writes the
+        // reader.conf.d that restartPcscd uses later.
+        let output = try Rig.run(Self.rigScript, ["start", directory.path])
+        guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("port=") }), let port = Int(line.dropFirst(5)) else {
+            throw Rig.Failure(description: "pcscd-rig did not report a port: \(output)")
+        }
+        if !startPcscd {
+            try Rig.run(Self.rigScript, ["stop", directory.path])
+        }
+        return port
+    }
+
+    private func startCard(profile: String?) throws {
+        guard let port else { return }
+        let log = directory.appendingPathComponent("card.log").path
+        var arguments = [
+            "python3", Rig.repository.appendingPathComponent("scripts/rig/virtual_card.py").path,
+            "--control", directory.appendingPathComponent("card.sock").path, "--port", String(port),
+        ]
+        if let profile {
+            let file = directory.appendingPathComponent("profile.json")
+            try profile.write(to: file, atomically: true, encoding: .utf8)
+            arguments += ["--profile", file.path]
+        }
+        cardProcess = try Spawned.start("/usr/bin/env", arguments, stdout: log, stderr: log)
+        let socket = directory.appendingPathComponent("card.sock").path
+        let deadline = Date().addingTimeInterval(15)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard Date() < deadline else { throw Rig.Failure(description: "the virtual card did not open \(socket)") }
+            usleep(20_000)
+        }
+    }
+
+    private func tearDown() async {
+        for backend in backends {
+            await backend.shutdown()
+        }
+        if let cardProcess {
+            cardProcess.signal(SIGTERM)
+            cardProcess.wait()
+        }
+        _ = try? Rig.run(Self.rigScript, ["stop", directory.path])
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// The machine has one pcscd: suites that start one take this lock first. It is an `flock` on a
+/// file in the temporary directory, so it holds across suites in this process and across test
+/// processes alike (two descriptors of the same file conflict even within one process).
+private struct PcscdLock {
+    static let path = NSTemporaryDirectory() + "passtap-pcscd.lock"
+    let descriptor: Int32
+
+    static func acquire(timeout: Duration = .seconds(600)) async throws -> PcscdLock {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Rig.Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard clock.now < deadline else {
+                close(descriptor)
+                throw Rig.Failure(description: "another test held \(path) for too long")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return PcscdLock(descriptor: descriptor)
+    }
+
+    func release() {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+
+    /// Suites that do not take the lock (or a developer's pcscd) may still run one: wait it out.
+    static func waitForNoPcscd(timeout: Duration = .seconds(120)) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while !((try? Rig.run("/bin/pidof", ["pcscd"])) ?? "").isEmpty {
+            guard clock.now < deadline else {
+                throw Rig.Failure(description: "another pcscd is running; stop it (systemctl stop pcscd.socket pcscd)")
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+}
+
+// MARK: - Recorders
+
+/// Every event the backend published, in order, with a read cursor for waiting on the next one.
+private final class RecordedEvents: Sendable {
+    struct Entry: Sendable {
+        let kind: EventKind
+        let reader: ReaderID?
+        let payload: EventPayload
+
+        var card: CardInfo? {
+            if case .card(let card) = payload { return card }
+            return nil
+        }
+        var readerInfo: ReaderInfo? {
+            if case .reader(let info) = payload { return info }
+            return nil
+        }
+        var reason: String? {
+            if case .backend(_, let reason) = payload { return reason }
+            return nil
+        }
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var cursor = 0
+    }
+
+    private let state = Mutex(State())
+
+    func append(_ kind: EventKind, _ reader: ReaderID?, _ payload: EventPayload) {
+        state.withLock { $0.entries.append(Entry(kind: kind, reader: reader, payload: payload)) }
+    }
+
+    /// How many events were published so far.
+    var count: Int { state.withLock { $0.entries.count } }
+
+    /// The events of `kind` from index `since` on.
+    func all(_ kind: EventKind, since: Int = 0) -> [Entry] {
+        state.withLock { Array($0.entries.dropFirst(since)).filter { $0.kind == kind } }
+    }
+
+    /// The first event of `kind` after the cursor; moves the cursor past it. Fails after
+    /// `timeout` (a missing event, not a slow one: pcscd's presence poll is 400 ms).
+    func next(_ kind: EventKind, timeout: Duration = .seconds(20)) async throws -> Entry {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            let found: Entry? = state.withLock { state in
+                guard let index = state.entries.indices.dropFirst(state.cursor).first(where: { state.entries[$0].kind == kind }) else {
+                    return nil
+                }
+                state.cursor = index + 1
+                return state.entries[index]
+            }
+            if let found { return found }
+            guard clock.now < deadline else {
+                let seen = state.withLock { $0.entries.map(\.kind.rawValue) }
+                throw Rig.Failure(description: "no \(kind.rawValue) event; published so far: \(seen)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// A tap handler that selects one application over the channel it is given and records the answer.
+private final class SelectingTapHandler: TapHandler {
+    struct Tap: Sendable {
+        let reader: ReaderID
+        let card: CardInfo
+        let answer: Result<[UInt8], CardTransportError>
+    }
+
+    private let select: [UInt8]
+    private let taps = Mutex<(recorded: [Tap], cursor: Int)>(([], 0))
+
+    init(aid: String) {
+        select = (try? CommandAPDU.select(aid: AID(hex: aid)).bytes) ?? []
+    }
+
+    func handleTap(reader: ReaderID, card: CardInfo, channel: any CardChannel) -> ReadResult {
+        let answer: Result<[UInt8], CardTransportError>
+        do {
+            answer = .success(try channel.transmit(select))
+        } catch {
+            answer = .failure(error)
+        }
+        taps.withLock { $0.recorded.append(Tap(reader: reader, card: card, answer: answer)) }
+        return ReadResult(atr: card.atr, uid: card.uid, aid: AIDSessionResult(selected: nil, fci: nil, attempts: []), error: nil)
+    }
+
+    /// The next tap handled after the last one returned; fails after `timeout`.
+    func next(timeout: Duration = .seconds(20)) async throws -> Tap {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            let found: Tap? = taps.withLock { taps in
+                guard taps.cursor < taps.recorded.count else { return nil }
+                defer { taps.cursor += 1 }
+                return taps.recorded[taps.cursor]
+            }
+            if let found { return found }
+            guard clock.now < deadline else { throw Rig.Failure(description: "the tap handler was not called") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// A tap handler that does not return until ``release()``: a reader thread stuck with its card.
+private final class StuckTapHandler: TapHandler {
+    private let inside = Mutex(false)
+    private let gate = DispatchSemaphore(value: 0)
+
+    /// Whether a tap is being held right now.
+    var isInside: Bool { inside.withLock { $0 } }
+
+    func handleTap(reader: ReaderID, card: CardInfo, channel: any CardChannel) -> ReadResult {
+        inside.withLock { $0 = true }
+        gate.wait()
+        inside.withLock { $0 = false }
+        return ReadResult(atr: card.atr, uid: card.uid, aid: AIDSessionResult(selected: nil, fci: nil, attempts: []), error: nil)
+    }
+
+    /// Lets the held tap return.
+    func release() {
+        gate.signal()
+    }
+
+    /// Returns once a tap is held; fails after `timeout`.
+    func waitUntilEntered(timeout: Duration = .seconds(20)) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while !isInside {
+            guard clock.now < deadline else { throw Rig.Failure(description: "the tap handler was not called") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
