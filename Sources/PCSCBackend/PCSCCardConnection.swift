@@ -93,12 +93,14 @@ final class PCSCCardConnection: CardChannel {
             }
         }
         let answer = Array(receiveBuffer.prefix(Int(length)))
+        // Header, lengths and status word only: data can hold card numbers (a raw READ RECORD).
         logger.trace(
             "APDU exchanged",
             metadata: [
                 "reader.id": "\(ReaderID.pcsc(readerName))",
-                "apdu.command": "\(command.hexString)",
-                "apdu.response": "\(Array(answer.dropLast(2)).hexString)",
+                "apdu.header": "\(Array(command.prefix(4)).hexString)",
+                "apdu.command_bytes": "\(command.count)",
+                "apdu.response_bytes": "\(answer.count)",
                 "apdu.sw": "\(Array(answer.suffix(2)).hexString)",
             ])
         return answer
