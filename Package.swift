@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "PassTapDaemon",
             dependencies: [
-                "PassTapCore", "PassTapServer", "PCSCBackend",
+                "PassTapCore", "PassTapServer", "PCSCBackend", "VAS",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

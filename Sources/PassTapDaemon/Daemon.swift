@@ -32,13 +32,14 @@ public struct Daemon: Sendable {
         let publish: TapCoordinator.Publish = { kind, reader, payload in
             hub.publish(kind, reader: reader, payload: payload)
         }
-        let coordinator = TapCoordinator(configuration: configuration, logger: logger, publish: publish)
+        let vasReads = VASReadQueue()
+        let coordinator = TapCoordinator(configuration: configuration, vasReads: vasReads, logger: logger, publish: publish)
         let backend = PCSCReaderBackend(
             configuration: configuration.pcsc, tapHandler: coordinator, logger: logger, publish: publish)
         let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
         let server = SocketServer(
             configuration: SocketServerConfiguration(configuration), hub: hub, backend: backend, daemon: daemon,
-            logger: logger)
+            vasReads: vasReads, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if configuration.pcsc.enabled {
             services.append(.init(service: PCSCBackendService(backend: backend)))

@@ -22,6 +22,7 @@ struct MethodDispatcher: Sendable {
 
     let hub: EventHub
     let backend: any ReaderBackend
+    let vasReads: VASReadQueue
     let daemon: DaemonInfo
     let configuration: SocketServerConfiguration
 
@@ -64,6 +65,16 @@ struct MethodDispatcher: Sendable {
                 return respond(id, Result<JSONRPCNoResult, JSONRPCError>.failure(missing))
             case .success(let params?):
                 return respond(id, await transmit(params))
+            }
+        case .vasRead:
+            switch decodeParams(VASReadParams.self, known, from: bytes) {
+            case .failure(let error):
+                return respond(id, Result<JSONRPCNoResult, JSONRPCError>.failure(error))
+            case .success(nil):
+                let missing = JSONRPCError.invalidParams(method: method, "params {\"reader\"} are required")
+                return respond(id, Result<JSONRPCNoResult, JSONRPCError>.failure(missing))
+            case .success(let params?):
+                return respond(id, await vasRead(params))
             }
         case .eventsSubscribe:
             guard !alreadySubscribed else {
@@ -128,6 +139,36 @@ struct MethodDispatcher: Sendable {
                     response: response.data.hexString, sw: response.statusWord.hex, meaning: response.statusWord.meaning))
         } catch {
             return .failure(error.jsonRPCError)
+        }
+    }
+
+    private func vasRead(_ params: VASReadParams) async -> Result<VASReadResult, JSONRPCError> {
+        let method = RPCMethod.vasRead.rawValue
+        guard let configured = configuration.vasMerchants else {
+            return .failure(JSONRPCError(.vasDisabled, "Apple VAS is disabled: set [vas] enabled = true and configure [[vas.merchants]] in passtapd.toml"))
+        }
+        guard VASReadParams.timeoutRange.contains(params.timeoutMilliseconds) else {
+            return .failure(.invalidParams(method: method, "timeout_ms must be from \(VASReadParams.timeoutRange.lowerBound) to \(VASReadParams.timeoutRange.upperBound)"))
+        }
+        if let merchants = params.merchants {
+            guard !merchants.isEmpty else {
+                return .failure(.invalidParams(method: method, "merchants is empty: leave it out to ask every configured merchant"))
+            }
+            if let unknown = merchants.first(where: { !configured.contains($0) }) {
+                return .failure(.invalidParams(method: method, "merchants: \(unknown) is not configured; configured: \(configured.joined(separator: ", "))"))
+            }
+        }
+        guard backend.readers().contains(where: { $0.id == params.reader }) else {
+            return .failure(ReaderCommandError.unknownReader(params.reader).jsonRPCError)
+        }
+        do {
+            let result = try await vasReads.nextTap(
+                on: params.reader, merchants: params.merchants.map(Set.init), timeout: .milliseconds(params.timeoutMilliseconds))
+            return .success(VASReadResult(reader: params.reader, result: result))
+        } catch .timeout {
+            return .failure(JSONRPCError(.timeout, "no card arrived on \(params.reader) within \(params.timeoutMilliseconds) ms: tap again, or raise timeout_ms"))
+        } catch {
+            return .failure(JSONRPCError(.shuttingDown, "the vas.read was cancelled (the daemon is stopping)"))
         }
     }
 

@@ -25,14 +25,16 @@ public final class SocketServer: Service, Sendable {
     ///   - hub: the event hub subscribers read from.
     ///   - backend: the readers `status`, `readers.list` and `card.transmit` talk to.
     ///   - daemon: version, instance id and start time, for `status` and `events.subscribe`.
+    ///   - vasReads: where `vas.read` waits for taps (the tap coordinator's queue).
     ///   - logger: where connection-level messages go (info and below).
     ///   - eventLoopGroup: NIO's event loops; the shared singleton by default.
     public init(
         configuration: SocketServerConfiguration, hub: EventHub, backend: any ReaderBackend, daemon: DaemonInfo,
-        logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        vasReads: VASReadQueue = VASReadQueue(), logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.configuration = configuration
-        self.dispatcher = MethodDispatcher(hub: hub, backend: backend, daemon: daemon, configuration: configuration)
+        self.dispatcher = MethodDispatcher(
+            hub: hub, backend: backend, vasReads: vasReads, daemon: daemon, configuration: configuration)
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
     }

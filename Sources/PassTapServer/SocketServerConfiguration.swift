@@ -14,11 +14,13 @@ public struct SocketServerConfiguration: Sendable, Hashable {
     public var allowTransmit: Bool
     /// `[events] client_queue`: how many events may wait for one client before it loses some.
     public var clientQueue: Int
+    /// The configured VAS pass type ids, which `vas.read` may name; `nil` when `[vas]` is disabled.
+    public var vasMerchants: [String]?
 
     /// Creates a configuration; the defaults are those of the shipped `passtapd.toml`.
     public init(
         path: String, mode: UInt16 = 0o660, group: String? = nil, maxClients: Int = 64,
-        allowTransmit: Bool = false, clientQueue: Int = 256
+        allowTransmit: Bool = false, clientQueue: Int = 256, vasMerchants: [String]? = nil
     ) {
         self.path = path
         self.mode = mode
@@ -26,6 +28,7 @@ public struct SocketServerConfiguration: Sendable, Hashable {
         self.maxClients = maxClients
         self.allowTransmit = allowTransmit
         self.clientQueue = clientQueue
+        self.vasMerchants = vasMerchants
     }
 
     /// Takes the socket settings of a loaded daemon configuration.
@@ -33,6 +36,7 @@ public struct SocketServerConfiguration: Sendable, Hashable {
         self.init(
             path: configuration.socket.path, mode: configuration.socket.mode, group: configuration.socket.group,
             maxClients: configuration.socket.maxClients, allowTransmit: configuration.socket.allowTransmit,
-            clientQueue: configuration.events.clientQueue)
+            clientQueue: configuration.events.clientQueue,
+            vasMerchants: configuration.vas.enabled ? configuration.vas.passTypeIDs : nil)
     }
 }

@@ -181,7 +181,7 @@ private func jsonObject<Value: Encodable>(_ value: Value) throws -> [String: Any
     }
 
     @Test func theMethodCatalogueHasTheWireNames() {
-        #expect(RPCMethod.allCases.map(\.rawValue) == ["status", "readers.list", "events.subscribe", "card.transmit"])
+        #expect(RPCMethod.allCases.map(\.rawValue) == ["status", "readers.list", "events.subscribe", "card.transmit", "vas.read"])
         #expect(RPCNotificationMethod.allCases.map(\.rawValue) == ["event", "events.dropped"])
     }
 }

@@ -74,6 +74,10 @@ public struct Configuration: Sendable, Hashable {
     public var pcsc = PCSC()
     /// `[session] aids`: the global SELECT order.
     public var aids: [AID] = []
+    /// `[session] ppse`: find the payment application through `2PAY.SYS.DDF01` before the AID list.
+    public var ppse: Bool = false
+    /// `[vas]`: Apple VAS.
+    public var vas = VAS()
     /// `[[reader]]` entries, in file order; the first whose `match` fits a reader applies.
     public var readerOverrides: [ReaderOverride] = []
 

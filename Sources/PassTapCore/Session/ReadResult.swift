@@ -6,24 +6,29 @@ public struct ReadResult: Sendable, Hashable, Codable {
     public var uid: String?
     /// The SELECT-by-AID part of the session.
     public var aid: AIDSessionResult
+    /// The Apple VAS part; `nil` when VAS is disabled.
+    public var vas: VASSessionResult?
     /// `nil` when the session ran to its end; else the transport failure that cut it short.
+    /// Per-merchant VAS outcomes are in `vas.entries`, not here.
     public var error: ReadError?
 
     /// Creates a result.
-    public init(atr: String, uid: String?, aid: AIDSessionResult, error: ReadError?) {
+    public init(atr: String, uid: String?, aid: AIDSessionResult, vas: VASSessionResult? = nil, error: ReadError?) {
         self.atr = atr
         self.uid = uid
         self.aid = aid
+        self.vas = vas
         self.error = error
     }
 
-    private enum CodingKeys: String, CodingKey { case atr, uid, aid, error }
+    private enum CodingKeys: String, CodingKey { case atr, uid, aid, vas, error }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(atr, forKey: .atr)
         try c.encode(uid, forKey: .uid)
         try c.encode(aid, forKey: .aid)
+        try c.encode(vas, forKey: .vas)
         try c.encode(error, forKey: .error)
     }
 }
@@ -56,22 +61,26 @@ public struct AIDSessionResult: Sendable, Hashable, Codable {
     public var selected: String?
     /// The selected application's FCI; `nil` when none was selected.
     public var fci: FCIRecord?
-    /// Every SELECT sent, in order.
+    /// Every SELECT sent, in order (PPSE included).
     public var attempts: [Attempt]
+    /// The payment directory, when `[session] ppse` is on; `nil` otherwise.
+    public var ppse: PaymentDirectory?
 
     /// Creates a record of the SELECT-by-AID part of a session.
-    public init(selected: String?, fci: FCIRecord?, attempts: [Attempt]) {
+    public init(selected: String?, fci: FCIRecord?, attempts: [Attempt], ppse: PaymentDirectory? = nil) {
         self.selected = selected
         self.fci = fci
         self.attempts = attempts
+        self.ppse = ppse
     }
 
-    private enum CodingKeys: String, CodingKey { case selected, fci, attempts }
+    private enum CodingKeys: String, CodingKey { case selected, fci, attempts, ppse }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(selected, forKey: .selected)
         try c.encode(fci, forKey: .fci)
         try c.encode(attempts, forKey: .attempts)
+        try c.encode(ppse, forKey: .ppse)
     }
 }

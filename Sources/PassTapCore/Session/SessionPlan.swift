@@ -1,12 +1,19 @@
 public import ISO7816
 
-/// What the session engine does on one tap: the SELECT-by-AID order for this reader.
+/// What the session engine does on one tap: the optional Apple VAS exchange, the optional PPSE
+/// lookup, and the SELECT-by-AID order for this reader.
 public struct SessionPlan: Sendable, Hashable {
     /// AIDs to SELECT by name, in order; the first that answers `9000` wins.
     public var aids: [AID]
+    /// SELECT `2PAY.SYS.DDF01` first and try the applications it lists, by priority, before `aids`.
+    public var ppse: Bool
+    /// The VAS exchange; `nil` when VAS is disabled.
+    public var vas: VASPlan?
 
     /// Creates a plan.
-    public init(aids: [AID]) {
+    public init(aids: [AID], ppse: Bool = false, vas: VASPlan? = nil) {
         self.aids = aids
+        self.ppse = ppse
+        self.vas = vas
     }
 }

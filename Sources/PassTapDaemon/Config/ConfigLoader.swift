@@ -12,7 +12,7 @@ public enum ConfigLoader {
     /// Where `passtapd` looks when `--config` is not given.
     public static let defaultPath = "/etc/passtap/passtapd.toml"
 
-    /// Reads the file at `path` and validates it.
+    /// Reads the file at `path` and validates it, loading the merchant key files it names.
     public static func load(path: String) throws(ConfigurationError) -> Configuration {
         let text: String
         do {
@@ -65,9 +65,13 @@ public enum ConfigLoader {
         }
         if var session = try subtable("session", of: &root) {
             configuration.aids = try aids("aids", of: &session) ?? []
+            configuration.ppse = try session.bool("ppse") ?? configuration.ppse
             try session.rejectUnknownKeys()
         }
         configuration.readerOverrides = try readerOverrides(of: &root)
+        if var vas = try subtable("vas", of: &root) {
+            configuration.vas = try readVAS(&vas)
+        }
         try root.rejectUnknownKeys()
         return configuration
     }
@@ -95,7 +99,7 @@ public enum ConfigLoader {
         try socket.rejectUnknownKeys()
     }
 
-    private static func subtable(_ key: String, of root: inout TableReader) throws(ConfigurationError) -> TableReader? {
+    static func subtable(_ key: String, of root: inout TableReader) throws(ConfigurationError) -> TableReader? {
         guard let node = root.node(key) else { return nil }
         guard case .table(let entries) = node else {
             throw root.error(key, "expected a table [\(key)], found \(node.typeName)")

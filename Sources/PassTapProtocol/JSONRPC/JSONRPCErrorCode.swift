@@ -25,6 +25,8 @@
 /// | -32007 | `line_too_long`      | a line over 64 KiB; the connection is closed                |
 /// | -32008 | `shutting_down`      | the daemon is stopping                                      |
 /// | -32009 | `already_subscribed` | a second `events.subscribe` on one connection               |
+/// | -32010 | `timeout`            | `vas.read`: no card arrived on the reader within `timeout_ms` |
+/// | -32011 | `vas_disabled`       | `vas.read` while `[vas] enabled` is false                   |
 public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The integer sent as `error.code`.
     public let rawValue: Int
@@ -60,6 +62,10 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
     public static let shuttingDown = JSONRPCErrorCode(rawValue: -32008)
     /// -32009: this connection already has a subscription.
     public static let alreadySubscribed = JSONRPCErrorCode(rawValue: -32009)
+    /// -32010: nothing happened in the time the request allowed.
+    public static let timeout = JSONRPCErrorCode(rawValue: -32010)
+    /// -32011: `vas.read` while VAS is turned off in the configuration.
+    public static let vasDisabled = JSONRPCErrorCode(rawValue: -32011)
 
     /// The snake_case reason PassTap sends in `error.data.reason` for this code.
     public var reason: String {
@@ -78,6 +84,8 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
         case .lineTooLong: return "line_too_long"
         case .shuttingDown: return "shutting_down"
         case .alreadySubscribed: return "already_subscribed"
+        case .timeout: return "timeout"
+        case .vasDisabled: return "vas_disabled"
         default: return "error_\(-rawValue)"
         }
     }

@@ -14,4 +14,7 @@ public enum RPCMethod: String, Sendable, CaseIterable, Codable {
     /// `card.transmit`: send one APDU to the card on a reader (only with `allow_transmit`).
     /// Params: ``CardTransmitParams``. Result: ``CardTransmitResult``.
     case cardTransmit = "card.transmit"
+    /// `vas.read`: wait for the next tap on a reader and answer with its Apple VAS entries.
+    /// Params: ``VASReadParams``. Result: ``VASReadResult``.
+    case vasRead = "vas.read"
 }

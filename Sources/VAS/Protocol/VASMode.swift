@@ -8,7 +8,7 @@
 /// | 2 | VAS only |
 ///
 /// (3, payment only, asks for no VAS and is not modelled.)
-public enum VASMode: String, CaseIterable, Hashable, Sendable {
+public enum VASMode: String, CaseIterable, Hashable, Sendable, Codable {
     /// The phone may return passes or a payment card.
     case vasOrPayment = "vas_or_payment"
     /// The phone returns passes and a payment card.

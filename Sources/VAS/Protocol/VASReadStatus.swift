@@ -18,7 +18,7 @@ public import ISO7816
 /// The rest are found by the reader: `malformed_response` (the answer does not parse),
 /// `no_matching_key`, `decrypt_failed`, `stale` (timestamp outside the freshness window) and
 /// `not_requested` (the merchant was not asked in this tap).
-public enum VASReadStatus: String, CaseIterable, Hashable, Sendable {
+public enum VASReadStatus: String, CaseIterable, Hashable, Sendable, Codable {
     case success
     case dataNotActivated = "data_not_activated"
     case userIntervention = "user_intervention"

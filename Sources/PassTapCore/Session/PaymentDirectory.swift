@@ -1,0 +1,81 @@
+public import ISO7816
+
+/// The payment applications a card lists in its Proximity Payment System Environment
+/// (SELECT `2PAY.SYS.DDF01`, EMV Book B): `6F { 84, A5 { BF0C { 61 { 4F AID, 50 label, 87 priority } ... } } }`.
+///
+/// Only the AID, label and priority are kept: nothing here, nor anything a session does after,
+/// reads card numbers, track or expiry data.
+public struct PaymentDirectory: Sendable, Hashable, Codable {
+    /// One directory entry.
+    public struct Application: Sendable, Hashable, Codable {
+        /// The application's AID, hex.
+        public var aid: String
+        /// Its label (tag `50`), when sent and printable.
+        public var label: String?
+        /// Its priority (tag `87`, low nibble: 1 is first); `nil` when not given.
+        public var priority: Int?
+
+        /// Creates an entry.
+        public init(aid: String, label: String?, priority: Int?) {
+            self.aid = aid
+            self.label = label
+            self.priority = priority
+        }
+
+        private enum CodingKeys: String, CodingKey { case aid, label, priority }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(aid, forKey: .aid)
+            try c.encode(label, forKey: .label)
+            try c.encode(priority, forKey: .priority)
+        }
+    }
+
+    /// `2PAY.SYS.DDF01`.
+    public static let aid: AID = {
+        guard let aid = try? AID(bytes: Array("2PAY.SYS.DDF01".utf8)) else {
+            preconditionFailure("2PAY.SYS.DDF01 is 14 bytes, a valid AID length")
+        }
+        return aid
+    }()
+
+    /// Whether the card answered SELECT PPSE with `90 00`.
+    public var offered: Bool
+    /// The listed applications in priority order (unprioritised ones last, in card order).
+    public var applications: [Application]
+
+    /// Creates a directory record.
+    public init(offered: Bool, applications: [Application]) {
+        self.offered = offered
+        self.applications = applications
+    }
+
+    /// Reads the applications out of a PPSE FCI; entries without a valid AID are skipped, and an
+    /// FCI that does not parse lists none.
+    public init(fci bytes: [UInt8]) {
+        var found: [Application] = []
+        let limits = TLVLimits(maxDepth: 6, maxNodes: 256)
+        if let nodes = try? BERTLVParser.parse(bytes, limits: limits),
+            let directory = nodes.first(0x6F)?.first(0xA5)?.first(0xBF0C)
+        {
+            for entry in directory.children ?? [] where entry.tag == 0x61 {
+                guard let aidNode = entry.first(0x4F), let aid = try? AID(bytes: aidNode.value) else { continue }
+                let label = entry.first(0x50).flatMap { node in
+                    node.value.allSatisfy { (0x20...0x7E).contains($0) } ? String(decoding: node.value, as: UTF8.self) : nil
+                }
+                let priority = entry.first(0x87).flatMap { $0.value.count == 1 && $0.value[0] & 0x0F != 0 ? Int($0.value[0] & 0x0F) : nil }
+                found.append(Application(aid: aid.hex, label: label, priority: priority))
+            }
+        }
+        let ranked = found.enumerated().sorted { lhs, rhs in
+            switch (lhs.element.priority, rhs.element.priority) {
+            case let (l?, r?) where l != r: return l < r
+            case (.some, nil): return true
+            case (nil, .some): return false
+            default: return lhs.offset < rhs.offset
+            }
+        }
+        self.init(offered: true, applications: ranked.map(\.element))
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import ISO7816
+import VAS
+
+extension SessionEngine {
+    /// The Apple VAS exchange (vas-protocol.md §2–§5): SELECT `OSE.VAS.01`, check the answer, one
+    /// GET VAS DATA per asked merchant in configured order, decrypt, check freshness.
+    ///
+    /// Returns the record and, when the card was lost or the transport failed, that error; what the
+    /// phone answered wrongly is recorded per merchant, never thrown.
+    func runVAS(_ plan: VASPlan, on channel: any CardChannel) -> (VASSessionResult, ReadError?) {
+        let settings = plan.settings
+        var result = VASSessionResult(
+            offered: false, wallet: nil, version: nil, capabilities: nil, mode: settings.mode, problem: nil,
+            entries: settings.merchants.map { VASEntry(passTypeID: $0.passTypeIdentifier.value, status: .notRequested) })
+        let select: ResponseAPDU
+        do {
+            select = try send(VASApplication.selectCommand, on: channel)
+        } catch {
+            return (result, ReadError(error))
+        }
+        guard select.statusWord.isSuccess else {
+            result.problem = "no VAS applet: SELECT OSE.VAS.01 answered \(select.statusWord.hex)"
+            return (result, nil)
+        }
+        result.offered = true
+        let answer: VASSelectResponse
+        do {
+            answer = try VASSelectResponse(data: select.data)
+        } catch {
+            result.problem = "the VAS applet's answer does not follow the protocol: \(error)"
+            return (result, nil)
+        }
+        result.wallet = answer.wallet.label
+        result.version = answer.version?.hexString
+        result.capabilities = answer.capabilities.map(VASSessionResult.Capabilities.init)
+        guard answer.wallet == .applePay else {
+            result.problem = "the wallet \(answer.wallet.label) does not do Apple VAS"
+            return (result, nil)
+        }
+        guard answer.vasMayBePerformed else {
+            result.problem = "the phone says VAS may not be performed now (9F23 bit vas_may_be_performed clear)"
+            return (result, nil)
+        }
+        let asked = settings.merchants.indices.filter { plan.asks(settings.merchants[$0]) }
+        let commands = GetVASDataCommand.sequence(for: asked.map { settings.merchants[$0].request }, mode: settings.mode)
+        for (index, command) in zip(asked, commands) {
+            let response: ResponseAPDU
+            do {
+                response = try send(command.apdu, on: channel)
+            } catch {
+                return (result, ReadError(error))
+            }
+            result.entries[index] = entry(for: settings.merchants[index], response, settings: settings)
+        }
+        return (result, nil)
+    }
+
+    /// One merchant's entry from the phone's answer: status word, parse, key, decryption, freshness.
+    private func entry(for merchant: Configuration.VASMerchant, _ response: ResponseAPDU, settings: Configuration.VAS) -> VASEntry {
+        let answer = VASDataResponse(response, expectsCryptogram: merchant.request.isFullVAS)
+        var entry = VASEntry(
+            passTypeID: merchant.passTypeIdentifier.value, status: answer.status, sw: response.statusWord.hex,
+            problem: answer.problem)
+        if answer.status == .unexpectedStatus {
+            entry.problem = "the phone answered \(response.statusWord.hex) (\(response.statusWord.meaning))"
+        }
+        guard answer.status == .success, let cryptogram = answer.cryptogram, let decryptor = merchant.decryptor else {
+            return entry
+        }
+        let decryption = decryptor.decrypt(cryptogram)
+        entry.keyID = decryption.keyID?.hex
+        entry.status = decryption.status
+        entry.problem = decryption.problem
+        guard decryption.status == .success, let payload = decryption.payload else { return entry }
+        let now = clock()
+        if payload.freshness(windowSeconds: settings.freshnessSeconds, now: now) == .stale {
+            let skew = Int64(now.timeIntervalSince1970.rounded()) - payload.unixTime
+            entry.status = .stale
+            entry.problem =
+                "the pass timestamp is \(abs(skew)) s \(skew >= 0 ? "old" : "in the future"), outside the \(settings.freshnessSeconds) s freshness window (a replayed read, or the phone's clock is wrong)"
+            guard settings.publishStale else { return entry }
+        }
+        entry.publish(payload, variant: decryption.variant)
+        return entry
+    }
+}

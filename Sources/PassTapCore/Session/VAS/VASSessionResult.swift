@@ -1,0 +1,72 @@
+public import VAS
+
+/// The Apple VAS part of a tap, published as `read.result`'s `vas` (null when VAS is disabled).
+///
+/// ```json
+/// {"offered": true, "wallet": "ApplePay", "version": "0100",
+///  "capabilities": {"hex": "0000003E", "bits": ["encrypted", "vas_may_be_performed", ...]},
+///  "mode": "vas_or_payment", "problem": null, "entries": [ ... ]}
+/// ```
+/// `offered` is false when the tag has no VAS applet (SELECT `OSE.VAS.01` was refused or not
+/// sent); `wallet` and `capabilities` are reported whenever the phone answered, even when VAS was
+/// not done (another wallet, or the phone said VAS may not be performed: see `problem`).
+public struct VASSessionResult: Sendable, Hashable, Codable {
+    /// `9F23` as hex and as named bits.
+    public struct Capabilities: Sendable, Hashable, Codable {
+        /// The four bytes, upper-case hex.
+        public var hex: String
+        /// The set bits' names (`encrypted`, `vas_may_be_performed`...).
+        public var bits: [String]
+
+        /// Describes a `9F23` value.
+        public init(_ capabilities: VASMobileCapabilities) {
+            hex = capabilities.hex
+            bits = capabilities.bitNames
+        }
+    }
+
+    /// Whether the tag answered SELECT `OSE.VAS.01` with `90 00`.
+    public var offered: Bool
+    /// The wallet label (`ApplePay`, `AndroidPay`, other), when the answer had one.
+    public var wallet: String?
+    /// The `9F21` application version, hex.
+    public var version: String?
+    /// The `9F23` mobile capabilities.
+    public var capabilities: Capabilities?
+    /// The mode asked for (`vas_only`, `vas_or_payment`, `vas_and_payment`).
+    public var mode: VASMode
+    /// Why no GET VAS DATA was sent although the applet answered; `nil` otherwise.
+    public var problem: String?
+    /// One entry per configured merchant, in request order.
+    public var entries: [VASEntry]
+
+    /// Creates a result.
+    public init(
+        offered: Bool, wallet: String?, version: String?, capabilities: Capabilities?, mode: VASMode,
+        problem: String?, entries: [VASEntry]
+    ) {
+        self.offered = offered
+        self.wallet = wallet
+        self.version = version
+        self.capabilities = capabilities
+        self.mode = mode
+        self.problem = problem
+        self.entries = entries
+    }
+
+    /// Whether some merchant's pass was read and published in this tap.
+    public var readAPass: Bool { entries.contains { $0.status == .success } }
+
+    private enum CodingKeys: String, CodingKey { case offered, wallet, version, capabilities, mode, problem, entries }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(offered, forKey: .offered)
+        try c.encode(wallet, forKey: .wallet)
+        try c.encode(version, forKey: .version)
+        try c.encode(capabilities, forKey: .capabilities)
+        try c.encode(mode, forKey: .mode)
+        try c.encode(problem, forKey: .problem)
+        try c.encode(entries, forKey: .entries)
+    }
+}

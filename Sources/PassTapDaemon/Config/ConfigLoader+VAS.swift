@@ -1,0 +1,130 @@
+import Foundation
+import ISO7816
+import PassTapCore
+import VAS
+
+extension ConfigLoader {
+    /// The most merchants one tap asks for (VTAP and IDTech readers hold 6; the phone answers each
+    /// in a few milliseconds, so more only slows every tap).
+    static let maximumMerchants = 16
+    /// The most keys one merchant may list (rotation needs two or three).
+    static let maximumKeysPerMerchant = 8
+
+    /// `[vas]` and its `[[vas.merchants]]`, with every key file loaded and checked.
+    static func readVAS(_ table: inout TableReader) throws(ConfigurationError) -> Configuration.VAS {
+        var vas = Configuration.VAS()
+        vas.enabled = try table.bool("enabled") ?? vas.enabled
+        if let mode = try table.string("mode") {
+            guard let parsed = VASMode(rawValue: mode) else {
+                throw table.error("mode", "expected one of \(VASMode.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(mode)\"")
+            }
+            vas.mode = parsed
+        }
+        if let order = try table.string("order") {
+            guard let parsed = Configuration.VASOrder(rawValue: order) else {
+                let names = Configuration.VASOrder.allCases.map(\.rawValue).joined(separator: ", ")
+                throw table.error("order", "expected one of \(names), found \"\(order)\"")
+            }
+            vas.order = parsed
+        }
+        vas.stopOnFirstPass = try table.bool("stop_on_first_pass") ?? vas.stopOnFirstPass
+        if vas.stopOnFirstPass, vas.order != .beforeAIDs {
+            throw table.error(
+                "stop_on_first_pass",
+                "only works with order = \"before_aids\" (the AID session has already run when VAS comes after it); set order = \"before_aids\" or stop_on_first_pass = false")
+        }
+        vas.freshnessSeconds = try table.integer("freshness_s", in: 0...86_400) ?? vas.freshnessSeconds
+        vas.publishStale = try table.bool("publish_stale") ?? vas.publishStale
+        vas.merchants = try merchants(of: &table)
+        try table.rejectUnknownKeys()
+        if vas.enabled, vas.merchants.isEmpty {
+            throw table.error("merchants", "VAS is enabled but no [[vas.merchants]] is configured: add one (pass_type_id and keys) or set enabled = false")
+        }
+        return vas
+    }
+
+    private static func merchants(of table: inout TableReader) throws(ConfigurationError) -> [Configuration.VASMerchant] {
+        guard let node = table.node("merchants") else { return [] }
+        guard case .array(let elements) = node else {
+            throw table.error("merchants", "expected [[vas.merchants]] tables, found \(node.typeName)")
+        }
+        guard elements.count <= maximumMerchants else {
+            throw table.error("merchants", "expected at most \(maximumMerchants) merchants (one GET VAS DATA each per tap), found \(elements.count)")
+        }
+        var merchants: [Configuration.VASMerchant] = []
+        for (index, element) in elements.enumerated() {
+            guard case .table(let entries) = element else {
+                throw table.error("merchants", element: index, "expected a table, found \(element.typeName)")
+            }
+            var entry = TableReader(file: table.file, locator: table.locator, table: ["vas", "merchants"], index: index, entries: entries)
+            let merchant = try merchant(&entry)
+            if merchants.contains(where: { $0.passTypeIdentifier == merchant.passTypeIdentifier }) {
+                throw entry.error("pass_type_id", "\(merchant.passTypeIdentifier) is configured twice: list each pass once, with all its keys")
+            }
+            merchants.append(merchant)
+        }
+        return merchants
+    }
+
+    private static func merchant(_ entry: inout TableReader) throws(ConfigurationError) -> Configuration.VASMerchant {
+        guard let name = try entry.string("pass_type_id") else {
+            throw entry.error("pass_type_id", "every [[vas.merchants]] needs a pass_type_id, as in the pass's pass.json (pass.com.example.loyalty)")
+        }
+        let pass: PassTypeIdentifier
+        do {
+            pass = try PassTypeIdentifier(name)
+        } catch {
+            throw entry.error("pass_type_id", error.detail)
+        }
+        let url = try entry.string("url")
+        var filter: [UInt8]?
+        if let hex = try entry.string("filter") {
+            guard let bytes = try? [UInt8](hex: hex) else {
+                throw entry.error("filter", "merchant \(name): expected 5 bytes in hex such as \"0100000000\", found \"\(hex)\"")
+            }
+            filter = bytes
+        }
+        let paths = try entry.strings("keys") ?? []
+        guard paths.count <= maximumKeysPerMerchant else {
+            throw entry.error("keys", "merchant \(name): expected at most \(maximumKeysPerMerchant) key files, found \(paths.count)")
+        }
+        guard !paths.isEmpty || url != nil else {
+            throw entry.error(
+                "keys",
+                "merchant \(name) has no keys: list its private key files (keys = [\"/etc/passtap/keys/...pem\"]) for full VAS, or set url for URL-only")
+        }
+        var keys: [MerchantKey] = []
+        var resolved: [String] = []
+        for (offset, path) in paths.enumerated() {
+            let full = resolve(path, relativeTo: entry.file)
+            do {
+                let key = try MerchantKey(contentsOfFile: full)
+                if keys.contains(where: { $0.keyID == key.keyID }) {
+                    throw entry.error("keys", element: offset, "merchant \(name): key file \(full) holds the same key (id \(key.keyID.hex)) as an earlier one")
+                }
+                keys.append(key)
+                resolved.append(full)
+            } catch let error as MerchantKeyError {
+                throw entry.error("keys", element: offset, "merchant \(name): key file \(error.path): \(error.reason)")
+            } catch let error as ConfigurationError {
+                throw error
+            } catch {
+                throw entry.error("keys", element: offset, "merchant \(name): key file \(full): \(error)")
+            }
+        }
+        try entry.rejectUnknownKeys()
+        do {
+            return try Configuration.VASMerchant(passTypeIdentifier: pass, url: url, filter: filter, keys: keys, keyPaths: resolved)
+        } catch {
+            let key = error.code == .invalidFilter ? "filter" : "url"
+            throw entry.error(key, "merchant \(name): \(error.detail)")
+        }
+    }
+
+    /// Key paths are taken as written when absolute, else relative to the config file's folder.
+    private static func resolve(_ path: String, relativeTo file: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        let folder = (file as NSString).deletingLastPathComponent
+        return folder.isEmpty ? path : (folder as NSString).appendingPathComponent(path)
+    }
+}
