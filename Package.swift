@@ -111,7 +111,11 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "PassTapCoreTests", dependencies: ["PassTapCore", "ISO7816"], swiftSettings: upcoming),
+        .testTarget(
+            name: "PassTapCoreTests",
+            dependencies: ["PassTapCore", "ISO7816", "VAS", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: upcoming
+        ),
         .testTarget(
             name: "PassTapProtocolTests",
             dependencies: ["PassTapProtocol", "PassTapCore", .product(name: "NIOCore", package: "swift-nio")],

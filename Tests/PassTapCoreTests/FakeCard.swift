@@ -7,6 +7,8 @@ final class FakeCard: CardChannel {
     var applications: [String: [UInt8]] = [:]
     /// Answer SELECTs of these AIDs with 61xx first (GET RESPONSE then gives the FCI).
     var chainedAIDs: Set<String> = []
+    /// Answers proprietary commands (CLA `80`, such as GET VAS DATA); `6D00` when unset.
+    var onProprietary: (([UInt8]) -> [UInt8])? = nil
     /// Throw this transport error on the n-th exchange (1-based).
     var failOnExchange: (number: Int, error: CardTransportError)? = nil
     private(set) var received: [[UInt8]] = []
@@ -29,6 +31,8 @@ final class FakeCard: CardChannel {
         case (0x00, 0xC0, _):
             defer { pending = [] }
             return pending + [0x90, 0x00]
+        case (0x80, _, _):
+            return onProprietary?(command) ?? [0x6D, 0x00]
         default:
             return [0x6D, 0x00]
         }

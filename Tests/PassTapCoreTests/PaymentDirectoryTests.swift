@@ -1,0 +1,65 @@
+import ISO7816
+import PassTapCore
+import Testing
+
+/// `[session] ppse`: the payment applications come from `2PAY.SYS.DDF01`, by priority, and
+/// nothing beyond SELECT is ever sent.
+@Suite struct PaymentDirectoryTests {
+    static let visa = "A0000000031010"
+    static let mastercard = "A0000000041010"
+
+    /// `6F { 84 2PAY.SYS.DDF01, A5 { BF0C { 61 {4F visa, 50 VISA, 87 02}, 61 {4F mc, 50 MASTERCARD, 87 01} } } }`.
+    static func ppse(_ entries: [(aid: String, label: String?, priority: UInt8?)]) -> [UInt8] {
+        let listed: [UInt8] = entries.map { entry -> [UInt8] in
+            var value = BERTLVWriter.encode(tag: 0x4F, value: try! [UInt8](hex: entry.aid))
+            if let label = entry.label { value += BERTLVWriter.encode(tag: 0x50, value: Array(label.utf8)) }
+            if let priority = entry.priority { value += BERTLVWriter.encode(tag: 0x87, value: [priority]) }
+            return BERTLVWriter.encode(tag: 0x61, value: value)
+        }.reduce([UInt8](), +)
+        return BERTLVWriter.encode(
+            tag: 0x6F,
+            value: BERTLVWriter.encode(tag: 0x84, value: Array("2PAY.SYS.DDF01".utf8))
+                + BERTLVWriter.encode(tag: 0xA5, value: BERTLVWriter.encode(tag: 0xBF0C, value: listed)))
+    }
+
+    @Test func applicationsAreSelectedInPriorityOrderAndReportedByAIDLabelAndPriority() throws {
+        let card = FakeCard()
+        card.applications[PaymentDirectory.aid.hex] = Self.ppse([(Self.visa, "VISA", 2), (Self.mastercard, "MASTERCARD", 1)])
+        card.applications[Self.mastercard.uppercased()] = [0x6F, 0x00]
+        let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.visa)], ppse: true), on: card)
+        let directory = try #require(outcome.aid.ppse)
+        #expect(directory.offered)
+        #expect(directory.applications == [
+            .init(aid: Self.mastercard, label: "MASTERCARD", priority: 1), .init(aid: Self.visa, label: "VISA", priority: 2),
+        ])
+        #expect(outcome.aid.selected == Self.mastercard)
+        #expect(outcome.aid.attempts.map(\.aid) == [PaymentDirectory.aid.hex, Self.mastercard])
+        // Only SELECTs: no READ RECORD (B2), no GET PROCESSING OPTIONS (A8), ever.
+        #expect(card.received.allSatisfy { $0[1] == 0xA4 })
+    }
+
+    @Test func unprioritisedEntriesComeLastInCardOrderAndConfiguredAIDsFollowOnce() throws {
+        let directory = PaymentDirectory(fci: Self.ppse([("A0000000651010", nil, nil), (Self.visa, "VISA", 0x0F), ("A0000000250101", "AMEX", nil)]))
+        #expect(directory.applications.map(\.aid) == [Self.visa, "A0000000651010", "A0000000250101"])
+        #expect(directory.applications[1].label == nil && directory.applications[1].priority == nil)
+
+        let card = FakeCard()
+        card.applications[PaymentDirectory.aid.hex] = Self.ppse([(Self.visa, "VISA", 1)])
+        let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.visa), try AID(hex: Self.mastercard)], ppse: true), on: card)
+        #expect(outcome.aid.attempts.map(\.aid) == [PaymentDirectory.aid.hex, Self.visa, Self.mastercard])
+        #expect(outcome.aid.selected == nil)
+    }
+
+    @Test func aCardWithoutPPSEIsNotOfferedAndTheConfiguredListRuns() throws {
+        let card = FakeCard()
+        card.applications[Self.mastercard] = [0x6F, 0x00]
+        let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.mastercard)], ppse: true), on: card)
+        #expect(outcome.aid.ppse == PaymentDirectory(offered: false, applications: []))
+        #expect(outcome.aid.attempts == [.init(aid: PaymentDirectory.aid.hex, sw: "6A82"), .init(aid: Self.mastercard, sw: "9000")])
+    }
+
+    @Test func garbageDirectoryListsNothing() {
+        #expect(PaymentDirectory(fci: [0x6F, 0x20, 0x01]).applications.isEmpty)
+        #expect(PaymentDirectory(fci: Self.ppse([("A000", "BAD", 1)])).applications.isEmpty)
+    }
+}

@@ -1,0 +1,70 @@
+import PassTapCore
+import Testing
+
+/// `vas.read`'s queue: one tap per waiting read, oldest first, per reader; timeouts and
+/// cancellation leave nothing behind.
+@Suite struct VASReadQueueTests {
+    static let reader = ReaderID.pcsc("Virtual PCD 00 00")
+    static let other = ReaderID.pcsc("Virtual PCD 00 01")
+
+    static func result(_ atr: String) -> ReadResult {
+        ReadResult(atr: atr, uid: nil, aid: AIDSessionResult(selected: nil, fci: nil, attempts: []), error: nil)
+    }
+
+    /// Waits until `count` reads wait on `reader` (they register asynchronously).
+    func waitFor(_ count: Int, on queue: VASReadQueue, reader: ReaderID = reader) async throws {
+        for _ in 0..<500 where queue.waitingCount(on: reader) != count {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(queue.waitingCount(on: reader) == count)
+    }
+
+    @Test func withNoWaitingReadATapClaimsNothing() {
+        #expect(VASReadQueue().claim(reader: Self.reader) == nil)
+    }
+
+    @Test func concurrentReadsAreAnsweredOneTapEachOldestFirstWithTheirOwnMerchants() async throws {
+        let queue = VASReadQueue()
+        let first = Task { try await queue.nextTap(on: Self.reader, merchants: ["pass.a"], timeout: .seconds(30)) }
+        try await waitFor(1, on: queue)
+        let second = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
+        try await waitFor(2, on: queue)
+        #expect(queue.claim(reader: Self.other) == nil)
+
+        let claim1 = try #require(queue.claim(reader: Self.reader))
+        #expect(claim1.merchants == ["pass.a"])
+        queue.finish(claim1, with: Self.result("01"))
+        #expect(try await first.value.atr == "01")
+        #expect(queue.waitingCount(on: Self.reader) == 1)
+
+        let claim2 = try #require(queue.claim(reader: Self.reader))
+        #expect(claim2.merchants == nil)
+        queue.finish(claim2, with: Self.result("02"))
+        #expect(try await second.value.atr == "02")
+        #expect(queue.claim(reader: Self.reader) == nil)
+    }
+
+    @Test func aReadWithNoTapTimesOutAndIsGone() async throws {
+        let queue = VASReadQueue()
+        await #expect(throws: VASReadQueue.WaitError.timeout) {
+            try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .milliseconds(50))
+        }
+        #expect(queue.waitingCount(on: Self.reader) == 0)
+        #expect(queue.claim(reader: Self.reader) == nil)
+    }
+
+    @Test func aCancelledReadIsGoneAndTheNextTapGoesToTheNextRead() async throws {
+        let queue = VASReadQueue()
+        let cancelled = Task { try await queue.nextTap(on: Self.reader, merchants: ["gone"], timeout: .seconds(30)) }
+        try await waitFor(1, on: queue)
+        cancelled.cancel()
+        await #expect(throws: VASReadQueue.WaitError.cancelled) { try await cancelled.value }
+        #expect(queue.waitingCount(on: Self.reader) == 0)
+        let next = Task { try await queue.nextTap(on: Self.reader, merchants: ["next"], timeout: .seconds(30)) }
+        try await waitFor(1, on: queue)
+        let claim = try #require(queue.claim(reader: Self.reader))
+        #expect(claim.merchants == ["next"])
+        queue.finish(claim, with: Self.result("03"))
+        #expect(try await next.value.atr == "03")
+    }
+}
