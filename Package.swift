@@ -134,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapDaemonTests",
-            dependencies: ["PassTapDaemon", "PassTapCore", "ISO7816", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PassTapDaemon", "PassTapCore", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log")],
             swiftSettings: upcoming
         ),
         .testTarget(

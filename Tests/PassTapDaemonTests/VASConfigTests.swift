@@ -1,0 +1,169 @@
+import Foundation
+import PassTapCore
+import PassTapDaemon
+import Testing
+import VAS
+
+/// `[vas]` and `[[vas.merchants]]`: every key read, key files loaded and checked at start, and
+/// every refusal naming the file, line, key path, merchant and key file.
+@Suite struct VASConfigTests {
+    /// A fresh folder with a config file's worth of key files.
+    final class Folder {
+        let path: String
+        init() throws {
+            path = NSTemporaryDirectory() + "passtap-vas-config-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+
+        /// Writes a new key in `name` with `mode` and returns it.
+        @discardableResult
+        func key(_ name: String, mode: mode_t = 0o600) throws -> MerchantKey {
+            let key = MerchantKey.generate()
+            try key.write(toFile: path + "/" + name, format: .sec1)
+            chmod(path + "/" + name, mode)
+            return key
+        }
+
+        var configFile: String { path + "/passtapd.toml" }
+    }
+
+    func refusal(_ text: String, in folder: Folder) throws -> ConfigurationError {
+        do {
+            _ = try ConfigLoader.parse(text, file: folder.configFile)
+        } catch {
+            return error
+        }
+        Issue.record("accepted: \(text)")
+        throw CancellationError()
+    }
+
+    @Test func everyVASKeyIsReadAndKeyFilesAreLoadedRelativeToTheConfigFile() throws {
+        let folder = try Folder()
+        let current = try folder.key("loyalty.pem")
+        let previous = try folder.key("loyalty-2025.pem", mode: 0o640)
+        let text = """
+            [session]
+            ppse = true
+            [vas]
+            enabled = true
+            mode = "vas_only"
+            stop_on_first_pass = true
+            freshness_s = 30
+            publish_stale = true
+            order = "before_aids"
+            [[vas.merchants]]
+            pass_type_id = "pass.com.example.loyalty"
+            keys = ["loyalty.pem", "\(folder.path)/loyalty-2025.pem"]
+            url = "https://example.com/join"
+            filter = "0100000000"
+            [[vas.merchants]]
+            pass_type_id = "pass.com.example.join"
+            url = "https://example.com/j"
+            """
+        let c = try ConfigLoader.parse(text, file: folder.configFile)
+        #expect(c.ppse)
+        #expect(c.vas.enabled && c.vas.mode == .vasOnly && c.vas.stopOnFirstPass && c.vas.freshnessSeconds == 30)
+        #expect(c.vas.publishStale && c.vas.order == .beforeAIDs)
+        #expect(c.vas.passTypeIDs == ["pass.com.example.loyalty", "pass.com.example.join"])
+        let loyalty = c.vas.merchants[0]
+        #expect(loyalty.keyPaths == [folder.path + "/loyalty.pem", folder.path + "/loyalty-2025.pem"])
+        #expect(loyalty.keyIDs == [current.keyID, previous.keyID])
+        #expect(loyalty.request.isFullVAS && loyalty.request.url == "https://example.com/join")
+        #expect(loyalty.request.filter == [1, 0, 0, 0, 0])
+        #expect(!c.vas.merchants[1].request.isFullVAS && c.vas.merchants[1].decryptor == nil)
+        // Descriptions name keys by id only.
+        #expect("\(loyalty)" == "pass.com.example.loyalty (keys \(current.keyID.hex), \(previous.keyID.hex))")
+    }
+
+    @Test func theDefaultsLeaveVASOff() throws {
+        let c = try ConfigLoader.parse("", file: "t.toml")
+        #expect(!c.vas.enabled && c.vas.mode == .vasOrPayment && c.vas.freshnessSeconds == 60)
+        #expect(!c.vas.publishStale && !c.vas.stopOnFirstPass && c.vas.order == .beforeAIDs && !c.ppse)
+    }
+
+    @Test(arguments: [0o644, 0o604, 0o620, 0o602, 0o666] as [mode_t])
+    func aKeyFileOthersCanReadOrTheGroupCanWriteIsRefusedNamingMerchantKeyAndPath(mode: mode_t) throws {
+        let folder = try Folder()
+        try folder.key("good.pem")
+        try folder.key("open.pem", mode: mode)
+        let text = """
+            [vas]
+            enabled = true
+            [[vas.merchants]]
+            pass_type_id = "pass.com.example.loyalty"
+            keys = ["good.pem", "open.pem"]
+            """
+        let error = try refusal(text, in: folder)
+        #expect(error.keyPath == "vas.merchants[0].keys[1]")
+        #expect(error.line == 5)
+        #expect(error.problem.contains("merchant pass.com.example.loyalty"))
+        #expect(error.problem.contains(folder.path + "/open.pem"))
+        #expect(error.problem.contains("mode \(String(mode, radix: 8))"))
+        #expect(error.problem.contains("chmod"))
+    }
+
+    @Test func keyFilesThatAreMissingOrNotP256AreRefusedWithoutKeyBytes() throws {
+        let folder = try Folder()
+        let missing = try refusal(
+            "[vas]\nenabled = true\n[[vas.merchants]]\npass_type_id = \"pass.a\"\nkeys = [\"nope.pem\"]\n", in: folder)
+        #expect(missing.keyPath == "vas.merchants[0].keys[0]" && missing.problem.contains(folder.path + "/nope.pem"))
+
+        let p384 = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("VASTests/Vectors/Keys/p384-sec1.pem")
+        try FileManager.default.copyItem(atPath: p384.path, toPath: folder.path + "/p384.pem")
+        chmod(folder.path + "/p384.pem", 0o600)
+        let wrongCurve = try refusal(
+            "[vas]\nenabled = true\n[[vas.merchants]]\npass_type_id = \"pass.a\"\nkeys = [\"p384.pem\"]\n", in: folder)
+        #expect(wrongCurve.problem.contains("P-256"))
+        let pem = try String(contentsOfFile: folder.path + "/p384.pem", encoding: .utf8)
+        let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }
+        #expect(body.allSatisfy { !wrongCurve.description.contains($0) })
+    }
+
+    @Test func theSameKeyTwiceIsRefused() throws {
+        let folder = try Folder()
+        try folder.key("a.pem")
+        try FileManager.default.copyItem(atPath: folder.path + "/a.pem", toPath: folder.path + "/b.pem")
+        let error = try refusal("[vas]\n[[vas.merchants]]\npass_type_id = \"pass.a\"\nkeys = [\"a.pem\", \"b.pem\"]\n", in: folder)
+        #expect(error.keyPath == "vas.merchants[0].keys[1]" && error.problem.contains("same key"))
+    }
+
+    struct Refusal: Sendable, CustomTestStringConvertible {
+        let text: String
+        let keyPath: String
+        let mentions: String
+        var testDescription: String { keyPath }
+    }
+
+    static let refusals: [Refusal] = [
+        .init(text: "[vas]\nmode = \"vas\"\n", keyPath: "vas.mode", mentions: "vas_or_payment, vas_and_payment, vas_only"),
+        .init(text: "[vas]\norder = \"first\"\n", keyPath: "vas.order", mentions: "before_aids, after_aids"),
+        .init(text: "[vas]\norder = \"after_aids\"\nstop_on_first_pass = true\n", keyPath: "vas.stop_on_first_pass", mentions: "before_aids"),
+        .init(text: "[vas]\nfreshness_s = -1\n", keyPath: "vas.freshness_s", mentions: "from 0 to 86400"),
+        .init(text: "[vas]\nenabled = true\n", keyPath: "vas.merchants", mentions: "no [[vas.merchants]]"),
+        .init(text: "[vas]\nspeed = 1\n", keyPath: "vas.speed", mentions: "unknown key"),
+        .init(text: "[[vas.merchants]]\nkeys = []\n", keyPath: "vas.merchants[0].pass_type_id", mentions: "needs a pass_type_id"),
+        .init(text: "[[vas.merchants]]\npass_type_id = \"pass with space\"\nurl = \"https://a.b\"\n", keyPath: "vas.merchants[0].pass_type_id", mentions: "printable ASCII"),
+        .init(text: "[[vas.merchants]]\npass_type_id = \"pass.a\"\n", keyPath: "vas.merchants[0].keys", mentions: "merchant pass.a has no keys"),
+        .init(
+            text: "[[vas.merchants]]\npass_type_id = \"pass.a\"\nurl = \"https://example.com/" + String(repeating: "x", count: 45) + "\"\n",
+            keyPath: "vas.merchants[0].url", mentions: "at most 64"),
+        .init(text: "[[vas.merchants]]\npass_type_id = \"pass.a\"\nurl = \"https://a.b\"\nfilter = \"02\"\n", keyPath: "vas.merchants[0].filter", mentions: "5 bytes starting 01"),
+        .init(text: "[[vas.merchants]]\npass_type_id = \"pass.a\"\nurl = \"https://a.b\"\nfilter = \"zz\"\n", keyPath: "vas.merchants[0].filter", mentions: "in hex"),
+        .init(
+            text: "[[vas.merchants]]\npass_type_id = \"pass.a\"\nurl = \"https://a.b\"\n[[vas.merchants]]\npass_type_id = \"pass.a\"\nurl = \"https://a.c\"\n",
+            keyPath: "vas.merchants[1].pass_type_id", mentions: "configured twice"),
+        .init(text: "[[vas.merchants]]\npass_type_id = \"pass.a\"\nurl = \"https://a.b\"\nkey = \"x.pem\"\n", keyPath: "vas.merchants[0].key", mentions: "unknown key"),
+    ]
+
+    @Test(arguments: refusals)
+    func badVASSettingsAreRefusedNamingKeyAndExpectation(_ refusal: Refusal) throws {
+        let folder = try Folder()
+        let error = try self.refusal(refusal.text, in: folder)
+        #expect(error.file == folder.configFile)
+        #expect(error.keyPath == refusal.keyPath, "\(error)")
+        #expect(error.description.contains(refusal.mentions), "\(error)")
+        #expect(error.line != nil, "\(error)")
+    }
+}
