@@ -13,6 +13,6 @@ struct PassTap: AsyncParsableCommand {
             running, 75 timeout, 76 unexpected answer, 77 permission denied.
             """,
         version: PassTapVersion.string,
-        subcommands: [Status.self, Readers.self, Watch.self, APDU.self, Shell.self]
+        subcommands: [Status.self, Readers.self, Watch.self, APDU.self, Shell.self, VASRead.self]
     )
 }

@@ -24,7 +24,12 @@ enum CLIError: Error, CustomStringConvertible {
             return Self.errno(of: underlying) == EACCES ? ExitCode(77) : ExitCode(69)
         case .timeout: return ExitCode(75)
         case .closed: return ExitCode(69)
-        case .rpc(let code, _, _): return code == -32602 ? ExitCode(64) : ExitCode(69)
+        case .rpc(let code, _, _):
+            switch code {
+            case -32602: return ExitCode(64)
+            case -32010: return ExitCode(75)  // timeout: nothing happened in time
+            default: return ExitCode(69)
+            }
         case .badAnswer: return ExitCode(76)
         case .reader: return ExitCode(64)
         }

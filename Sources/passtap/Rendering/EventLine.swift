@@ -1,7 +1,9 @@
 import Foundation
 import PassTapCore
+import VAS
 
-/// Renders one event as the single readable line `passtap watch` prints.
+/// Renders one event as the readable line `passtap watch` prints; a `read.result` with Apple VAS
+/// adds indented lines for the phone and each merchant.
 enum EventLine {
     static func render(_ event: Event) -> String {
         let time = RFC3339.string(from: event.time).dropFirst(11).dropLast()  // HH:MM:SS.mmm
@@ -23,7 +25,13 @@ enum EventLine {
             line += " uid=\(result.uid ?? "-") aid=\(result.aid.selected ?? "none")"
             let attempts = result.aid.attempts.map { "\($0.aid):\($0.sw ?? "----")" }
             if !attempts.isEmpty { line += " tried=" + attempts.joined(separator: ",") }
+            if let directory = result.aid.ppse, directory.offered {
+                line += " ppse=" + directory.applications.map { "\($0.aid)(\($0.label ?? "-"))" }.joined(separator: ",")
+            }
             if let error = result.error { line += " error=\(error.code) (\(error.message))" }
+            if let vas = result.vas {
+                line += VASLines.render(vas).map { "\n    " + $0 }.joined()
+            }
         }
         return line
     }
