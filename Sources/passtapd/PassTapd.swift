@@ -29,7 +29,10 @@ struct PassTapd: AsyncParsableCommand {
         if let path = checkConfig {
             do {
                 let checked = try Daemon.loadConfiguration(path: path)
-                print("\(path): OK (socket \(checked.socket.path), \(checked.aids.count) AIDs, \(checked.readerOverrides.count) reader overrides)")
+                let vas = checked.vas.enabled
+                    ? "VAS on: " + checked.vas.merchants.map { "\($0)" }.joined(separator: "; ")
+                    : "VAS off"
+                print("\(path): OK (socket \(checked.socket.path), \(checked.aids.count) AIDs, \(checked.readerOverrides.count) reader overrides, \(vas))")
                 return
             } catch {
                 FileHandle.standardError.write(Data("passtapd: \(error)\n".utf8))
