@@ -140,7 +140,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "PassTapProtocol", "PassTapCore", "PCSCBackend", "ISO7816",
+                "PassTapProtocol", "PassTapCore", "PCSCBackend", "ISO7816", "VAS",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcoming

@@ -32,10 +32,13 @@ final class Rig {
     private var card: Spawned?
 
     /// Starts pcscd and the virtual card, then passtapd with `config` (TOML without `[socket] path`,
-    /// which the rig adds).
-    init(config: String) throws {
+    /// which the rig adds). `prepare` runs first with the rig's folder, to write files the card
+    /// and the config name (keys, a phone profile); `cardArguments` are added to the card's, with
+    /// `{rig}` replaced by that folder.
+    init(config: String, cardArguments: [String] = [], prepare: (URL) throws -> Void = { _ in }) throws {
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("passtap-rig-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try prepare(directory)
         try Self.waitForNoForeignPcscd()
         let output = try Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["start", directory.path])
         guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("port=") }), let port = Int(line.dropFirst(5)) else {
@@ -43,7 +46,7 @@ final class Rig {
         }
         self.port = port
         do {
-            try startCard()
+            try startCard(extra: cardArguments.map { $0.replacingOccurrences(of: "{rig}", with: directory.path) })
             try startDaemon(config: config)
         } catch {
             stop()
@@ -51,14 +54,14 @@ final class Rig {
         }
     }
 
-    private func startCard() throws {
+    private func startCard(extra: [String]) throws {
         let log = try touch("card.log").path
         card = try Spawned.start(
             "/usr/bin/env",
             [
                 "python3", Self.repository.appendingPathComponent("scripts/rig/virtual_card.py").path,
                 "--control", directory.appendingPathComponent("card.sock").path, "--port", String(port),
-            ], stdout: log, stderr: log)
+            ] + extra, stdout: log, stderr: log)
         try waitFor("the virtual card's control socket") {
             FileManager.default.fileExists(atPath: self.directory.appendingPathComponent("card.sock").path)
         }

@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+import VAS
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Nested in `PCSCScenarioTests` (`.serialized`): these start the machine's only pcscd too.
+extension PCSCScenarioTests {
+    /// Apple VAS through the real stack: pcscd, the vsmartcard-vpcd reader, our virtual iPhone
+    /// (`scripts/rig/virtual_iphone.py`, which encrypts with Python's `cryptography`, not our
+    /// code) and the built passtapd, seen by a socket client.
+    @Suite(.serialized) struct VASScenarioTests {
+        static let loyalty = "pass.com.example.loyalty"
+        static let coffee = "pass.com.example.coffee"
+
+        /// A rig whose phone holds only the coffee pass, and a daemon configured for loyalty then
+        /// coffee. `phoneKey` names which key file the phone encrypts the coffee pass for.
+        struct VASRig {
+            let rig: Rig
+            let client: LineSocket
+            let coffeeKeyID: String
+            let strangerKeyID: String
+
+            init(phoneKey: String = "coffee.pem", vas: String = "", session: String = "aids = [\"A0000000041010\"]") throws {
+                var ids: [String: String] = [:]
+                let config = """
+                    [session]
+                    \(session)
+                    [vas]
+                    enabled = true
+                    \(vas)
+                    [[vas.merchants]]
+                    pass_type_id = "\(VASScenarioTests.loyalty)"
+                    keys = ["loyalty.pem"]
+                    [[vas.merchants]]
+                    pass_type_id = "\(VASScenarioTests.coffee)"
+                    keys = ["coffee.pem"]
+                    """
+                rig = try Rig(config: config, cardArguments: ["--phone", "{rig}/phone.json"]) { folder in
+                    for name in ["loyalty", "coffee", "stranger"] {
+                        let key = MerchantKey.generate()
+                        try key.write(toFile: folder.appendingPathComponent("\(name).pem").path, format: .sec1)
+                        ids[name] = key.keyID.hex
+                    }
+                    let phone: [String: Any] = [
+                        "passes": [
+                            ["pass_type_id": VASScenarioTests.coffee, "key": folder.appendingPathComponent(phoneKey).path, "message": "member 0042"]
+                        ]
+                    ]
+                    try JSONSerialization.data(withJSONObject: phone).write(to: folder.appendingPathComponent("phone.json"))
+                }
+                coffeeKeyID = ids["coffee"]!
+                strangerKeyID = ids["stranger"]!
+                client = try rig.subscriber(kinds: ["read.result", "card.removed"]).0
+            }
+
+            /// Taps the phone, returns the tap's `read.result` once the phone has left again.
+            func tap() throws -> [String: Any] {
+                try rig.cardCommand("tap-for 1200")
+                let result = try client.readJSON(timeout: 10, what: "read.result") { Self.kind($0) == "read.result" }
+                _ = try client.readJSON(timeout: 10, what: "card.removed") { Self.kind($0) == "card.removed" }
+                return result["params"] as! [String: Any]
+            }
+
+            static func kind(_ message: [String: Any]) -> String? { (message["params"] as? [String: Any])?["kind"] as? String }
+
+            /// The tap's VAS entries.
+            static func entries(_ result: [String: Any]) throws -> [[String: Any]] {
+                let vas = try #require(result["vas"] as? [String: Any], "read.result has no vas: \(result)")
+                return try #require(vas["entries"] as? [[String: Any]])
+            }
+
+            func stop() { rig.stop() }
+        }
+
+        @Test func twoMerchantsPhoneHasOnlyTheSecondThenThePaymentApplicationInTheSameTap() throws {
+            let vas = try VASRig()
+            defer { vas.stop() }
+            let result = try vas.tap()
+            let entries = try VASRig.entries(result)
+            #expect(entries.map { $0["pass_type_id"] as? String } == [Self.loyalty, Self.coffee])
+            #expect(entries[0]["status"] as? String == "data_not_found" && entries[0]["sw"] as? String == "6A83")
+            #expect(entries[0]["message"] is NSNull)
+            #expect(entries[1]["status"] as? String == "success", "\(entries[1])")
+            #expect(entries[1]["message"] as? String == "member 0042")
+            #expect(entries[1]["message_hex"] as? String == "6D656D6265722030303432")
+            #expect(entries[1]["key_id"] as? String == vas.coffeeKeyID)
+            let raw = try #require(entries[1]["timestamp_raw"] as? Int)
+            #expect(abs(Double(raw + 978_307_200) - Date().timeIntervalSince1970) < 30)
+            let phone = try #require(result["vas"] as? [String: Any])
+            #expect(phone["offered"] as? Bool == true && phone["wallet"] as? String == "ApplePay" && phone["version"] as? String == "0100")
+            #expect((phone["capabilities"] as? [String: Any])?["hex"] as? String == "0000003E")
+            #expect((result["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010")
+            #expect(result["error"] is NSNull)
+
+            // The phone saw one SELECT OSE.VAS.01, then GET VAS DATA in configured order, the "more"
+            // bit (9F26 byte 4, 0x80) on the first only.
+            let apdus = try #require(try vas.rig.cardCommand("apdus")["apdus"] as? [String])
+            let requests = apdus.filter { $0.hasPrefix("80CA01") }
+            #expect(requests.count == 2)
+            #expect(requests[0].contains("9F260400800080") && requests[1].contains("9F260400800000"))
+            #expect(apdus.first { $0.hasPrefix("00A4") } == "00A404000A4F53452E5641532E303100")
+        }
+
+        @Test func passNeedingAuthenticationThenReadOnceReleased() throws {
+            let vas = try VASRig()
+            defer { vas.stop() }
+            try vas.rig.cardCommand("needs-auth \(Self.coffee) on")
+            let locked = try VASRig.entries(try vas.tap())[1]
+            #expect(locked["status"] as? String == "data_not_activated" && locked["sw"] as? String == "6287")
+            #expect(locked["message"] is NSNull)
+            try vas.rig.cardCommand("needs-auth \(Self.coffee) off")
+            #expect(try VASRig.entries(try vas.tap())[1]["status"] as? String == "success")
+        }
+
+        @Test func aPassForAnotherKeyIsNoMatchingKeyShowingThePhonesKeyID() throws {
+            let vas = try VASRig(phoneKey: "stranger.pem")
+            defer { vas.stop() }
+            let entry = try VASRig.entries(try vas.tap())[1]
+            #expect(entry["status"] as? String == "no_matching_key", "\(entry)")
+            #expect(entry["key_id"] as? String == vas.strangerKeyID)
+            #expect(entry["message"] is NSNull && entry["message_hex"] is NSNull)
+        }
+
+        @Test func aStalePassIsWithheldAndVariantBDecrypts() throws {
+            let vas = try VASRig()
+            defer { vas.stop() }
+            try vas.rig.cardCommand("clock-offset -3600")
+            let stale = try VASRig.entries(try vas.tap())[1]
+            #expect(stale["status"] as? String == "stale", "\(stale)")
+            #expect(stale["message"] is NSNull && stale["timestamp"] is NSNull)
+            try vas.rig.cardCommand("clock-offset 0")
+            try vas.rig.cardCommand("variant B")
+            let b = try VASRig.entries(try vas.tap())[1]
+            #expect(b["status"] as? String == "success" && b["variant"] as? String == "B" && b["message"] as? String == "member 0042")
+        }
+
+        @Test func eachMisbehaviourGivesACleanResultAndTheNextTapReads() throws {
+            let vas = try VASRig()
+            defer { vas.stop() }
+            let cases: [(mode: String, status: String?, error: String?)] = [
+                ("truncated_tlv", "malformed_response", nil),
+                ("missing_9f27", "malformed_response", nil),
+                ("oversized_cryptogram", "malformed_response", nil),
+                ("chain_61xx", "success", nil),
+                ("chain_forever", nil, "too_many_round_trips"),
+            ]
+            for misbehaviour in cases {
+                try vas.rig.cardCommand("misbehave \(misbehaviour.mode)")
+                let result = try vas.tap()
+                let entry = try VASRig.entries(result)[1]
+                if let status = misbehaviour.status {
+                    #expect(entry["status"] as? String == status, "\(misbehaviour.mode): \(entry)")
+                    #expect(result["error"] is NSNull, "\(misbehaviour.mode): \(result)")
+                }
+                if let code = misbehaviour.error {
+                    #expect((result["error"] as? [String: Any])?["code"] as? String == code, "\(misbehaviour.mode): \(result)")
+                }
+                try vas.rig.cardCommand("misbehave none")
+                let next = try VASRig.entries(try vas.tap())[1]
+                #expect(next["status"] as? String == "success", "after \(misbehaviour.mode): \(next)")
+            }
+            #expect(Rig.isAlive(vas.rig.daemonPID))
+        }
+
+        @Test func aPlainCardIsNotOfferedAndStillGivesItsApplication() throws {
+            let vas = try VASRig()
+            defer { vas.stop() }
+            try vas.rig.cardCommand("misbehave no_vas_applet")
+            let result = try vas.tap()
+            let phone = try #require(result["vas"] as? [String: Any])
+            #expect(phone["offered"] as? Bool == false)
+            #expect(try VASRig.entries(result).allSatisfy { $0["status"] as? String == "not_requested" })
+            #expect((result["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010")
+        }
+
+        @Test func vasReadAnswersWithTheNextTapOnlyAndTimesOutWithoutOne() throws {
+            let vas = try VASRig()
+            defer { vas.stop() }
+            let caller = try LineSocket(path: vas.rig.socketPath)
+
+            // No tap: a timeout error with reason "timeout".
+            try caller.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","timeout_ms":300}}"#)
+            let timedOut = try caller.readJSON(what: "vas.read timeout") { $0["id"] as? Int == 1 }
+            let error = try #require(timedOut["error"] as? [String: Any])
+            #expect(error["code"] as? Int == -32010)
+            #expect((error["data"] as? [String: Any])?["reason"] as? String == "timeout")
+
+            // A phone already on the reader does not count.
+            try vas.rig.cardCommand("tap-for 2500")
+            _ = try vas.client.readJSON(what: "read.result of the held tap") { VASRig.kind($0) == "read.result" }
+            try caller.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","timeout_ms":800}}"#)
+            let present = try caller.readJSON(what: "vas.read with a card present") { $0["id"] as? Int == 2 }
+            #expect((present["error"] as? [String: Any])?["code"] as? Int == -32010)
+            _ = try vas.client.readJSON(what: "card.removed") { VASRig.kind($0) == "card.removed" }
+
+            // The next tap answers it, shaped by the merchants subset, and still emits read.result.
+            try caller.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","merchants":["pass.com.example.coffee"],"timeout_ms":15000}}"#)
+            Thread.sleep(forTimeInterval: 0.3)
+            let event = try vas.tap()
+            let answer = try caller.readJSON(what: "vas.read answer") { $0["id"] as? Int == 3 }
+            let result = try #require(answer["result"] as? [String: Any], "\(answer)")
+            #expect(result["reader"] as? String == vas.rig.readerID)
+            let entries = try VASRig.entries(result)
+            #expect(entries.map { $0["status"] as? String } == ["not_requested", "success"])
+            #expect(entries[1]["message"] as? String == "member 0042")
+            #expect(try VASRig.entries(event).map { $0["status"] as? String } == ["not_requested", "success"])
+            let apdus = try #require(try vas.rig.cardCommand("apdus")["apdus"] as? [String])
+            #expect(apdus.filter { $0.hasPrefix("80CA01") }.count == 1)
+        }
+    }
+}
