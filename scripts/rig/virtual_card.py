@@ -16,6 +16,8 @@ Modes:
         stats            JSON: taps, and timings (CLOCK_MONOTONIC ns) of the last tap
         quit             exit
   Every command is answered with one JSON line {"ok": true, ...} or {"ok": false, "error": ...}.
+  --phone FILE                   be a virtual iPhone with Apple Wallet passes (virtual_iphone.py:
+                                 phone file format, misbehaviours and its extra line commands)
 
 Profile (--profile FILE, JSON; every key optional, missing keys take the built-in card's):
   {"atr": "3B8F...", "uid": "04A1B2C3", "uid_supported": true,
@@ -61,7 +63,10 @@ def log(verbose, *parts):
 class Card:
     """Answers APDUs like a simple ISO 14443-4 card with a few applications.
 
-    A virtual phone (Apple VAS) can subclass it and extend `answer`."""
+    A virtual phone (Apple VAS, virtual_iphone.py) subclasses it: it extends `answer` and the
+    hooks `begin_tap`, `control` and `status`."""
+
+    control_commands = ""
 
     def __init__(self, profile):
         profile = dict(DEFAULT_PROFILE, **profile)
@@ -72,6 +77,17 @@ class Card:
         self.chain = {aid.upper() for aid in profile["chain"]}
         self.le_correction = {aid.upper() for aid in profile["le_correction"]}
         self.pending = b""
+
+    def begin_tap(self):
+        """Called when a tap connects, before its first APDU. The plain card keeps no tap state."""
+
+    def control(self, command, args):
+        """A subclass's own line command: its JSON reply, or None when the command is not its."""
+        return None
+
+    def status(self):
+        """Extra fields for the `stats` reply."""
+        return {}
 
     def answer(self, apdu):
         if len(apdu) < 4:
@@ -122,6 +138,7 @@ class Tap:
         self.stats = {"connect_ns": None, "first_apdu_ns": None, "last_response_ns": None, "apdus": 0}
         self.sock = socket.create_connection((host, port))
         self.stats["connect_ns"] = time.monotonic_ns()
+        card.begin_tap()
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.quickack()
         self.closed = threading.Event()
@@ -229,11 +246,16 @@ class Controller:
             return {"ok": True}
         if command == "stats":
             current = dict(self.tap.stats) if self.tap is not None else self.last_stats
-            return {"ok": True, "taps": self.taps, "present": self.tap is not None and not self.tap.closed.is_set(), "last": current}
+            present = self.tap is not None and not self.tap.closed.is_set()
+            return dict({"ok": True, "taps": self.taps, "present": present, "last": current}, **self.card.status())
         if command == "quit":
             self.remove()
             return {"ok": True, "quit": True}
-        return {"ok": False, "error": "unknown command %r (tap, tap-for MS, remove, pull-after N, stats, quit)" % command}
+        reply = self.card.control(command, rest)
+        if reply is not None:
+            return reply
+        known = ", ".join(filter(None, ["tap, tap-for MS, remove, pull-after N, stats, quit", self.card.control_commands]))
+        return {"ok": False, "error": "unknown command %r (%s)" % (command, known)}
 
     def serve(self, path):
         if os.path.exists(path):
@@ -273,6 +295,7 @@ def main():
     parser.add_argument("--tap-every", type=float, help="seconds between taps (demo mode)")
     parser.add_argument("--hold", type=float, default=0.5, help="seconds a tap stays (demo mode)")
     parser.add_argument("--control", help="Unix socket for line commands (test mode)")
+    parser.add_argument("--phone", help="phone file (JSON): be a virtual iPhone with these Wallet passes")
     parser.add_argument("-v", "--verbose", action="store_true", help="log APDUs to stderr")
     args = parser.parse_args()
 
@@ -282,7 +305,12 @@ def main():
             profile.update(json.load(handle))
     if args.no_uid:
         profile["uid_supported"] = False
-    card = Card(profile)
+    if args.phone:
+        from virtual_iphone import Phone
+
+        card = Phone.from_file(args.phone, profile)
+    else:
+        card = Card(profile)
     # Exit cleanly on both, even when started with SIGINT ignored (a background job of a script).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     signal.signal(signal.SIGINT, lambda *_: sys.exit(0))

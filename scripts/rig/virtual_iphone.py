@@ -1,0 +1,395 @@
+"""PassTap's virtual iPhone: a `Card` that answers like an iPhone with Apple Wallet (Apple VAS).
+
+Used through `virtual_card.py --phone FILE` (every mode of virtual_card.py works with it).
+Protocol: docs/vas-protocol.md in the shared docs (§2 SELECT, §3 GET VAS DATA, §4 status words,
+§5 cryptogram). The phone encrypts with Python's `cryptography`, independently of PassTap's code.
+
+Phone file (JSON; every key but "passes" optional, defaults shown):
+  {"wallet": "ApplePay", "version": "0100", "capabilities": "0000003E", "variant": "A",
+   "clock_offset_s": 0, "misbehave": "none",
+   "passes": [{"pass_type_id": "pass.com.example.loyalty", "key": "merchant-key.pem",
+               "message": "member 1234", "needs_auth": false}]}
+  key: a PEM file with the merchant's P-256 public or private key (only the public part is used);
+  a relative path is taken from the phone file's folder. message: at most 64 bytes of UTF-8.
+
+Answers (after those, every other APDU goes to `Card`: payment AIDs, UID read, GET RESPONSE):
+  SELECT OSE.VAS.01        -> 6F {50 wallet, 9F21 version, 9F24 random nonce, 9F23 capabilities} 9000
+  SELECT 2PAY.SYS.DDF01    -> the PPSE FCI listing Mastercard (priority 1) and Visa (priority 2)
+  GET VAS DATA 80 CA 01 P2 (only while OSE.VAS.01 is selected; another SELECT deselects it):
+    P2 01, 9F25 of a pass   -> 70 {9F2A 00, 9F27 cryptogram} 9000
+    P2 01, needs_auth pass  -> 6287          P2 01, unknown 9F25 -> 6A83
+    P2 00 (URL only)        -> 9000 with no data
+    bad Lc -> 6700; P1 not 01 or P2 not 00/01 -> 6B00; bad TLV or 9F25 not 32 bytes -> 6A80;
+    9F22 absent or not 0100 -> 6340
+
+Misbehaviours (`misbehave`; they change GET VAS DATA answers that would succeed, except
+no_vas_applet):
+  none                  as above
+  truncated_tlv         the 70 template without its last 16 bytes (its length claims them)
+  missing_9f27          70 03 9F2A 00, 9000
+  oversized_cryptogram  a real 130-byte cryptogram (message padded with "." to 74 bytes), 9F27 81 82
+  chain_61xx            61xx, then the correct answer by GET RESPONSE (in Le-sized pieces)
+  chain_forever         61 10, and 61 10 (no data) to every GET RESPONSE that follows
+  no_vas_applet         SELECT OSE.VAS.01 -> 6A82 (and GET VAS DATA -> 6D00), like a plain card
+
+Control commands (added to virtual_card.py's; one JSON line each):
+  misbehave MODE                    {"ok": true, "misbehave": MODE}
+  variant A|B                       {"ok": true, "variant": "B"}
+  clock-offset SECONDS              {"ok": true, "clock_offset_s": -3600}
+  needs-auth PASS_TYPE_ID on|off    {"ok": true, "pass_type_id": ID, "needs_auth": true}
+  apdus                             {"ok": true, "apdus": ["00A404000A4F53452E5641532E303100", ...]}
+                                    (command APDUs of the last or current tap, hex, upper case)
+  `stats` gains "vas": counters since start (select_vas, get_vas_data, success, not_found,
+  needs_auth, url_only).
+"""
+
+import hashlib
+import json
+import os
+import struct
+import threading
+import time
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from virtual_card import Card
+
+VAS_AID = "4F53452E5641532E3031"  # OSE.VAS.01
+PPSE_AID = "325041592E5359532E4444463031"  # 2PAY.SYS.DDF01
+MASTERCARD_AID = "A0000000041010"
+VISA_AID = "A0000000031010"
+
+APPLE_EPOCH_UNIX = 978307200  # 2001-01-01 00:00:00 UTC
+MAX_MESSAGE_BYTES = 64
+OVERSIZED_MESSAGE_BYTES = 74  # 4 + 32 + (4 + 74) + 16 = 130-byte cryptogram
+KDF_ALGORITHM_ID = b"\x0did-aes256-GCM"
+KDF_PARTY = b"ApplePay encrypted VAS data"
+GCM_IV = bytes(16)
+MISBEHAVIOURS = ("none", "truncated_tlv", "missing_9f27", "oversized_cryptogram", "chain_61xx", "chain_forever", "no_vas_applet")
+VARIANTS = ("A", "B")
+
+SW_OK = b"\x90\x00"
+
+
+def encode_tlv(tag, value):
+    """BER-TLV: tag (hex string), definite length (short, 81 or 82 form), value."""
+    length = len(value)
+    if length < 0x80:
+        header = bytes([length])
+    elif length < 0x100:
+        header = bytes([0x81, length])
+    else:
+        header = bytes([0x82]) + struct.pack(">H", length)
+    return bytes.fromhex(tag) + header + value
+
+
+def parse_tlv(data):
+    """Top-level BER-TLV objects of `data` as {tag hex (upper case): value}; ValueError if malformed."""
+    fields = {}
+    index = 0
+    while index < len(data):
+        start = index
+        index += 1
+        if data[start] & 0x1F == 0x1F:
+            while index < len(data) and data[index] & 0x80:
+                index += 1
+            index += 1
+        if index >= len(data):
+            raise ValueError("TLV ends inside a tag or before its length")
+        tag = data[start:index].hex().upper()
+        length = data[index]
+        index += 1
+        if length & 0x80:
+            count = length & 0x7F
+            if count == 0 or count > 2 or index + count > len(data):
+                raise ValueError("bad TLV length")
+            length = int.from_bytes(data[index : index + count], "big")
+            index += count
+        if index + length > len(data):
+            raise ValueError("TLV value runs past the data")
+        fields[tag] = data[index : index + length]
+        index += length
+    return fields
+
+
+def sha256(data):
+    return hashlib.sha256(data).digest()
+
+
+def x_coordinate(public_key):
+    """The 32-byte big-endian X of a P-256 public key."""
+    return public_key.public_numbers().x.to_bytes(32, "big")
+
+
+def key_id(public_key):
+    """VAS key id (§5.1): the first 4 bytes of SHA-256(X of the merchant public key)."""
+    return sha256(x_coordinate(public_key))[:4]
+
+
+def shared_info_and_aad(variant, pass_hash):
+    """KDF SharedInfo and GCM AAD of §5.3 variant A or B."""
+    if variant == "A":
+        return KDF_ALGORITHM_ID + KDF_PARTY + pass_hash, b""
+    if variant == "B":
+        return KDF_PARTY, pass_hash
+    raise ValueError("variant must be A or B, not %r" % variant)
+
+
+def make_cryptogram(merchant_public, pass_type_id, plaintext, variant, ephemeral=None):
+    """The 9F27 value (§5, run backwards): key id, ephemeral X, AES-256-GCM(plaintext) + tag.
+
+    `ephemeral` (a P-256 private key) is for tests with fixed vectors; by default a fresh one."""
+    ephemeral = ephemeral or ec.generate_private_key(ec.SECP256R1())
+    shared_secret = ephemeral.exchange(ec.ECDH(), merchant_public)
+    shared_info, aad = shared_info_and_aad(variant, sha256(pass_type_id.encode()))
+    key = sha256(shared_secret + b"\x00\x00\x00\x01" + shared_info)
+    sealed = AESGCM(key).encrypt(GCM_IV, plaintext, aad or None)
+    return key_id(merchant_public) + x_coordinate(ephemeral.public_key()) + sealed
+
+
+def load_public_key(path):
+    """The P-256 public key in a PEM file holding a public or an (unencrypted) private key."""
+    with open(path, "rb") as handle:
+        pem = handle.read()
+    try:
+        key = serialization.load_pem_private_key(pem, password=None).public_key()
+    except (ValueError, TypeError):
+        key = serialization.load_pem_public_key(pem)
+    if not isinstance(key, ec.EllipticCurvePublicKey) or key.curve.name != "secp256r1":
+        raise ValueError("%s: not a P-256 key" % path)
+    return key
+
+
+def apple_timestamp(offset_s):
+    """Seconds since 2001-01-01 UTC, now plus `offset_s`, as 4 big-endian bytes."""
+    return struct.pack(">I", int(time.time()) + int(offset_s) - APPLE_EPOCH_UNIX)
+
+
+def selected_aid(apdu):
+    """The AID (hex, upper case) of a SELECT by name, or None for any other or malformed APDU."""
+    if len(apdu) < 6 or apdu[1] != 0xA4 or apdu[2] != 0x04 or len(apdu) < 5 + apdu[4]:
+        return None
+    return apdu[5 : 5 + apdu[4]].hex().upper()
+
+
+def application_fci(aid, label, priority):
+    """A payment application's FCI: 6F {84 AID, A5 {50 label, 87 priority}}."""
+    proprietary = encode_tlv("50", label.encode()) + encode_tlv("87", bytes([priority]))
+    return encode_tlv("6F", encode_tlv("84", bytes.fromhex(aid)) + encode_tlv("A5", proprietary))
+
+
+def ppse_fci(entries):
+    """The PPSE FCI: 6F {84 "2PAY.SYS.DDF01", A5 {BF0C {61 {4F AID, 50 label, 87 priority}...}}}."""
+    directory = b"".join(
+        encode_tlv("61", encode_tlv("4F", bytes.fromhex(aid)) + encode_tlv("50", label.encode()) + encode_tlv("87", bytes([priority])))
+        for aid, label, priority in entries
+    )
+    return encode_tlv("6F", encode_tlv("84", bytes.fromhex(PPSE_AID)) + encode_tlv("A5", encode_tlv("BF0C", directory)))
+
+
+class WalletPass:
+    """One NFC pass in the wallet: its pass type id, merchant public key and message."""
+
+    def __init__(self, pass_type_id, public_key, message, needs_auth=False):
+        self.pass_type_id = pass_type_id
+        self.public_key = public_key
+        self.message = message.encode("utf-8")
+        if len(self.message) > MAX_MESSAGE_BYTES:
+            raise ValueError("%s: message longer than %d bytes" % (pass_type_id, MAX_MESSAGE_BYTES))
+        self.needs_auth = needs_auth
+        self.hash = sha256(pass_type_id.encode())
+
+    @classmethod
+    def from_config(cls, entry, folder):
+        path = os.path.join(folder, entry["key"])
+        return cls(entry["pass_type_id"], load_public_key(path), entry.get("message", ""), bool(entry.get("needs_auth", False)))
+
+
+class Phone(Card):
+    """An iPhone with Apple Wallet: the VAS applet and the PPSE over the base card's applications."""
+
+    control_commands = "misbehave MODE, variant A|B, clock-offset SECONDS, needs-auth PASS_TYPE_ID on|off, apdus"
+
+    def __init__(self, config, profile=None, folder="."):
+        super().__init__(profile or {})
+        self.wallet = config.get("wallet", "ApplePay")
+        self.version = bytes.fromhex(config.get("version", "0100"))
+        self.capabilities = bytes.fromhex(config.get("capabilities", "0000003E"))
+        self.variant = self.checked_variant(config.get("variant", "A"))
+        self.clock_offset_s = int(config.get("clock_offset_s", 0))
+        self.misbehave = self.checked_misbehaviour(config.get("misbehave", "none"))
+        passes = [WalletPass.from_config(entry, folder) for entry in config.get("passes", [])]
+        self.passes = {wallet_pass.hash: wallet_pass for wallet_pass in passes}
+        self.add_payment_applications()
+        self.lock = threading.Lock()
+        self.received = []
+        self.counters = dict.fromkeys(("select_vas", "get_vas_data", "success", "not_found", "needs_auth", "url_only"), 0)
+        self.vas_selected = False
+        self.endless_chain = False
+
+    @classmethod
+    def from_file(cls, path, profile=None):
+        """A phone from a JSON phone file; relative key paths are taken from its folder."""
+        with open(path) as handle:
+            config = json.load(handle)
+        return cls(config, profile, os.path.dirname(os.path.abspath(path)))
+
+    def add_payment_applications(self):
+        """PPSE and a Visa application; Mastercard keeps the base card's FCI (label "MasterCard", priority 1)."""
+        self.applications.setdefault(VISA_AID, application_fci(VISA_AID, "VISA", 2))
+        self.applications[PPSE_AID] = ppse_fci([(MASTERCARD_AID, "MasterCard", 1), (VISA_AID, "VISA", 2)])
+
+    @staticmethod
+    def checked_variant(variant):
+        if variant not in VARIANTS:
+            raise ValueError("variant must be A or B, not %r" % variant)
+        return variant
+
+    @staticmethod
+    def checked_misbehaviour(mode):
+        if mode not in MISBEHAVIOURS:
+            raise ValueError("misbehaviour must be one of %s, not %r" % (", ".join(MISBEHAVIOURS), mode))
+        return mode
+
+    # --- APDUs -----------------------------------------------------------------------------
+
+    def begin_tap(self):
+        with self.lock:
+            self.pending = b""
+            self.received = []
+            self.vas_selected = False
+            self.endless_chain = False
+
+    def answer(self, apdu):
+        with self.lock:
+            self.received.append(apdu.hex().upper())
+            return self.route(apdu)
+
+    def route(self, apdu):
+        """The phone's own answers; anything else goes to the base card."""
+        if self.endless_chain and apdu[:2] == b"\x00\xC0":
+            return b"\x61\x10"
+        self.endless_chain = False
+        aid = selected_aid(apdu)
+        if aid == VAS_AID:
+            return self.select_vas()
+        if aid is not None:
+            self.vas_selected = False
+        if self.vas_selected and apdu[:2] == b"\x80\xCA":
+            return self.get_vas_data(apdu)
+        return super().answer(apdu)
+
+    def select_vas(self):
+        """SELECT OSE.VAS.01 (§2.2), or 6A82 when playing a plain card."""
+        if self.misbehave == "no_vas_applet":
+            self.vas_selected = False
+            return b"\x6A\x82"
+        self.vas_selected = True
+        self.counters["select_vas"] += 1
+        fci = (
+            encode_tlv("50", self.wallet.encode())
+            + encode_tlv("9F21", self.version)
+            + encode_tlv("9F24", os.urandom(4))
+            + encode_tlv("9F23", self.capabilities)
+        )
+        return encode_tlv("6F", fci) + SW_OK
+
+    def get_vas_data(self, apdu):
+        """GET VAS DATA (§3, §4): status words, URL only, or the pass's cryptogram."""
+        if len(apdu) < 5 or len(apdu) not in (5 + apdu[4], 6 + apdu[4]):
+            return b"\x67\x00"
+        if apdu[2] != 0x01 or apdu[3] not in (0x00, 0x01):
+            return b"\x6B\x00"
+        try:
+            fields = parse_tlv(apdu[5 : 5 + apdu[4]])
+        except ValueError:
+            return b"\x6A\x80"
+        if fields.get("9F22") != b"\x01\x00":
+            return b"\x63\x40"
+        self.counters["get_vas_data"] += 1
+        if apdu[3] == 0x00:
+            self.counters["url_only"] += 1
+            return SW_OK
+        pass_hash = fields.get("9F25")
+        if pass_hash is None or len(pass_hash) != 32:
+            return b"\x6A\x80"
+        wallet_pass = self.passes.get(pass_hash)
+        if wallet_pass is None:
+            self.counters["not_found"] += 1
+            return b"\x6A\x83"
+        if wallet_pass.needs_auth:
+            self.counters["needs_auth"] += 1
+            return b"\x62\x87"
+        self.counters["success"] += 1
+        return self.pass_answer(wallet_pass)
+
+    def pass_answer(self, wallet_pass):
+        """The successful answer for a pass, as the current misbehaviour shapes it."""
+        token = encode_tlv("9F2A", b"")
+        if self.misbehave == "missing_9f27":
+            return encode_tlv("70", token) + SW_OK
+        message = wallet_pass.message
+        if self.misbehave == "oversized_cryptogram":
+            message = message.ljust(OVERSIZED_MESSAGE_BYTES, b".")[:OVERSIZED_MESSAGE_BYTES]
+        plaintext = apple_timestamp(self.clock_offset_s) + message
+        cryptogram = make_cryptogram(wallet_pass.public_key, wallet_pass.pass_type_id, plaintext, self.variant)
+        body = encode_tlv("70", token + encode_tlv("9F27", cryptogram))
+        if self.misbehave == "truncated_tlv":
+            return body[:-16] + SW_OK
+        if self.misbehave == "chain_61xx":
+            self.pending = body
+            return bytes([0x61, len(body) & 0xFF])
+        if self.misbehave == "chain_forever":
+            self.endless_chain = True
+            return b"\x61\x10"
+        return body + SW_OK
+
+    # --- control commands ------------------------------------------------------------------
+
+    def control(self, command, args):
+        """Handles the phone's line commands; None for a command it does not know."""
+        handlers = {
+            "misbehave": self.set_misbehaviour,
+            "variant": self.set_variant,
+            "clock-offset": self.set_clock_offset,
+            "needs-auth": self.set_needs_auth,
+            "apdus": self.tap_apdus,
+        }
+        handler = handlers.get(command)
+        if handler is None:
+            return None
+        with self.lock:
+            try:
+                return handler(*args)
+            except TypeError:
+                raise ValueError("usage: %s" % self.control_commands) from None
+
+    def set_misbehaviour(self, mode):
+        self.misbehave = self.checked_misbehaviour(mode)
+        return {"ok": True, "misbehave": mode}
+
+    def set_variant(self, variant):
+        self.variant = self.checked_variant(variant.upper())
+        return {"ok": True, "variant": self.variant}
+
+    def set_clock_offset(self, seconds):
+        self.clock_offset_s = int(seconds)
+        return {"ok": True, "clock_offset_s": self.clock_offset_s}
+
+    def set_needs_auth(self, pass_type_id, state):
+        wallet_pass = self.passes.get(sha256(pass_type_id.encode()))
+        if wallet_pass is None:
+            raise ValueError("no pass %r on this phone" % pass_type_id)
+        if state not in ("on", "off"):
+            raise ValueError("needs-auth takes on or off, not %r" % state)
+        wallet_pass.needs_auth = state == "on"
+        return {"ok": True, "pass_type_id": pass_type_id, "needs_auth": wallet_pass.needs_auth}
+
+    def tap_apdus(self):
+        return {"ok": True, "apdus": list(self.received)}
+
+    def status(self):
+        with self.lock:
+            return {"vas": dict(self.counters)}
