@@ -1,0 +1,49 @@
+import ArgumentParser
+import VAS
+
+/// `passtap key-info PATH`: the key id and pass.json public key of a merchant key file, offline.
+///
+/// Loads the file exactly as passtapd does (``MerchantKey/init(contentsOfFile:)``), so a file it
+/// accepts is one passtapd accepts: same formats, same permission policy.
+struct KeyInfo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "key-info",
+        abstract: "Show a merchant key file's key id and encryptionPublicKey, with passtapd's checks.",
+        discussion: """
+            Accepts what passtapd accepts: SEC1 or PKCS#8 (PEM or DER) or a 64-digit hex scalar, \
+            in a regular file that others cannot read and its group cannot write (0600, or 0640 \
+            root:passtap). The key id is the one phones put in front of every cryptogram for this \
+            key, and the one `passtap vas-read` shows. Exit codes: 0 read, 65 not a P-256 private \
+            key, 66 missing or unreadable, 77 permissions too open.
+            """)
+
+    @Argument(help: "The key file.")
+    var path: String
+
+    @Flag(help: "Print one JSON object (path, key_id, encryption_public_key) instead of text.")
+    var json = false
+
+    func run() throws {
+        let key = try KeyTools.loadKey(path)
+        let info = Info(path: path, keyID: key.keyID.hex, encryptionPublicKey: key.compressedPublicKeySPKIBase64)
+        if json { return try KeyTools.json(info) }
+        print("""
+            path: \(info.path)
+            key id: \(info.keyID)
+            encryptionPublicKey: \(info.encryptionPublicKey)
+            """)
+    }
+
+    /// What `--json` prints.
+    struct Info: Encodable {
+        let path: String
+        let keyID: String
+        let encryptionPublicKey: String
+
+        enum CodingKeys: String, CodingKey {
+            case path
+            case keyID = "key_id"
+            case encryptionPublicKey = "encryption_public_key"
+        }
+    }
+}

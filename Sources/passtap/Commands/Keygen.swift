@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import VAS
+
+extension MerchantKeyFormat: ExpressibleByArgument {}
+
+/// `passtap keygen --pass-type-id ID --out DIR`: a new merchant key for one pass type, offline.
+///
+/// Writes the private key to `DIR/<pass-type-id>.pem` (mode 0600, never over an existing file;
+/// DIR is created with mode 0700 when missing) and prints what goes into pass.json and
+/// passtapd.toml. Private key material is never printed.
+struct Keygen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keygen",
+        abstract: "Make a new Apple VAS merchant key (P-256) for a pass type, offline.",
+        discussion: """
+            Writes the private key to DIR/<pass-type-id>.pem with mode 0600 (DIR is created with \
+            mode 0700 if missing) and prints the key id, the pass.json "nfc" entry with its \
+            encryptionPublicKey, and the [[vas.merchants]] lines for passtapd.toml. An existing \
+            file is never replaced: to rotate, give another --out (for example a dated folder). \
+            Exit codes: 0 written, 64 usage (bad pass type id), 73 the file exists or cannot be \
+            created.
+            """)
+
+    @Option(name: .customLong("pass-type-id"), help: ArgumentHelp("The pass's passTypeIdentifier, e.g. pass.com.example.loyalty.", valueName: "id"))
+    var passTypeID: String
+
+    @Option(help: ArgumentHelp("Folder for the key file (created with mode 0700 if missing).", valueName: "dir"))
+    var out: String
+
+    @Option(help: "PEM format of the private key: sec1 (EC PRIVATE KEY, what most readers load) or pkcs8 (PRIVATE KEY).")
+    var format: MerchantKeyFormat = .sec1
+
+    @Flag(help: "Print one JSON object (path, key_id, encryption_public_key, pass_type_id, format) instead of text.")
+    var json = false
+
+    func validate() throws {
+        do {
+            _ = try PassTypeIdentifier(passTypeID)
+        } catch {
+            throw ValidationError("--pass-type-id: \(error)")
+        }
+        guard !passTypeID.contains("/"), !passTypeID.hasPrefix(".") else {
+            throw ValidationError("--pass-type-id names the key file, so it must not contain '/' nor start with '.'")
+        }
+    }
+
+    func run() throws {
+        let folder = URL(fileURLWithPath: out).standardizedFileURL
+        try makeFolder(folder.path)
+        let path = folder.appendingPathComponent("\(passTypeID).pem").path
+        let key = MerchantKey.generate()
+        do {
+            try key.write(toFile: path, format: format)
+        } catch where error.code == .alreadyExists {
+            throw KeyTools.exit("\(error); for another key of this pass give another --out (a dated folder, say)", code: KeyTools.cannotCreate)
+        } catch {
+            throw KeyTools.exit(error)
+        }
+        let made = Made(
+            path: path, keyID: key.keyID.hex, encryptionPublicKey: key.compressedPublicKeySPKIBase64,
+            passTypeID: passTypeID, format: format.rawValue)
+        if json { return try KeyTools.json(made) }
+        print("""
+            Wrote a new \(format.rawValue) P-256 key for \(passTypeID) to \(path) (mode 0600).
+            Keep it secret: back it up encrypted, give passtapd read access only (chown root:passtap, chmod 0640).
+
+            key id: \(made.keyID)
+
+            pass.json (message: what the phone sends, at most 64 bytes, e.g. the member number):
+              "nfc": {"message": "...", "encryptionPublicKey": "\(made.encryptionPublicKey)"}
+
+            passtapd.toml:
+              [[vas.merchants]]
+              pass_type_id = \(Self.tomlString(passTypeID))
+              keys = [\(Self.tomlString(path))]
+            """)
+    }
+
+    /// `text` as a TOML basic string: in double quotes, with `"` and `\` escaped.
+    private static func tomlString(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// Creates `path` with mode 0700 (and any missing parents) unless it is already a folder.
+    private func makeFolder(_ path: String) throws(ExitCode) {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+            guard isFolder.boolValue else {
+                throw KeyTools.exit("--out \(path) is not a folder", code: KeyTools.cannotCreate)
+            }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw KeyTools.exit("cannot create the folder \(path): \(error.localizedDescription)", code: KeyTools.cannotCreate)
+        }
+    }
+
+    /// What `--json` prints.
+    struct Made: Encodable {
+        let path: String
+        let keyID: String
+        let encryptionPublicKey: String
+        let passTypeID: String
+        let format: String
+
+        enum CodingKeys: String, CodingKey {
+            case path, format
+            case keyID = "key_id"
+            case encryptionPublicKey = "encryption_public_key"
+            case passTypeID = "pass_type_id"
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import VAS
+
+/// What the offline key tools (`keygen`, `key-info`, `vas-decrypt`) share: loading a key with
+/// passtapd's checks, JSON output with a stable key order, and how they end on an error (a
+/// `passtap: ...` line on standard error and a sysexits(3) code).
+///
+/// | Code | Name | When |
+/// |---|---|---|
+/// | 64 | EX_USAGE | bad arguments (pass type id, hex) |
+/// | 65 | EX_DATAERR | a key file that is no P-256 key; a cryptogram that does not decrypt |
+/// | 66 | EX_NOINPUT | a key file that cannot be opened or is not a regular file |
+/// | 73 | EX_CANTCREAT | a new key file or its folder cannot be created, or the file exists |
+/// | 77 | EX_NOPERM | a key file others may read (the permission policy passtapd applies) |
+enum KeyTools {
+    static let dataError: Int32 = 65
+    static let noInput: Int32 = 66
+    static let cannotCreate: Int32 = 73
+    static let noPermission: Int32 = 77
+
+    /// Prints `value` as one line of JSON with sorted keys.
+    static func json<Value: Encodable>(_ value: Value) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// Prints `passtap: message` on standard error and returns the code to throw.
+    static func exit(_ message: String, code: Int32) -> ExitCode {
+        FileHandle.standardError.write(Data("passtap: \(message)\n".utf8))
+        return ExitCode(code)
+    }
+
+    /// Prints a key file error (it names the path and the reason, never key bytes) and returns
+    /// its code.
+    static func exit(_ error: MerchantKeyError) -> ExitCode {
+        let code: Int32
+        switch error.code {
+        case .unreadable, .notRegularFile: code = noInput
+        case .insecurePermissions: code = noPermission
+        case .tooLarge, .unrecognizedFormat, .encrypted, .notP256, .invalidScalar: code = dataError
+        case .alreadyExists, .writeFailed: code = cannotCreate
+        }
+        return exit(error.description, code: code)
+    }
+
+    /// Loads a merchant key with passtapd's checks (``MerchantKey/init(contentsOfFile:)``),
+    /// turning a refusal into a message and an exit code.
+    static func loadKey(_ path: String) throws(ExitCode) -> MerchantKey {
+        do {
+            return try MerchantKey(contentsOfFile: path)
+        } catch {
+            throw exit(error)
+        }
+    }
+}
