@@ -103,6 +103,7 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .executableTarget(name: "vas-bench", dependencies: ["VAS", "ISO7816"], swiftSettings: upcoming),
 
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"], swiftSettings: upcoming),
         .testTarget(
