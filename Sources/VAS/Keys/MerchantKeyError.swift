@@ -32,14 +32,11 @@ public struct MerchantKeyError: Error, Hashable, Sendable, CustomStringConvertib
     public let path: String
     /// What was found and what to do; never holds key bytes.
     public let reason: String
-    private let location: String
 
-    @inline(never)
-    init(_ code: Code, path: String, _ reason: String, file: String = #fileID, line: Int = #line) {
+    init(_ code: Code, path: String, _ reason: String) {
         self.code = code
         self.path = path
         self.reason = reason
-        self.location = "\(file):\(line)"
     }
 
     public var description: String { "merchant key \(path): \(reason)" }

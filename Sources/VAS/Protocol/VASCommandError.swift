@@ -20,13 +20,10 @@ public struct VASCommandError: Error, Hashable, Sendable, CustomStringConvertibl
     public let code: Code
     /// The offending value's size or text and the rule it broke.
     public let detail: String
-    private let location: String
 
-    @inline(never)
-    init(_ code: Code, _ detail: String, file: String = #fileID, line: Int = #line) {
+    init(_ code: Code, _ detail: String) {
         self.code = code
         self.detail = detail
-        self.location = "\(file):\(line)"
     }
 
     public var description: String { "VAS \(code.rawValue): \(detail)" }

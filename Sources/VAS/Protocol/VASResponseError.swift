@@ -28,13 +28,10 @@ public struct VASResponseError: Error, Hashable, Sendable, CustomStringConvertib
     public let code: Code
     /// What was received and what to do; never holds key material.
     public let detail: String
-    private let location: String
 
-    @inline(never)
-    init(_ code: Code, _ detail: String, file: String = #fileID, line: Int = #line) {
+    init(_ code: Code, _ detail: String) {
         self.code = code
         self.detail = detail
-        self.location = "\(file):\(line)"
     }
 
     public var description: String { "VAS SELECT answer \(code.rawValue): \(detail)" }
