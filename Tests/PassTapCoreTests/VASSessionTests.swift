@@ -155,7 +155,7 @@ import VAS
 
     @Test(arguments: [
         ("70209F2700", "truncated"), ("70039F2A00", "without a 9F27"),
-        ("70" + "81" + "85" + "9F27" + "8182" + String(repeating: "AB", count: 130), "130 bytes"),
+        ("70" + "81" + "86" + "9F27" + "8182" + String(repeating: "AB", count: 130), "cryptogram of 130 bytes; it must be 56...120"),
         ("9F2700", "expected one 70 template"),
     ])
     func malformedAnswersAreMalformedResponseWithAReason(body: String, reason: String) throws {
@@ -254,6 +254,9 @@ import VAS
             SessionPlan(aids: [Self.mastercard], vas: VASPlan(settings: Self.settings())), on: card)
         #expect(outcome.error?.code == "card_removed")
         #expect(outcome.vas?.entries.map(\.status) == [.dataNotFound, .notRequested])
+        // The coffee merchant was asked (exchange 3) but never answered: it says so.
+        #expect(outcome.vas?.entries[1].problem?.contains("tap ended before the phone answered") == true)
+        #expect(outcome.vas?.entries[0].problem == nil)
         #expect(outcome.aid.attempts.isEmpty)
     }
 

@@ -154,7 +154,11 @@ import VAS
         .init(
             text: "[[vas.merchants]]\npass_type_id = \"pass.a\"\nurl = \"https://a.b\"\n[[vas.merchants]]\npass_type_id = \"pass.a\"\nurl = \"https://a.c\"\n",
             keyPath: "vas.merchants[1].pass_type_id", mentions: "configured twice"),
-        .init(text: "[[vas.merchants]]\npass_type_id = \"pass.a\"\nurl = \"https://a.b\"\nkey = \"x.pem\"\n", keyPath: "vas.merchants[0].key", mentions: "unknown key"),
+        .init(text: "[[vas.merchants]]\npass_type_id = \"pass.a\"\nurl = \"https://a.b\"\nkey = \"x.pem\"\n", keyPath: "vas.merchants[0].key", mentions: "merchant pass.a: unknown key"),
+        .init(text: "[[vas.merchants]]\npass_type_id = \"pass with space\"\nurl = \"https://a.b\"\n", keyPath: "vas.merchants[0].pass_type_id", mentions: "merchant \"pass with space\""),
+        // A misspelt [vas] key or merchant key is named even when a key file would also be refused.
+        .init(text: "[vas]\nfreshnes_s = 30\n[[vas.merchants]]\npass_type_id = \"pass.a\"\nkeys = [\"missing.pem\"]\n", keyPath: "vas.freshnes_s", mentions: "unknown key"),
+        .init(text: "[[vas.merchants]]\npass_type_id = \"pass.a\"\nkeys = [\"missing.pem\"]\nulr = \"https://a.b\"\n", keyPath: "vas.merchants[0].ulr", mentions: "merchant pass.a: unknown key"),
     ]
 
     @Test(arguments: refusals)

@@ -1,22 +1,28 @@
-/// A selected application's File Control Information: raw hex, and its TLV tree when it parses.
+/// A selected application's File Control Information as published: hex, and its TLV tree when
+/// it parses, with card data removed (see ``FCIRecord/init(bytes:scope:)``).
 public struct FCIRecord: Sendable, Hashable, Codable {
     /// The FCI bytes as the card sent them (status word excluded), upper-case hex.
     public var hex: String
     /// The FCI parsed as BER-TLV; `nil` when the bytes are not valid BER-TLV.
     public var tlv: [TLVRecord]?
+    /// The tags removed before publication (card data, or all but AID, label and priority of a
+    /// payment application), hex; `nil` when the FCI is published as the card sent it.
+    public var redacted: [String]?
 
     /// Creates an FCI record.
-    public init(hex: String, tlv: [TLVRecord]?) {
+    public init(hex: String, tlv: [TLVRecord]?, redacted: [String]? = nil) {
         self.hex = hex
         self.tlv = tlv
+        self.redacted = redacted
     }
 
-    private enum CodingKeys: String, CodingKey { case hex, tlv }
+    private enum CodingKeys: String, CodingKey { case hex, tlv, redacted }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(hex, forKey: .hex)
         try c.encode(tlv, forKey: .tlv)
+        try c.encode(redacted, forKey: .redacted)
     }
 }
 

@@ -28,6 +28,10 @@ extension SessionEngine {
         do {
             answer = try VASSelectResponse(data: select.data)
         } catch {
+            let reported = VASSelectResponse.reported(in: select.data)
+            result.wallet = reported.wallet?.label
+            result.version = reported.version?.hexString
+            result.capabilities = reported.capabilities.map(VASSessionResult.Capabilities.init)
             result.problem = "the VAS applet's answer does not follow the protocol: \(error)"
             return (result, nil)
         }
@@ -49,6 +53,8 @@ extension SessionEngine {
             do {
                 response = try send(command.apdu, on: channel)
             } catch {
+                result.entries[index].problem =
+                    "asked, but the tap ended before the phone answered (see the read.result error)"
                 return (result, ReadError(error))
             }
             result.entries[index] = entry(for: settings.merchants[index], response, settings: settings)

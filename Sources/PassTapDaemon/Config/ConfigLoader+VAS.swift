@@ -35,8 +35,10 @@ extension ConfigLoader {
         }
         vas.freshnessSeconds = try table.integer("freshness_s", in: 0...86_400) ?? vas.freshnessSeconds
         vas.publishStale = try table.bool("publish_stale") ?? vas.publishStale
-        vas.merchants = try merchants(of: &table)
+        // A misspelt key is reported before any key file is opened, so a key-file error cannot hide it.
+        table.declare("merchants")
         try table.rejectUnknownKeys()
+        vas.merchants = try merchants(of: &table)
         if vas.enabled, vas.merchants.isEmpty {
             throw table.error("merchants", "VAS is enabled but no [[vas.merchants]] is configured: add one (pass_type_id and keys) or set enabled = false")
         }
@@ -74,8 +76,10 @@ extension ConfigLoader {
         do {
             pass = try PassTypeIdentifier(name)
         } catch {
-            throw entry.error("pass_type_id", error.detail)
+            throw entry.error("pass_type_id", "merchant \"\(name)\": \(error.detail)")
         }
+        entry.declare("url", "filter", "keys")
+        try entry.rejectUnknownKeys(context: "merchant \(name): ")
         let url = try entry.string("url")
         var filter: [UInt8]?
         if let hex = try entry.string("filter") {
@@ -112,7 +116,6 @@ extension ConfigLoader {
                 throw entry.error("keys", element: offset, "merchant \(name): key file \(full): \(error)")
             }
         }
-        try entry.rejectUnknownKeys()
         do {
             return try Configuration.VASMerchant(passTypeIdentifier: pass, url: url, filter: filter, keys: keys, keyPaths: resolved)
         } catch {

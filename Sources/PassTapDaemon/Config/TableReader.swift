@@ -76,11 +76,18 @@ struct TableReader {
         return values
     }
 
-    /// Refuses keys the schema does not know, naming the ones it does.
-    func rejectUnknownKeys() throws(ConfigurationError) {
+    /// Refuses keys the schema does not know, naming the ones it does; `context` (such as
+    /// `"merchant pass.com.example: "`) starts the message.
+    func rejectUnknownKeys(context: String = "") throws(ConfigurationError) {
         let unknown = entries.keys.filter { !used.contains($0) }.sorted()
         guard let first = unknown.first else { return }
         let known = used.sorted().joined(separator: ", ")
-        throw error(first, "unknown key; \(keyPath(nil).isEmpty ? "top-level" : "[\(keyPath(nil))]") takes: \(known)")
+        throw error(first, "\(context)unknown key; \(keyPath(nil).isEmpty ? "top-level" : "[\(keyPath(nil))]") takes: \(known)")
+    }
+
+    /// Marks keys as known without reading them yet, so ``rejectUnknownKeys(context:)`` can run
+    /// before slow or failing reads of those keys.
+    mutating func declare(_ keys: String...) {
+        used.formUnion(keys)
     }
 }

@@ -44,16 +44,22 @@ enum KeyFile {
             throw failure(.writeFailed, path, "cannot create it")
         }
         defer { close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                write(fd, buffer.baseAddress! + written, buffer.count - written)
+        do throws(MerchantKeyError) {
+            var written = 0
+            while written < bytes.count {
+                let count = bytes.withUnsafeBytes { buffer in
+                    write(fd, buffer.baseAddress! + written, buffer.count - written)
+                }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { throw failure(.writeFailed, path, "writing failed") }
+                written += count
             }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw failure(.writeFailed, path, "writing failed") }
-            written += count
+            guard fsync(fd) == 0 else { throw failure(.writeFailed, path, "flushing to disk failed") }
+        } catch {
+            // A partial key file would block the retry (keys are never overwritten): remove it.
+            unlink(path)
+            throw error
         }
-        guard fsync(fd) == 0 else { throw failure(.writeFailed, path, "flushing to disk failed") }
     }
 
     private static func failure(_ code: MerchantKeyError.Code, _ path: String, _ what: String) -> MerchantKeyError {

@@ -177,5 +177,20 @@ struct VASDecrypt: ParsableCommand {
             case timestampRaw = "timestamp_raw"
             case messageHex = "message_hex"
         }
+
+        /// Every field, `null` when absent, as the socket's VAS entries are written.
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(status, forKey: .status)
+            try c.encode(passTypeID, forKey: .passTypeID)
+            try c.encode(keyID, forKey: .keyID)
+            try c.encode(keys, forKey: .keys)
+            try c.encode(variant, forKey: .variant)
+            try c.encode(timestamp, forKey: .timestamp)
+            try c.encode(timestampRaw, forKey: .timestampRaw)
+            try c.encode(message, forKey: .message)
+            try c.encode(messageHex, forKey: .messageHex)
+            try c.encode(problem, forKey: .problem)
+        }
     }
 }

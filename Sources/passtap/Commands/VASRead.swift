@@ -25,7 +25,7 @@ struct VASRead: AsyncParsableCommand {
     var wait: Double = 30
 
     func validate() throws {
-        guard wait > 0, wait <= 600 else { throw ValidationError("--wait must be more than 0 and at most 600 seconds") }
+        guard wait >= 0.001, wait <= 600 else { throw ValidationError("--wait must be from 0.001 to 600 seconds") }
     }
 
     func run() async throws {

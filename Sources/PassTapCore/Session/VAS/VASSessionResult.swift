@@ -54,8 +54,9 @@ public struct VASSessionResult: Sendable, Hashable, Codable {
         self.entries = entries
     }
 
-    /// Whether some merchant's pass was read and published in this tap.
-    public var readAPass: Bool { entries.contains { $0.status == .success } }
+    /// Whether some merchant's pass was read and published in this tap. A URL-only merchant's
+    /// `success` (the phone took the sign-up URL) carries no pass and does not count.
+    public var readAPass: Bool { entries.contains { $0.status == .success && $0.messageHex != nil } }
 
     private enum CodingKeys: String, CodingKey { case offered, wallet, version, capabilities, mode, problem, entries }
 

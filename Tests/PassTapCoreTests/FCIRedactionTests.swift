@@ -1,0 +1,69 @@
+import Foundation
+import ISO7816
+import PassTapCore
+import Testing
+
+/// What a session publishes of a selected application's FCI: never card numbers, track data,
+/// names or dates; for a payment application from the PPSE directory, only AID, label and
+/// priority.
+@Suite struct FCIRedactionTests {
+    static let mastercard = "A0000000041010"
+
+    /// A payment application's FCI as an issuer might send it, with a PAN (5A), Track 2 equivalent
+    /// (57) and expiry (5F24) hidden in the issuer discretionary data (BF0C), beside a PDOL (9F38).
+    static let leakyFCI: [UInt8] = try! [UInt8](
+        hex: "6F37" + "8407A0000000041010" + "A52C" + "500A4D415354455243415244" + "870101" + "9F3803 9F6604"
+            + "BF0C14" + "5A085413330089010434" + "5F2403291231" + "5702AB12")
+
+    @Test func theLeakyFixtureIsWellFormed() throws {
+        let nodes = try BERTLVParser.parse(Self.leakyFCI)
+        #expect(nodes.count == 1 && nodes[0].first(0xA5)?.first(0xBF0C)?.first(0x5A) != nil)
+    }
+
+    @Test func cardDataTagsAreRemovedWhereverTheyAppear() throws {
+        let record = try #require(FCIRecord(bytes: Self.leakyFCI))
+        #expect(record.redacted == ["5A", "5F24", "57"])
+        #expect(!record.hex.contains("5413330089010434"))
+        let kept = try BERTLVParser.parse([UInt8](hex: record.hex))
+        let template = try #require(kept.first(0x6F)?.first(0xA5))
+        #expect(template.first(0x9F38) != nil && template.first(0x50) != nil)
+        #expect(template.first(0xBF0C)?.children == [])
+        #expect(record.tlv == kept.map(TLVRecord.init))
+    }
+
+    @Test func anFCIWithoutCardDataIsPublishedAsSent() throws {
+        let bytes = try [UInt8](hex: "6F1A8407A0000000041010A50F500A4D617374657243617264870101")
+        let record = try #require(FCIRecord(bytes: bytes))
+        #expect(record.hex == bytes.hexString && record.redacted == nil)
+    }
+
+    @Test func aPaymentApplicationKeepsOnlyAIDLabelAndPriority() throws {
+        let record = try #require(FCIRecord(bytes: Self.leakyFCI, scope: .paymentApplication))
+        #expect(record.hex == "6F1A8407A0000000041010A50F500A4D415354455243415244870101")
+        #expect(record.redacted == ["9F38", "BF0C"])
+    }
+
+    @Test func anUnparsablePaymentFCIIsNotPublished() {
+        #expect(FCIRecord(bytes: [0x6F, 0x09, 0x84], scope: .paymentApplication) == nil)
+        #expect(FCIRecord(bytes: [0x6F, 0x09, 0x84])?.hex == "6F0984")
+    }
+
+    @Test func aSessionThroughThePPSEPublishesThePaymentApplicationTrimmed() throws {
+        let card = FakeCard()
+        card.applications[PaymentDirectory.aid.hex] = PaymentDirectoryTests.ppse([(Self.mastercard, "MASTERCARD", 1)])
+        card.applications[Self.mastercard] = Self.leakyFCI
+        let outcome = SessionEngine().run(SessionPlan(aids: [], ppse: true), on: card)
+        #expect(outcome.aid.selected == Self.mastercard)
+        #expect(outcome.aid.fci?.hex == "6F1A8407A0000000041010A50F500A4D415354455243415244870101")
+        let json = try #require(String(data: try JSONEncoder().encode(outcome.aid), encoding: .utf8))
+        #expect(!json.contains("5413330089010434") && !json.contains("9F6604"))
+    }
+
+    @Test func aConfiguredApplicationLosesOnlyItsCardData() throws {
+        let card = FakeCard()
+        card.applications[Self.mastercard] = Self.leakyFCI
+        let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.mastercard)]), on: card)
+        #expect(outcome.aid.fci?.redacted == ["5A", "5F24", "57"])
+        #expect(outcome.aid.fci?.hex.contains("9F3803") == true)
+    }
+}
