@@ -4,10 +4,8 @@ import Testing
 /// The built `passtap` and `passtapd` as a person runs them: exit codes and messages.
 @Suite struct CLITests {
     private func run(_ binary: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let output = NSTemporaryDirectory() + "passtap-cli-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let status = try Spawned.start(Rig.binaries.appendingPathComponent(binary).path, arguments, stdout: output, stderr: output).wait()
-        return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+        let finished = try Spawned.finish(Rig.binaries.appendingPathComponent(binary).path, arguments)
+        return (finished.status, finished.output)
     }
 
     @Test func noDaemonExits69SayingHowToStartIt() throws {

@@ -39,6 +39,8 @@ import Glibc
         #expect(attempts.map { $0["aid"] as? String } == ["A0000000031010", "A0000000041010"])
         #expect(attempts.map { $0["sw"] as? String } == ["6A82", "9000"])
         #expect((aid["fci"] as? [String: Any])?["hex"] as? String == "6F1A8407A0000000041010A50F500A4D617374657243617264870101")
+        #expect((aid["fci"] as? [String: Any])?["redacted"] is NSNull)
+        #expect(result["vas"] is NSNull, "VAS is off in this config: \(result)")
         #expect(result["error"] is NSNull)
         #expect((result["seq"] as? Int ?? 0) > (inserted["seq"] as? Int ?? .max))
 

@@ -153,10 +153,22 @@ extension PCSCScenarioTests {
                 let entry = try VASRig.entries(result)[1]
                 if let status = misbehaviour.status {
                     #expect(entry["status"] as? String == status, "\(misbehaviour.mode): \(entry)")
+                    #expect(entry["sw"] as? String == "9000", "\(misbehaviour.mode): \(entry)")
                     #expect(result["error"] is NSNull, "\(misbehaviour.mode): \(result)")
+                }
+                if misbehaviour.status == "malformed_response" {
+                    #expect(entry["message"] is NSNull && entry["message_hex"] is NSNull && entry["timestamp"] is NSNull)
+                    #expect((entry["problem"] as? String)?.isEmpty == false, "\(misbehaviour.mode): \(entry)")
+                }
+                if misbehaviour.mode == "chain_61xx" {
+                    #expect(entry["message"] as? String == "member 0042")
+                    let apdus = try #require(try vas.rig.cardCommand("apdus")["apdus"] as? [String])
+                    #expect(apdus.contains { $0.hasPrefix("00C00000") }, "GET RESPONSE after 61xx: \(apdus)")
                 }
                 if let code = misbehaviour.error {
                     #expect((result["error"] as? [String: Any])?["code"] as? String == code, "\(misbehaviour.mode): \(result)")
+                    // The merchant being asked when the phone went wrong says so; it was not skipped.
+                    #expect((entry["problem"] as? String)?.contains("tap ended before the phone answered") == true, "\(entry)")
                 }
                 try vas.rig.cardCommand("misbehave none")
                 let next = try VASRig.entries(try vas.tap())[1]
@@ -188,12 +200,15 @@ extension PCSCScenarioTests {
             #expect(error["code"] as? Int == -32010)
             #expect((error["data"] as? [String: Any])?["reason"] as? String == "timeout")
 
-            // A phone already on the reader does not count.
-            try vas.rig.cardCommand("tap-for 2500")
+            // A phone already on the reader does not count: it stays there (`tap` answers at once)
+            // while vas.read waits, and vas.read times out instead of answering with it.
+            try vas.rig.cardCommand("tap")
             _ = try vas.client.readJSON(what: "read.result of the held tap") { VASRig.kind($0) == "read.result" }
             try caller.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","timeout_ms":800}}"#)
             let present = try caller.readJSON(what: "vas.read with a card present") { $0["id"] as? Int == 2 }
-            #expect((present["error"] as? [String: Any])?["code"] as? Int == -32010)
+            #expect((present["error"] as? [String: Any])?["code"] as? Int == -32010, "\(present)")
+            #expect(try vas.rig.cardCommand("stats")["present"] as? Bool == true)
+            try vas.rig.cardCommand("remove")
             _ = try vas.client.readJSON(what: "card.removed") { VASRig.kind($0) == "card.removed" }
 
             // The next tap answers it, shaped by the merchants subset, and still emits read.result.
@@ -210,5 +225,40 @@ extension PCSCScenarioTests {
             let apdus = try #require(try vas.rig.cardCommand("apdus")["apdus"] as? [String])
             #expect(apdus.filter { $0.hasPrefix("80CA01") }.count == 1)
         }
-    }
+    
+        /// Runs the built `passtap` with `arguments`; waits for it and returns its status and output.
+        static func passtap(_ arguments: [String]) throws -> Spawned.Finished {
+            try Spawned.finish(Rig.binaries.appendingPathComponent("passtap").path, arguments)
+        }
+
+        @Test func watchAndVasReadShowThePassAsACashierReadsIt() throws {
+            let vas = try VASRig()
+            defer { vas.stop() }
+            _ = try vas.tap()
+            // The tap is in the daemon's buffer: watch replays it and stops after one read.result.
+            let watch = try Self.passtap(["watch", "--socket", vas.rig.socketPath, "--since", "1", "--kinds", "read.result", "--count", "1"])
+            #expect(watch.status == 0, "\(watch.output)")
+            // stderr's "watching passtapd instance ..." banner comes first; the event follows.
+            let lines = Array(watch.output.split(separator: "\n").map(String.init).drop { !$0.contains(" read.result [") })
+            #expect(lines.count == 4, "\(watch.output)")
+            #expect(lines.first?.contains("read.result [pcsc:Virtual PCD 00 00]") == true, "\(watch.output)")
+            #expect(lines.contains { $0.hasPrefix("    vas: ApplePay v0100 caps=0000003E (encrypted,vas_may_be_skipped,vas_may_be_performed,payment_may_be_skipped,payment_may_be_performed) mode=vas_or_payment") }, "\(watch.output)")
+            #expect(lines.contains("    vas \(Self.loyalty): data_not_found (6A83)"), "\(watch.output)")
+            let pass = try #require(lines.first { $0.hasPrefix("    vas \(Self.coffee): success key=\(vas.coffeeKeyID) at 20") }, "\(watch.output)")
+            #expect(pass.hasSuffix(".000Z message=\"member 0042\""), "\(pass)")
+
+            // vas-read: a pass within --wait exits 0 and prints it; no card within --wait exits 75.
+            let waiting = try Spawned.startCapturing(
+                Rig.binaries.appendingPathComponent("passtap").path,
+                ["vas-read", "--socket", vas.rig.socketPath, "PCD 00 00", "--merchant", Self.coffee, "--wait", "20"])
+            Thread.sleep(forTimeInterval: 0.5)
+            _ = try vas.tap()
+            let read = waiting.finish()
+            #expect(read.status == 0, "\(read.output)")
+            #expect(read.output.contains("vas \(Self.loyalty): not_requested"), "\(read.output)")
+            #expect(read.output.contains("vas \(Self.coffee): success key=\(vas.coffeeKeyID)"), "\(read.output)")
+            let none = try Self.passtap(["vas-read", "--socket", vas.rig.socketPath, "PCD 00 00", "--wait", "0.3"])
+            #expect(none.status == 75, "\(none.output)")
+        }
+}
 }
