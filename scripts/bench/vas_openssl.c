@@ -2,17 +2,20 @@
  * with OpenSSL 3, the same pipeline as Sources/vas-bench (our VAS module). scripts/bench/vas
  * builds and runs both.
  *
- *   vas_openssl ITERATIONS SCALAR_HEX PASS_TYPE_ID CRYPTOGRAM_HEX PLAINTEXT_HEX
+ *   vas_openssl ITERATIONS SCALAR_HEX PASS_TYPE_ID CRYPTOGRAM_HEX PLAINTEXT_HEX CRYPTOGRAMS_FILE
  *
  * Setup once, from the merchant key and pass alone: the P-256 group, the private scalar, the key
  * id SHA-256(public X)[0:4], the variant A SharedInfo, the fetched SHA-256 and AES-256-GCM
- * implementations. Then per iteration, on the same cryptogram and caching nothing that depends on
- * the phone's key: key id comparison, decompression of 02 ‖ X, ECDH (Z = X of d·P), X9.63 KDF
- * (K = SHA-256(Z ‖ 00000001 ‖ SharedInfo)), AES-256-GCM decryption with a 16-byte zero IV and tag
- * check, split of the plaintext into timestamp and message.
+ * implementations. Then, untimed, one decryption of CRYPTOGRAM_HEX (the published vector), which
+ * must give PLAINTEXT_HEX. Then, timed, ITERATIONS decryptions cycling through the cryptograms of
+ * CRYPTOGRAMS_FILE (one "CRYPTOGRAM_HEX PLAINTEXT_HEX" a line, each from its own phone key),
+ * caching nothing that depends on the phone's key: key id comparison, decompression of 02 ‖ X,
+ * ECDH (Z = X of d·P), X9.63 KDF (K = SHA-256(Z ‖ 00000001 ‖ SharedInfo)), AES-256-GCM decryption
+ * with a 16-byte zero IV and tag check, split of the plaintext into timestamp and message, and a
+ * comparison of both with the expected ones.
  *
- * Exits 1 unless every decryption succeeds and the first plaintext is PLAINTEXT_HEX; prints one
- * JSON line {"impl":"openssl","iterations":N,"seconds":S,"per_second":R}. */
+ * Exits 1 unless every decryption succeeds with its expected plaintext; prints one JSON line
+ * {"impl":"openssl","iterations":N,"cryptograms":C,"seconds":S,"per_second":R}. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -46,6 +49,15 @@ struct scratch {
     BIGNUM *z;
     EVP_MD_CTX *digest;
     EVP_CIPHER_CTX *cipher;
+};
+
+/* A cryptogram of the file and its expected plaintext, split as a payload is. */
+struct sample {
+    unsigned char cryptogram[MAX_CRYPTOGRAM];
+    size_t len;
+    uint32_t timestamp;
+    unsigned char message[MAX_CRYPTOGRAM];
+    size_t message_len;
 };
 
 /* A decrypted plaintext, split (§5.2 step 6). */
@@ -184,17 +196,61 @@ static int decrypt(const struct merchant *m, struct scratch *s, const unsigned c
     return 1;
 }
 
+/* Fills a sample from the hex of a cryptogram and of its plaintext (timestamp ‖ message). */
+static void sample_init(struct sample *sample, const char *cryptogram_hex, const char *plaintext_hex) {
+    unsigned char plaintext[MAX_CRYPTOGRAM];
+    sample->len = parse_hex(cryptogram_hex, sample->cryptogram, sizeof sample->cryptogram);
+    size_t plaintext_len = parse_hex(plaintext_hex, plaintext, sizeof plaintext);
+    if (sample->len < KEY_ID_LEN + COORD_LEN + 4 + TAG_LEN) fail("cryptogram too short");
+    if (plaintext_len != sample->len - KEY_ID_LEN - COORD_LEN - TAG_LEN) fail("plaintext and cryptogram lengths differ");
+    sample->timestamp = (uint32_t)plaintext[0] << 24 | (uint32_t)plaintext[1] << 16 | (uint32_t)plaintext[2] << 8 | plaintext[3];
+    sample->message_len = plaintext_len - 4;
+    memcpy(sample->message, plaintext + 4, sample->message_len);
+}
+
+/* Reads CRYPTOGRAMS_FILE: one "CRYPTOGRAM_HEX PLAINTEXT_HEX" a line. Returns the count or exits. */
+static size_t read_samples(const char *path, struct sample **samples) {
+    FILE *file = fopen(path, "r");
+    if (!file) fail("cannot open the cryptograms file");
+    char *line = NULL;
+    size_t cap = 0, count = 0, room = 0;
+    *samples = NULL;
+    while (getline(&line, &cap, file) != -1) {
+        char *save = NULL, *cryptogram = strtok_r(line, " \r\n", &save), *plaintext = strtok_r(NULL, " \r\n", &save);
+        if (!cryptogram) continue;
+        if (!plaintext || strtok_r(NULL, " \r\n", &save)) fail("a line of the cryptograms file is not CRYPTOGRAM_HEX PLAINTEXT_HEX");
+        if (count == room) {
+            room = room ? 2 * room : 64;
+            *samples = realloc(*samples, room * sizeof **samples);
+            if (!*samples) fail("allocation");
+        }
+        sample_init(&(*samples)[count++], cryptogram, plaintext);
+    }
+    free(line);
+    fclose(file);
+    if (count == 0) fail("no cryptograms in the file");
+    return count;
+}
+
+/* Decrypts a sample and compares timestamp and message with the expected ones; 0 on any failure. */
+static int decrypt_checked(const struct merchant *m, struct scratch *s, const struct sample *sample, unsigned char *out,
+                           struct payload *p) {
+    return decrypt(m, s, sample->cryptogram, sample->len, out, p) && p->timestamp == sample->timestamp &&
+           p->message_len == sample->message_len && memcmp(p->message, sample->message, sample->message_len) == 0;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 6 || atol(argv[1]) <= 0) {
-        fprintf(stderr, "usage: vas_openssl ITERATIONS SCALAR_HEX PASS_TYPE_ID CRYPTOGRAM_HEX PLAINTEXT_HEX\n");
+    if (argc != 7 || atol(argv[1]) <= 0) {
+        fprintf(stderr,
+                "usage: vas_openssl ITERATIONS SCALAR_HEX PASS_TYPE_ID CRYPTOGRAM_HEX PLAINTEXT_HEX CRYPTOGRAMS_FILE\n");
         return 64;
     }
     long iterations = atol(argv[1]);
-    unsigned char scalar[COORD_LEN], cryptogram[MAX_CRYPTOGRAM], expected[MAX_CRYPTOGRAM], plaintext[MAX_CRYPTOGRAM];
+    unsigned char scalar[COORD_LEN], plaintext[MAX_CRYPTOGRAM];
     if (parse_hex(argv[2], scalar, sizeof scalar) != COORD_LEN) fail("the scalar must be 32 bytes");
-    size_t len = parse_hex(argv[4], cryptogram, sizeof cryptogram);
-    size_t expected_len = parse_hex(argv[5], expected, sizeof expected);
-    if (len < KEY_ID_LEN + COORD_LEN + 4 + TAG_LEN) fail("cryptogram too short");
+    struct sample vector, *samples;
+    sample_init(&vector, argv[4], argv[5]);
+    size_t count = read_samples(argv[6], &samples);
 
     struct merchant m;
     struct scratch s;
@@ -202,14 +258,16 @@ int main(int argc, char **argv) {
     merchant_init(&m, scalar, argv[3]);
     scratch_init(&s, &m);
 
+    if (!decrypt_checked(&m, &s, &vector, plaintext, &p)) fail("the published vector does not decrypt to its plaintext");
     double start = now_seconds();
-    if (!decrypt(&m, &s, cryptogram, len, plaintext, &p)) fail("the first decryption failed");
-    if (expected_len != len - KEY_ID_LEN - COORD_LEN - TAG_LEN || memcmp(plaintext, expected, expected_len) != 0)
-        fail("the first plaintext is not the expected one");
-    for (long i = 1; i < iterations; i++)
-        if (!decrypt(&m, &s, cryptogram, len, plaintext, &p)) fail("a decryption failed");
+    size_t index = 0;
+    for (long i = 0; i < iterations; i++) {
+        if (!decrypt_checked(&m, &s, &samples[index], plaintext, &p)) fail("a decryption failed or gave another plaintext");
+        if (++index == count) index = 0;
+    }
     double seconds = now_seconds() - start;
-    printf("{\"impl\":\"openssl\",\"iterations\":%ld,\"seconds\":%.6f,\"per_second\":%.1f}\n", iterations, seconds,
-           (double)iterations / seconds);
+    printf("{\"impl\":\"openssl\",\"iterations\":%ld,\"cryptograms\":%zu,\"seconds\":%.6f,\"per_second\":%.1f}\n",
+           iterations, count, seconds, (double)iterations / seconds);
+    free(samples);
     return 0;
 }

@@ -49,6 +49,11 @@ SYNTHETIC = {
     "B": "c0b7737598b29d717d330d6d0fb5ada5a283406dc2717166f47b20f610f713a581e135196aab655f54cd9ea9fb2e326c812cb7d6b316435d0acc0bcb4b44af679b8e3ca73387ca0ab079a3",
 }
 
+DEMO_PHONE = os.path.join(REPOSITORY, "scripts/rig/demo-phone.json")
+DEMO_KEY = "/tmp/passtap-demo/keys/pass.com.passtap.demo.pem"  # made by `passtap keygen` in scripts/demo
+DEMO_PASS = "pass.com.passtap.demo"
+DEMO_MESSAGE = "demo member 0042"
+
 LOYALTY = "pass.com.example.loyalty"
 COFFEE = "pass.com.example.coffee"
 SELECT_VAS = bytes.fromhex("00A404000A4F53452E5641532E303100")
@@ -204,6 +209,84 @@ class CryptogramTests(PhoneTestCase):
         self.assertEqual(phone.control("clock-offset", ["120"]), {"ok": True, "clock_offset_s": 120})
         timestamp = reader_decrypt(self.loyalty_key, LOYALTY, self.cryptogram(self.read(phone=phone)), "A")[1]
         self.assertLessEqual(abs(timestamp - (apple_now() + 120)), 2)
+
+
+class TimestampTests(PhoneTestCase):
+    FIXED = 0x2A5B196E  # 2023-07-09 16:35:58 UTC, the §8.2 capture's
+
+    def timestamp(self, pass_type_id=LOYALTY, key=None, phone=None, message_length=11):
+        cryptogram = self.cryptogram(self.read(pass_type_id, phone=phone), message_length)
+        return reader_decrypt(key or self.loyalty_key, pass_type_id, cryptogram, "A")[1]
+
+    def test_a_fixed_timestamp_from_the_file_is_used_verbatim(self):
+        self.config["passes"][0]["timestamp"] = self.FIXED
+        phone = self.make_phone(clock_offset_s=-3600)
+        self.assertEqual(self.timestamp(phone=phone), self.FIXED)
+        self.assertEqual(self.timestamp(phone=phone), self.FIXED)
+        # The pass without one keeps the phone's clock, offset included.
+        coffee = self.timestamp(COFFEE, self.coffee_key, phone, len("café 7".encode()))
+        self.assertLessEqual(abs(coffee - (apple_now() - 3600)), 2)
+
+    def test_the_timestamp_bounds_are_4_bytes(self):
+        for seconds in (0, 0xFFFFFFFF):
+            self.config["passes"][0]["timestamp"] = seconds
+            self.assertEqual(self.timestamp(phone=self.make_phone()), seconds)
+
+    def test_bad_timestamps_in_the_file_are_refused(self):
+        for bad in (-1, 0x100000000, "774000000", 1.5, True):
+            self.config["passes"][0]["timestamp"] = bad
+            with self.assertRaises(ValueError, msg=repr(bad)):
+                self.make_phone()
+
+    def test_timestamp_command_sets_and_drops_a_fixed_timestamp(self):
+        reply = self.phone.control("timestamp", [LOYALTY, str(self.FIXED)])
+        self.assertEqual(reply, {"ok": True, "pass_type_id": LOYALTY, "timestamp": self.FIXED})
+        self.assertEqual(self.timestamp(), self.FIXED)
+        self.phone.control("clock-offset", ["600"])
+        self.assertEqual(self.timestamp(), self.FIXED)
+        self.assertEqual(self.phone.control("timestamp", [LOYALTY, "now"]), {"ok": True, "pass_type_id": LOYALTY, "timestamp": None})
+        self.assertLessEqual(abs(self.timestamp() - (apple_now() + 600)), 2)
+
+    def test_timestamp_command_refuses_bad_arguments(self):
+        for args in ([LOYALTY, "-1"], [LOYALTY, "4294967296"], [LOYALTY, "soon"], ["pass.com.example.nothere", "5"], [LOYALTY]):
+            with self.assertRaises(ValueError, msg=repr(args)):
+                self.phone.control("timestamp", args)
+        self.assertIsNone(self.phone.passes[hashlib.sha256(LOYALTY.encode()).digest()].timestamp)
+
+    def test_timestamp_command_through_the_controller(self):
+        controller = virtual_card.Controller(None, self.phone)
+        self.assertEqual(controller.handle("timestamp %s 774000000" % COFFEE), {"ok": True, "pass_type_id": COFFEE, "timestamp": 774000000})
+        self.assertEqual(self.timestamp(COFFEE, self.coffee_key, message_length=len("café 7".encode())), 774000000)
+        self.assertIn("timestamp PASS_TYPE_ID", controller.handle("dance")["error"])
+
+
+class DemoPhoneTests(unittest.TestCase):
+    """scripts/rig/demo-phone.json as scripts/demo uses it, with a fresh key in place of the one
+    `passtap keygen` makes."""
+
+    def test_the_demo_pass_decrypts_to_the_demo_message(self):
+        with open(DEMO_PHONE) as handle:
+            config = json.load(handle)
+        self.assertEqual([entry["key"] for entry in config["passes"]], [DEMO_KEY])
+        with tempfile.TemporaryDirectory() as folder:
+            key = ec.generate_private_key(ec.SECP256R1())
+            path = os.path.join(folder, "demo.pem")
+            with open(path, "wb") as handle:
+                handle.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+            config["passes"][0]["key"] = path
+            # As Phone.from_file would: keys relative to the demo file's folder (this one is absolute).
+            phone = Phone(config, None, os.path.dirname(DEMO_PHONE))
+        phone.begin_tap()
+        self.assertEqual(phone.answer(SELECT_VAS)[-2:], b"\x90\x00")
+        answer = phone.answer(get_vas_data(DEMO_PASS))
+        self.assertEqual(answer[-2:], b"\x90\x00")
+        self.assertEqual(answer[5:7], b"\x9F\x27")
+        cryptogram = answer[8:-2]
+        self.assertEqual(len(cryptogram), answer[7])
+        kid, timestamp, message = reader_decrypt(key, DEMO_PASS, cryptogram, "A")
+        self.assertEqual(message, DEMO_MESSAGE)
+        self.assertLessEqual(abs(timestamp - apple_now()), 2)
+        self.assertEqual(phone.answer(get_vas_data("pass.com.example.loyalty")), b"\x6A\x83")
 
 
 class StatusTests(PhoneTestCase):

@@ -4,13 +4,15 @@ Used through `virtual_card.py --phone FILE` (every mode of virtual_card.py works
 Protocol: docs/vas-protocol.md in the shared docs (§2 SELECT, §3 GET VAS DATA, §4 status words,
 §5 cryptogram). The phone encrypts with Python's `cryptography`, independently of PassTap's code.
 
-Phone file (JSON; every key but "passes" optional, defaults shown):
+Phone file (JSON; every key but "passes" optional, defaults shown but for "timestamp", absent):
   {"wallet": "ApplePay", "version": "0100", "capabilities": "0000003E", "variant": "A",
    "clock_offset_s": 0, "misbehave": "none",
    "passes": [{"pass_type_id": "pass.com.example.loyalty", "key": "merchant-key.pem",
-               "message": "member 1234", "needs_auth": false}]}
+               "message": "member 1234", "needs_auth": false, "timestamp": 774000000}]}
   key: a PEM file with the merchant's P-256 public or private key (only the public part is used);
   a relative path is taken from the phone file's folder. message: at most 64 bytes of UTF-8.
+  timestamp (optional, per pass): seconds since 2001-01-01 UTC (Apple epoch, 0 to 2^32-1), put
+  verbatim in every cryptogram of that pass; without it, the host's clock plus clock_offset_s.
 
 Answers (after those, every other APDU goes to `Card`: payment AIDs, UID read, GET RESPONSE):
   SELECT OSE.VAS.01        -> 6F {50 wallet, 9F21 version, 9F24 random nonce, 9F23 capabilities} 9000
@@ -37,6 +39,10 @@ Control commands (added to virtual_card.py's; one JSON line each):
   variant A|B                       {"ok": true, "variant": "B"}
   clock-offset SECONDS              {"ok": true, "clock_offset_s": -3600}
   needs-auth PASS_TYPE_ID on|off    {"ok": true, "pass_type_id": ID, "needs_auth": true}
+  timestamp PASS_TYPE_ID SECONDS|now
+                                    {"ok": true, "pass_type_id": ID, "timestamp": 774000000}
+                                    (a fixed Apple-epoch timestamp for that pass; `now` drops it,
+                                    back to the clock plus clock_offset_s: "timestamp": null)
   apdus                             {"ok": true, "apdus": ["00A404000A4F53452E5641532E303100", ...]}
                                     (command APDUs of the last or current tap, hex, upper case)
   `stats` gains "vas": counters since start (select_vas, get_vas_data, success, not_found,
@@ -167,6 +173,18 @@ def apple_timestamp(offset_s):
     return struct.pack(">I", int(time.time()) + int(offset_s) - APPLE_EPOCH_UNIX)
 
 
+def checked_timestamp(value):
+    """A fixed pass timestamp (seconds since 2001-01-01 UTC) as an int in 0...2^32-1, or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("timestamp must be whole seconds since 2001-01-01 UTC, not %r" % (value,))
+    seconds = value
+    if not 0 <= seconds <= 0xFFFFFFFF:
+        raise ValueError("timestamp %d does not fit in 4 bytes" % seconds)
+    return seconds
+
+
 def selected_aid(apdu):
     """The AID (hex, upper case) of a SELECT by name, or None for any other or malformed APDU."""
     if len(apdu) < 6 or apdu[1] != 0xA4 or apdu[2] != 0x04 or len(apdu) < 5 + apdu[4]:
@@ -190,27 +208,31 @@ def ppse_fci(entries):
 
 
 class WalletPass:
-    """One NFC pass in the wallet: its pass type id, merchant public key and message."""
+    """One NFC pass in the wallet: its pass type id, merchant public key and message, and an
+    optional fixed timestamp (seconds since 2001-01-01 UTC; None: the phone's clock)."""
 
-    def __init__(self, pass_type_id, public_key, message, needs_auth=False):
+    def __init__(self, pass_type_id, public_key, message, needs_auth=False, timestamp=None):
         self.pass_type_id = pass_type_id
         self.public_key = public_key
         self.message = message.encode("utf-8")
         if len(self.message) > MAX_MESSAGE_BYTES:
             raise ValueError("%s: message longer than %d bytes" % (pass_type_id, MAX_MESSAGE_BYTES))
         self.needs_auth = needs_auth
+        self.timestamp = checked_timestamp(timestamp)
         self.hash = sha256(pass_type_id.encode())
 
     @classmethod
     def from_config(cls, entry, folder):
         path = os.path.join(folder, entry["key"])
-        return cls(entry["pass_type_id"], load_public_key(path), entry.get("message", ""), bool(entry.get("needs_auth", False)))
+        return cls(entry["pass_type_id"], load_public_key(path), entry.get("message", ""), bool(entry.get("needs_auth", False)),
+                   entry.get("timestamp"))
 
 
 class Phone(Card):
     """An iPhone with Apple Wallet: the VAS applet and the PPSE over the base card's applications."""
 
-    control_commands = "misbehave MODE, variant A|B, clock-offset SECONDS, needs-auth PASS_TYPE_ID on|off, apdus"
+    control_commands = ("misbehave MODE, variant A|B, clock-offset SECONDS, needs-auth PASS_TYPE_ID on|off, "
+                        "timestamp PASS_TYPE_ID SECONDS|now, apdus")
 
     def __init__(self, config, profile=None, folder="."):
         super().__init__(profile or {})
@@ -333,7 +355,11 @@ class Phone(Card):
         message = wallet_pass.message
         if self.misbehave == "oversized_cryptogram":
             message = message.ljust(OVERSIZED_MESSAGE_BYTES, b".")[:OVERSIZED_MESSAGE_BYTES]
-        plaintext = apple_timestamp(self.clock_offset_s) + message
+        if wallet_pass.timestamp is None:
+            timestamp = apple_timestamp(self.clock_offset_s)
+        else:
+            timestamp = struct.pack(">I", wallet_pass.timestamp)
+        plaintext = timestamp + message
         cryptogram = make_cryptogram(wallet_pass.public_key, wallet_pass.pass_type_id, plaintext, self.variant)
         body = encode_tlv("70", token + encode_tlv("9F27", cryptogram))
         if self.misbehave == "truncated_tlv":
@@ -355,6 +381,7 @@ class Phone(Card):
             "variant": self.set_variant,
             "clock-offset": self.set_clock_offset,
             "needs-auth": self.set_needs_auth,
+            "timestamp": self.set_timestamp,
             "apdus": self.tap_apdus,
         }
         handler = handlers.get(command)
@@ -378,14 +405,26 @@ class Phone(Card):
         self.clock_offset_s = int(seconds)
         return {"ok": True, "clock_offset_s": self.clock_offset_s}
 
-    def set_needs_auth(self, pass_type_id, state):
+    def wallet_pass(self, pass_type_id):
         wallet_pass = self.passes.get(sha256(pass_type_id.encode()))
         if wallet_pass is None:
             raise ValueError("no pass %r on this phone" % pass_type_id)
+        return wallet_pass
+
+    def set_needs_auth(self, pass_type_id, state):
+        wallet_pass = self.wallet_pass(pass_type_id)
         if state not in ("on", "off"):
             raise ValueError("needs-auth takes on or off, not %r" % state)
         wallet_pass.needs_auth = state == "on"
         return {"ok": True, "pass_type_id": pass_type_id, "needs_auth": wallet_pass.needs_auth}
+
+    def set_timestamp(self, pass_type_id, seconds):
+        wallet_pass = self.wallet_pass(pass_type_id)
+        try:
+            wallet_pass.timestamp = None if seconds == "now" else checked_timestamp(int(seconds))
+        except ValueError:
+            raise ValueError("timestamp takes whole seconds since 2001-01-01 UTC (0 to 4294967295) or now, not %r" % seconds) from None
+        return {"ok": True, "pass_type_id": pass_type_id, "timestamp": wallet_pass.timestamp}
 
     def tap_apdus(self):
         return {"ok": True, "apdus": list(self.received)}
