@@ -137,6 +137,17 @@ extension PCSCScenarioTests {
             #expect(b["status"] as? String == "success" && b["variant"] as? String == "B" && b["message"] as? String == "member 0042")
         }
 
+        @Test func aFixedPassTimestampIsPublishedExactlyWhenFreshnessIsOff() throws {
+            let vas = try VASRig(vas: "freshness_s = 0")
+            defer { vas.stop() }
+            // 800000000 s after 2001-01-01T00:00:00Z is 2026-05-09T06:13:20Z (Python's datetime).
+            try vas.rig.cardCommand("timestamp \(Self.coffee) 800000000")
+            let entry = try VASRig.entries(try vas.tap())[1]
+            #expect(entry["status"] as? String == "success", "\(entry)")
+            #expect(entry["timestamp_raw"] as? Int == 800_000_000)
+            #expect(entry["timestamp"] as? String == "2026-05-09T06:13:20.000Z")
+        }
+
         @Test func eachMisbehaviourGivesACleanResultAndTheNextTapReads() throws {
             let vas = try VASRig()
             defer { vas.stop() }
