@@ -16,39 +16,64 @@ struct ClientConnection {
     let logger: Logger
 
     /// Serves the client until it disconnects, sends an over-long line, or the task is cancelled.
+    ///
+    /// When the channel closes (the client went away) the request in flight is cancelled too: a
+    /// `vas.read` waiting for a tap leaves its queue at once instead of claiming a tap for nobody.
     func run() async {
         do {
             try await channel.executeThenClose { inbound, outbound in
-                await withDiscardingTaskGroup { group in
-                    var subscription: EventSubscription?
-                    defer { subscription?.cancel() }
-                    do {
-                        for try await line in inbound {
-                            if line.readableBytes > NDJSON.maximumLineBytes {
-                                await refuseLongLine(outbound)
-                                return
-                            }
-                            switch await dispatcher.handle(line: line, alreadySubscribed: subscription != nil) {
-                            case .silent:
-                                continue
-                            case .reply(let answer):
-                                try await outbound.write(answer)
-                            case .subscribed(let answer, let newSubscription):
-                                if let answer { try await outbound.write(answer) }
-                                subscription = newSubscription
-                                group.addTask { await pump(newSubscription, to: outbound) }
-                            }
-                        }
-                    } catch is ByteToMessageDecoderError.PayloadTooLargeError {
-                        await refuseLongLine(outbound)
-                    } catch {
-                        logger.debug("client connection ended", metadata: ["error": "\(error)"])
-                    }
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await serve(inbound, outbound) }
+                    group.addTask { await waitUntilClosed() }
+                    await group.next()
+                    group.cancelAll()
                 }
             }
         } catch {
             logger.debug("client connection closed with an error", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Answers the client's lines in order and pumps its subscription.
+    private func serve(
+        _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) async {
+        await withDiscardingTaskGroup { group in
+            var subscription: EventSubscription?
+            defer { subscription?.cancel() }
+            do {
+                for try await line in inbound {
+                    if line.readableBytes > NDJSON.maximumLineBytes {
+                        await refuseLongLine(outbound)
+                        return
+                    }
+                    switch await dispatcher.handle(line: line, alreadySubscribed: subscription != nil) {
+                    case .silent:
+                        continue
+                    case .reply(let answer):
+                        try await outbound.write(answer)
+                    case .subscribed(let answer, let newSubscription):
+                        if let answer { try await outbound.write(answer) }
+                        subscription = newSubscription
+                        group.addTask { await pump(newSubscription, to: outbound) }
+                    }
+                }
+            } catch is ByteToMessageDecoderError.PayloadTooLargeError {
+                await refuseLongLine(outbound)
+            } catch {
+                logger.debug("client connection ended", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Returns once the channel is closed (or the task is cancelled).
+    ///
+    /// The client's end of input closes the channel too (remote half-closure is not enabled), so
+    /// this notices a client that went away while a request of its was still being answered.
+    private func waitUntilClosed() async {
+        let (closed, signal) = AsyncStream<Never>.makeStream()
+        channel.channel.closeFuture.whenComplete { _ in signal.finish() }
+        for await _ in closed {}
     }
 
     /// Writes the subscription's items until it ends or the client goes away.

@@ -258,8 +258,10 @@ struct MethodDispatcher: Sendable {
         case is String.Type: return "a string"
         case is Bool.Type: return "true or false"
         case is UInt64.Type: return "a whole number >= 0"
+        case is Int.Type: return "a whole number"
         case is [String].Type, is [Any].Type: return "an array"
-        default: return "an object with named members"
+        case is [String: Any].Type: return "an object with named members"
+        default: return "a JSON value of another type"
         }
     }
 }

@@ -67,4 +67,51 @@ import Testing
         queue.finish(claim, with: Self.result("03"))
         #expect(try await next.value.atr == "03")
     }
+
+    @Test func aTimeoutThatFiresAfterTheClaimGetsTheTapsResultNotTimeout() async throws {
+        let cue = CuedTimer()
+        let queue = VASReadQueue(timer: cue.timer)
+        let read = Task { try await queue.nextTap(on: Self.reader, merchants: ["pass.a"], timeout: .seconds(30)) }
+        try await waitFor(1, on: queue)
+        let claim = try #require(queue.claim(reader: Self.reader))
+        await cue.fire()  // the timeout runs to its end while the tap is still in progress
+        queue.finish(claim, with: Self.result("04"))
+        #expect(try await read.value.atr == "04")
+        #expect(queue.waitingCount(on: Self.reader) == 0)
+    }
+
+    @Test func aTimeoutThatFiresBeforeAnyTapRemovesTheReadAtOnce() async throws {
+        let cue = CuedTimer()
+        let queue = VASReadQueue(timer: cue.timer)
+        let read = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
+        try await waitFor(1, on: queue)
+        await cue.fire()
+        await #expect(throws: VASReadQueue.WaitError.timeout) { try await read.value }
+        #expect(queue.waitingCount(on: Self.reader) == 0)
+        #expect(queue.claim(reader: Self.reader) == nil)
+    }
+}
+
+/// A timeout that fires when the test says so, for one read: ``fire()`` lets it go and returns
+/// once the queue has handled it.
+struct CuedTimer: Sendable {
+    private let go = AsyncStream<Void>.makeStream()
+    private let done = AsyncStream<Void>.makeStream()
+
+    /// The timer to give the queue.
+    var timer: VASReadQueue.Timer {
+        { [go, done] _, fire in
+            var cue = go.stream.makeAsyncIterator()
+            guard await cue.next() != nil else { return }  // cancelled: the read ended first
+            fire()
+            done.continuation.yield()
+        }
+    }
+
+    /// Fires the timeout and waits until the queue has handled it.
+    func fire() async {
+        go.continuation.yield()
+        var handled = done.stream.makeAsyncIterator()
+        _ = await handled.next()
+    }
 }

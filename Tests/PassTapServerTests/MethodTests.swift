@@ -127,3 +127,113 @@ import Testing
         }
     }
 }
+
+// MARK: vas.read errors
+
+extension MethodTests {
+    static let vasMerchants = ["pass.com.example.loyalty", "pass.com.example.coffee"]
+    static let vasReader = ServerHarness.readers[0].id
+
+    /// Sends one `vas.read` with `params` (VAS on with ``vasMerchants`` unless `vasEnabled` is
+    /// false) and returns its error; records an issue if the call succeeded or left a read queued.
+    func vasReadError(_ params: String, vasEnabled: Bool = true) async throws -> JSONRPCError? {
+        var answer: JSONRPCResponse<VASReadResult>?
+        try await ServerHarness.with(configure: { $0.vasMerchants = vasEnabled ? Self.vasMerchants : nil }) { harness in
+            answer = try await LineClient.with(path: harness.path) { client in
+                try await client.call(
+                    #"{"jsonrpc":"2.0","id":7,"method":"vas.read","params":\#(params)}"#, expecting: VASReadResult.self)
+            }
+            #expect(harness.vasReads.waitingCount(on: Self.vasReader) == 0)
+        }
+        guard let answer, case .failure(let error) = answer.outcome else {
+            Issue.record("expected an error for \(params)")
+            return nil
+        }
+        #expect(answer.id == .number(7))
+        #expect(error.reason == error.code.reason)
+        return error
+    }
+
+    @Test func vasReadOfAnUnconfiguredMerchantNamesItAndTheConfiguredOnes() async throws {
+        let error = try #require(
+            await vasReadError(#"{"reader":"pcsc:Zeta Reader 00 00","merchants":["pass.com.example.coffee","pass.nope"]}"#))
+        #expect(error.code == .invalidParams)
+        #expect(error.reason == "invalid_params")
+        #expect(error.message.contains("vas.read"))
+        #expect(error.message.contains("pass.nope is not configured"))
+        #expect(error.message.contains("configured: pass.com.example.loyalty, pass.com.example.coffee"))
+    }
+
+    @Test func vasReadWithAnEmptyMerchantsListIsInvalidParams() async throws {
+        let error = try #require(await vasReadError(#"{"reader":"pcsc:Zeta Reader 00 00","merchants":[]}"#))
+        #expect(error.code == .invalidParams)
+        #expect(error.message.contains("merchants is empty"))
+    }
+
+    @Test(arguments: ["0", "-5", "600001"])
+    func vasReadWithATimeoutOutOfRangeNamesTheRange(timeout: String) async throws {
+        let error = try #require(await vasReadError(#"{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":\#(timeout)}"#))
+        #expect(error.code == .invalidParams)
+        #expect(error.message.contains("timeout_ms must be from 1 to 600000"))
+    }
+
+    @Test(arguments: [#""5""#, "true", "[5]"])
+    func vasReadWithATimeoutOfTheWrongTypeSaysAWholeNumber(timeout: String) async throws {
+        let error = try #require(await vasReadError(#"{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":\#(timeout)}"#))
+        #expect(error.code == .invalidParams)
+        #expect(error.message.contains("timeout_ms must be a whole number"))
+        #expect(!error.message.contains("object"))
+    }
+
+    @Test func vasReadWithMerchantsNotAnArraySaysAnArray() async throws {
+        let error = try #require(await vasReadError(#"{"reader":"pcsc:Zeta Reader 00 00","merchants":"pass.com.example.coffee"}"#))
+        #expect(error.code == .invalidParams)
+        #expect(error.message.contains("merchants must be an array"))
+    }
+
+    @Test func vasReadWithParamsNotAnObjectSaysAnObject() async throws {
+        let error = try #require(await vasReadError(#"["pcsc:Zeta Reader 00 00"]"#))
+        #expect(error.code == .invalidParams)
+        #expect(error.message.contains("params must be an object with named members"))
+    }
+
+    @Test func vasReadWhileVASIsDisabledIsVASDisabled() async throws {
+        let error = try #require(await vasReadError(#"{"reader":"pcsc:Zeta Reader 00 00"}"#, vasEnabled: false))
+        #expect(error.code == .vasDisabled)
+        #expect(error.code.rawValue == -32011)
+        #expect(error.reason == "vas_disabled")
+        #expect(error.message.contains("[vas] enabled = true"))
+    }
+
+    @Test func vasReadOnAnUnknownReaderIsUnknownReader() async throws {
+        let error = try #require(await vasReadError(#"{"reader":"pcsc:Nowhere 00 00"}"#))
+        #expect(error.code == .unknownReader)
+        #expect(error.reason == "unknown_reader")
+        #expect(error.message.contains("pcsc:Nowhere 00 00"))
+    }
+
+    @Test(arguments: [
+        #"{"reader":"pcsc:Zeta Reader 00 00","timeout":5}"#,
+        #"{"reader":"pcsc:Zeta Reader 00 00","merchant":["pass.com.example.coffee"]}"#,
+    ])
+    func vasReadWithAnUnknownParamNamesIt(params: String) async throws {
+        let error = try #require(await vasReadError(params))
+        #expect(error.code == .invalidParams)
+        #expect(error.message.contains("unknown parameter"))
+        #expect(error.message.contains("known: merchants, reader, timeout_ms"))
+    }
+
+    @Test func vasReadWithoutParamsSaysReaderIsRequired() async throws {
+        let error = try #require(await vasReadError("null"))
+        #expect(error.code == .invalidParams)
+        #expect(error.message.contains(#"params {"reader"} are required"#))
+    }
+
+    @Test func vasReadWithNoTapTimesOutAndLeavesNothingQueued() async throws {
+        let error = try #require(await vasReadError(#"{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":1}"#))
+        #expect(error.code == .timeout)
+        #expect(error.code.rawValue == -32010)
+        #expect(error.reason == "timeout")
+        #expect(error.message.contains("no card arrived on pcsc:Zeta Reader 00 00 within 1 ms"))
+    }
+}

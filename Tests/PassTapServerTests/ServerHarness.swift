@@ -3,6 +3,7 @@ import Logging
 import NIOPosix
 import PassTapCore
 import PassTapServer
+import Testing
 
 /// Runs a ``SocketServer`` on a socket in a fresh temporary directory for one test.
 struct ServerHarness {
@@ -10,6 +11,8 @@ struct ServerHarness {
     let path: String
     let hub: EventHub
     let backend: FakeReaderBackend
+    /// The queue `vas.read` waits in; tests play the tap coordinator with `claim` and `finish`.
+    let vasReads: VASReadQueue
     let daemon: DaemonInfo
     let server: SocketServer
 
@@ -30,6 +33,7 @@ struct ServerHarness {
     static func with(
         backend: FakeReaderBackend = FakeReaderBackend(readers: readers),
         hubCapacity: Int = 64,
+        vasReads: VASReadQueue = VASReadQueue(),
         configure: (inout SocketServerConfiguration) -> Void = { _ in },
         _ body: (ServerHarness) async throws -> Void
     ) async throws {
@@ -41,9 +45,10 @@ struct ServerHarness {
         let daemon = DaemonInfo.startingNow(version: "9.8.7-test")
         let server = SocketServer(
             configuration: configuration, hub: hub, backend: backend, daemon: daemon,
-            logger: Logger(label: "passtap.test.server"))
+            vasReads: vasReads, logger: Logger(label: "passtap.test.server"))
         let harness = ServerHarness(
-            directory: directory, path: configuration.path, hub: hub, backend: backend, daemon: daemon, server: server)
+            directory: directory, path: configuration.path, hub: hub, backend: backend, vasReads: vasReads, daemon: daemon,
+            server: server)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             try await server.waitUntilListening()
@@ -56,6 +61,16 @@ struct ServerHarness {
             group.cancelAll()
             try await group.waitForAll()
         }
+    }
+
+    /// Waits until `count` `vas.read` calls wait on `reader` (they queue asynchronously), with a
+    /// generous deadline; records an issue if they never do.
+    func waitForVASReads(_ count: Int, on reader: ReaderID) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while vasReads.waitingCount(on: reader) != count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(vasReads.waitingCount(on: reader) == count)
     }
 
     /// Publishes a `card.removed` event for the first reader.

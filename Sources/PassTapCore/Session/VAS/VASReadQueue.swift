@@ -5,6 +5,10 @@ import Synchronization
 ///
 /// A card already in the field does not count: only taps that begin after the call claim it. The
 /// tap still publishes its `read.result` as every tap does; the waiting caller also gets it.
+///
+/// A read whose timeout fires after a tap has claimed it is not timed out: it gets that tap's
+/// result (which was shaped by its `merchants`). Only a read still waiting when its timeout fires
+/// is removed and answered ``WaitError/timeout``; the check and the removal are one atomic step.
 public final class VASReadQueue: Sendable {
     /// Why a wait ended without a tap.
     public enum WaitError: Error, Hashable, Sendable {
@@ -21,11 +25,18 @@ public final class VASReadQueue: Sendable {
         public let merchants: Set<String>?
     }
 
+    /// Runs a read's timeout: waits `timeout`, then calls `fire`; returns without firing when its
+    /// task is cancelled (the read ended first).
+    package typealias Timer = @Sendable (_ timeout: Duration, _ fire: @Sendable () -> Void) async -> Void
+
+    private typealias Continuation = CheckedContinuation<ReadResult, any Error>
+
     private enum Phase {
         case allocated
-        case cancelledEarly
-        case waiting(reader: ReaderID, merchants: Set<String>?, CheckedContinuation<ReadResult, any Error>)
-        case claimed(CheckedContinuation<ReadResult, any Error>)
+        /// Timed out or cancelled before the read registered: it ends with this error as it does.
+        case endedEarly(WaitError)
+        case waiting(reader: ReaderID, merchants: Set<String>?, Continuation)
+        case claimed(Continuation)
     }
 
     private struct State {
@@ -35,9 +46,24 @@ public final class VASReadQueue: Sendable {
     }
 
     private let state = Mutex(State())
+    private let timer: Timer
 
     /// An empty queue.
-    public init() {}
+    public convenience init() {
+        self.init(timer: { timeout, fire in
+            do {
+                try await Task.sleep(for: timeout)
+            } catch {
+                return
+            }
+            fire()
+        })
+    }
+
+    /// An empty queue whose timeouts run on `timer` (tests fire them on cue).
+    package init(timer: @escaping Timer) {
+        self.timer = timer
+    }
 
     /// How many reads wait on `reader`.
     public func waitingCount(on reader: ReaderID) -> Int {
@@ -45,6 +71,9 @@ public final class VASReadQueue: Sendable {
     }
 
     /// Waits for the next tap on `reader` and returns its result.
+    ///
+    /// Throws ``WaitError/timeout`` only when no tap claimed the read before `timeout`; a read
+    /// claimed in time waits for its tap to finish, however long the timeout was.
     public func nextTap(on reader: ReaderID, merchants: Set<String>?, timeout: Duration) async throws(WaitError) -> ReadResult {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
@@ -52,16 +81,10 @@ public final class VASReadQueue: Sendable {
             return state.nextID
         }
         do {
-            return try await withThrowingTaskGroup(of: ReadResult?.self) { group in
-                group.addTask { try await self.wait(id: id, reader: reader, merchants: merchants) }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                guard let result = first else { throw WaitError.timeout }
-                return result
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await self.timer(timeout) { self.expire(id: id) } }
+                defer { group.cancelAll() }
+                return try await self.wait(id: id, reader: reader, merchants: merchants)
             }
         } catch let error as WaitError {
             throw error
@@ -86,43 +109,53 @@ public final class VASReadQueue: Sendable {
 
     /// Answers a claimed read with its tap's result.
     public func finish(_ claim: Claim, with result: ReadResult) {
-        let continuation: CheckedContinuation<ReadResult, any Error>? = state.withLock { state in
+        let continuation: Continuation? = state.withLock { state in
             guard case .claimed(let continuation) = state.phases.removeValue(forKey: claim.id) else { return nil }
             return continuation
         }
         continuation?.resume(returning: result)
     }
 
+    /// The read's timeout fired: ends it with ``WaitError/timeout`` unless a tap claimed it already.
+    private func expire(id: UInt64) {
+        end(id: id, with: .timeout)
+    }
+
+    /// Ends a read that no tap has claimed with `error`; a claimed read keeps waiting for its tap.
+    private func end(id: UInt64, with error: WaitError) {
+        let continuation: Continuation? = state.withLock { state in
+            switch state.phases[id] {
+            case .allocated:
+                state.phases[id] = .endedEarly(error)
+                return nil
+            case .waiting(let reader, _, let continuation):
+                state.phases[id] = nil
+                state.order[reader]?.removeAll { $0 == id }
+                if state.order[reader]?.isEmpty == true { state.order[reader] = nil }
+                return continuation
+            case .endedEarly, .claimed, nil:
+                return nil
+            }
+        }
+        continuation?.resume(throwing: error)
+    }
+
     private func wait(id: UInt64, reader: ReaderID, merchants: Set<String>?) async throws -> ReadResult {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ReadResult, any Error>) in
-                let cancelled = state.withLock { state in
-                    if case .cancelledEarly = state.phases[id] {
+            try await withCheckedThrowingContinuation { (continuation: Continuation) in
+                let ended: WaitError? = state.withLock { state in
+                    if case .endedEarly(let error) = state.phases[id] {
                         state.phases[id] = nil
-                        return true
+                        return error
                     }
                     state.phases[id] = .waiting(reader: reader, merchants: merchants, continuation)
                     state.order[reader, default: []].append(id)
-                    return false
+                    return nil
                 }
-                if cancelled { continuation.resume(throwing: CancellationError()) }
+                if let ended { continuation.resume(throwing: ended) }
             }
         } onCancel: {
-            let continuation: CheckedContinuation<ReadResult, any Error>? = state.withLock { state in
-                switch state.phases[id] {
-                case .allocated:
-                    state.phases[id] = .cancelledEarly
-                    return nil
-                case .waiting(let reader, _, let continuation):
-                    state.phases[id] = nil
-                    state.order[reader]?.removeAll { $0 == id }
-                    if state.order[reader]?.isEmpty == true { state.order[reader] = nil }
-                    return continuation
-                case .cancelledEarly, .claimed, nil:
-                    return nil
-                }
-            }
-            continuation?.resume(throwing: CancellationError())
+            end(id: id, with: .cancelled)
         }
     }
 }
