@@ -179,7 +179,7 @@ extension PCSCScenarioTests {
                 if let code = misbehaviour.error {
                     #expect((result["error"] as? [String: Any])?["code"] as? String == code, "\(misbehaviour.mode): \(result)")
                     // The merchant being asked when the phone went wrong says so; it was not skipped.
-                    #expect((entry["problem"] as? String)?.contains("tap ended before the phone answered") == true, "\(entry)")
+                    #expect((entry["problem"] as? String)?.contains("tap ended without a usable answer (too_many_round_trips") == true, "\(entry)")
                 }
                 try vas.rig.cardCommand("misbehave none")
                 let next = try VASRig.entries(try vas.tap())[1]
@@ -223,10 +223,17 @@ extension PCSCScenarioTests {
             _ = try vas.client.readJSON(what: "card.removed") { VASRig.kind($0) == "card.removed" }
 
             // The next tap answers it, shaped by the merchants subset, and still emits read.result.
-            try caller.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","merchants":["pass.com.example.coffee"],"timeout_ms":15000}}"#)
-            Thread.sleep(forTimeInterval: 0.3)
-            let event = try vas.tap()
-            let answer = try caller.readJSON(what: "vas.read answer") { $0["id"] as? Int == 3 }
+            // No sleep as synchronisation: tap until the call is answered (a tap before the call is
+            // queued is simply a plain tap); the answering tap is the last one.
+            try caller.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","merchants":["pass.com.example.coffee"],"timeout_ms":30000}}"#)
+            var answered: (event: [String: Any], answer: [String: Any])?
+            for _ in 0..<10 where answered == nil {
+                let event = try vas.tap()
+                if let answer = try? caller.readJSON(timeout: 2, what: "vas.read answer", until: { $0["id"] as? Int == 3 }) {
+                    answered = (event, answer)
+                }
+            }
+            let (event, answer) = try #require(answered, "vas.read was not answered by any of 10 taps")
             let result = try #require(answer["result"] as? [String: Any], "\(answer)")
             #expect(result["reader"] as? String == vas.rig.readerID)
             let entries = try VASRig.entries(result)
@@ -262,8 +269,11 @@ extension PCSCScenarioTests {
             let waiting = try Spawned.startCapturing(
                 Rig.binaries.appendingPathComponent("passtap").path,
                 ["vas-read", "--socket", vas.rig.socketPath, "PCD 00 00", "--merchant", Self.coffee, "--wait", "20"])
-            Thread.sleep(forTimeInterval: 0.5)
-            _ = try vas.tap()
+            // Tap until vas-read has its answer and exits (a tap before its call is queued is a plain
+            // tap), rather than sleeping and hoping it is queued by then.
+            for _ in 0..<10 where !waiting.hasFinished() {
+                _ = try vas.tap()
+            }
             let read = waiting.finish()
             #expect(read.status == 0, "\(read.output)")
             #expect(read.output.contains("vas \(Self.loyalty): not_requested"), "\(read.output)")

@@ -43,9 +43,17 @@ import Testing
         #expect(record.redacted == ["9F38", "BF0C"])
     }
 
-    @Test func anUnparsablePaymentFCIIsNotPublished() {
-        #expect(FCIRecord(bytes: [0x6F, 0x09, 0x84], scope: .paymentApplication) == nil)
-        #expect(FCIRecord(bytes: [0x6F, 0x09, 0x84])?.hex == "6F0984")
+    @Test func anFCIThatDoesNotParseIsNeverPublished() {
+        // The leaky FCI cut short by one byte: its PAN is there, but the TLV cannot be checked.
+        let truncated = Array(Self.leakyFCI.dropLast())
+        #expect(FCIRecord(bytes: truncated) == nil)
+        #expect(FCIRecord(bytes: truncated, scope: .paymentApplication) == nil)
+        #expect(FCIRecord(bytes: [0x6F, 0x09, 0x84]) == nil)
+    }
+
+    @Test func serviceCodeIsCardData() throws {
+        let record = try #require(FCIRecord(bytes: try [UInt8](hex: "6F09 8403F00102 5F300102")))
+        #expect(record.redacted == ["5F30"] && record.hex == "6F058403F00102")
     }
 
     @Test func aSessionThroughThePPSEPublishesThePaymentApplicationTrimmed() throws {
@@ -59,11 +67,30 @@ import Testing
         #expect(!json.contains("5413330089010434") && !json.contains("9F6604"))
     }
 
-    @Test func aConfiguredApplicationLosesOnlyItsCardData() throws {
+    @Test func aConfiguredPaymentApplicationIsTrimmedWithoutThePPSE() throws {
         let card = FakeCard()
         card.applications[Self.mastercard] = Self.leakyFCI
         let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.mastercard)]), on: card)
+        #expect(outcome.aid.fci?.hex == "6F1A8407A0000000041010A50F500A4D415354455243415244870101")
+        #expect(outcome.aid.fci?.redacted == ["9F38", "BF0C"])
+    }
+
+    @Test func aConfiguredApplicationOfNoPaymentSchemeLosesOnlyItsCardData() throws {
+        let loyalty = "F0010203040506"
+        let card = FakeCard()
+        card.applications[loyalty] = Self.leakyFCI
+        let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: loyalty)]), on: card)
         #expect(outcome.aid.fci?.redacted == ["5A", "5F24", "57"])
         #expect(outcome.aid.fci?.hex.contains("9F3803") == true)
+    }
+
+    @Test(arguments: ["A0000000031010", "A0000000041010", "A00000002501", "A0000000651010", "A0000001523010", "A000000333010101"])
+    func paymentSchemeAIDsAreRecognised(_ hex: String) throws {
+        #expect(PaymentSchemes.contains(try AID(hex: hex)))
+    }
+
+    @Test func otherAIDsAreNotPaymentApplications() throws {
+        #expect(!PaymentSchemes.contains(try AID(hex: "D2760000850101")))  // NFC Forum NDEF
+        #expect(!PaymentSchemes.contains(try AID(hex: "4F53452E5641532E3031")))  // OSE.VAS.01
     }
 }

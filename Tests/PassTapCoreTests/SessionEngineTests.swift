@@ -58,10 +58,11 @@ import Testing
         #expect(card.received.count == 2)
     }
 
-    @Test func unparsableFCIIsKeptAsHexWithoutTLV() {
+    @Test func anUnparsableFCIIsNotPublishedButTheSelectionIs() {
         let card = FakeCard()
         card.applications = [Self.visa.hex: [0x6F, 0x09, 0x84]]
         let outcome = SessionEngine().run(SessionPlan(aids: [Self.visa]), on: card)
-        #expect(outcome.aid.fci == FCIRecord(hex: "6F0984", tlv: nil))
+        #expect(outcome.aid.selected == Self.visa.hex)
+        #expect(outcome.aid.fci == nil)
     }
 }

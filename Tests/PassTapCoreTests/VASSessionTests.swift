@@ -255,7 +255,7 @@ import VAS
         #expect(outcome.error?.code == "card_removed")
         #expect(outcome.vas?.entries.map(\.status) == [.dataNotFound, .notRequested])
         // The coffee merchant was asked (exchange 3) but never answered: it says so.
-        #expect(outcome.vas?.entries[1].problem?.contains("tap ended before the phone answered") == true)
+        #expect(outcome.vas?.entries[1].problem?.contains("tap ended without a usable answer (card_removed") == true)
         #expect(outcome.vas?.entries[0].problem == nil)
         #expect(outcome.aid.attempts.isEmpty)
     }

@@ -159,6 +159,8 @@ import VAS
         // A misspelt [vas] key or merchant key is named even when a key file would also be refused.
         .init(text: "[vas]\nfreshnes_s = 30\n[[vas.merchants]]\npass_type_id = \"pass.a\"\nkeys = [\"missing.pem\"]\n", keyPath: "vas.freshnes_s", mentions: "unknown key"),
         .init(text: "[[vas.merchants]]\npass_type_id = \"pass.a\"\nkeys = [\"missing.pem\"]\nulr = \"https://a.b\"\n", keyPath: "vas.merchants[0].ulr", mentions: "merchant pass.a: unknown key"),
+        .init(text: "[[vas.merchants]]\npass_type = \"pass.a\"\nkeys = [\"missing.pem\"]\n", keyPath: "vas.merchants[0].pass_type", mentions: "unknown key"),
+        .init(text: "[sesion]\naids = []\n[[vas.merchants]]\npass_type_id = \"pass.a\"\nkeys = [\"missing.pem\"]\n", keyPath: "sesion", mentions: "unknown key"),
     ]
 
     @Test(arguments: refusals)

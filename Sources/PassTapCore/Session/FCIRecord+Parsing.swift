@@ -3,12 +3,11 @@ public import ISO7816
 extension FCIRecord {
     /// Which parts of a selected application's FCI a session may publish.
     public enum Scope: Sendable {
-        /// Everything but card data (``FCIRecord/cardDataTags``): for applications from the
-        /// configured AID list.
+        /// Everything but card data (``FCIRecord/cardDataTags``): for other applications.
         case withoutCardData
         /// Only the AID (`84`), label (`50`) and priority (`87`) inside `6F`/`A5`: for a payment
-        /// application found through the PPSE directory (issue 3 §1: payment applications are
-        /// reported by AID, label and priority only). An FCI that does not parse is not published.
+        /// application (listed by the PPSE directory, or under a ``PaymentSchemes`` RID), which is
+        /// reported by AID, label and priority only.
         case paymentApplication
     }
 
@@ -27,20 +26,18 @@ extension FCIRecord {
         0x5F24,  // Application expiration date
         0x5F25,  // Application effective date
         0x5F34,  // PAN sequence number
+        0x5F30,  // Service code (from the track data)
     ]
 
     /// The tags a payment application's FCI keeps.
     static let paymentApplicationTags: Set<TLVTag> = [0x6F, 0xA5, 0x84, 0x50, 0x87]
 
-    /// Records FCI bytes for publication: hex, with their TLV tree when they are valid BER-TLV,
-    /// less what `scope` withholds. When something was removed, `hex` is the re-encoded remainder
-    /// and `redacted` lists the removed tags; `nil` when nothing may be published.
+    /// Records FCI bytes for publication: hex and TLV tree, less what `scope` withholds. When
+    /// something was removed, `hex` is the re-encoded remainder and `redacted` lists the removed
+    /// tags. `nil` when the bytes are not valid BER-TLV: what cannot be parsed cannot be checked
+    /// for card data, so it is not published.
     public init?(bytes: [UInt8], scope: Scope = .withoutCardData) {
-        guard let nodes = try? BERTLVParser.parse(bytes) else {
-            guard scope == .withoutCardData else { return nil }
-            self.init(hex: bytes.hexString, tlv: nil)
-            return
-        }
+        guard let nodes = try? BERTLVParser.parse(bytes) else { return nil }
         var removed: [TLVTag] = []
         let kept = Self.filter(nodes, scope: scope, removed: &removed)
         guard !removed.isEmpty else {

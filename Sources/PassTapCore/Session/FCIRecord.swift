@@ -1,9 +1,10 @@
 /// A selected application's File Control Information as published: hex, and its TLV tree when
 /// it parses, with card data removed (see ``FCIRecord/init(bytes:scope:)``).
 public struct FCIRecord: Sendable, Hashable, Codable {
-    /// The FCI bytes as the card sent them (status word excluded), upper-case hex.
+    /// The FCI bytes (status word excluded), upper-case hex: as the card sent them, or what is left
+    /// after redaction when ``redacted`` is set.
     public var hex: String
-    /// The FCI parsed as BER-TLV; `nil` when the bytes are not valid BER-TLV.
+    /// The FCI parsed as BER-TLV.
     public var tlv: [TLVRecord]?
     /// The tags removed before publication (card data, or all but AID, label and priority of a
     /// payment application), hex; `nil` when the FCI is published as the card sent it.

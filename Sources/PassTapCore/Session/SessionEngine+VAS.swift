@@ -54,7 +54,7 @@ extension SessionEngine {
                 response = try send(command.apdu, on: channel)
             } catch {
                 result.entries[index].problem =
-                    "asked, but the tap ended before the phone answered (see the read.result error)"
+                    "asked, but the tap ended without a usable answer (\(error.code.rawValue): see the read.result error)"
                 return (result, ReadError(error))
             }
             result.entries[index] = entry(for: settings.merchants[index], response, settings: settings)

@@ -81,7 +81,8 @@ public struct SessionEngine: Sendable {
             attempts.append(.init(aid: aid.hex, sw: response.statusWord.hex))
             if response.statusWord.isSuccess {
                 let listed = directory?.applications.contains { $0.aid == aid.hex } == true
-                let fci = FCIRecord(bytes: response.data, scope: listed ? .paymentApplication : .withoutCardData)
+                let payment = listed || PaymentSchemes.contains(aid)
+                let fci = FCIRecord(bytes: response.data, scope: payment ? .paymentApplication : .withoutCardData)
                 let record = AIDSessionResult(selected: aid.hex, fci: fci, attempts: attempts, ppse: directory)
                 return (record, nil)
             }

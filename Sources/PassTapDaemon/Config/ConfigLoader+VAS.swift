@@ -69,7 +69,11 @@ extension ConfigLoader {
     }
 
     private static func merchant(_ entry: inout TableReader) throws(ConfigurationError) -> Configuration.VASMerchant {
-        guard let name = try entry.string("pass_type_id") else {
+        let given = try entry.string("pass_type_id")
+        // A misspelt key (`pass_type = ...`, `ulr = ...`) is named before anything else is judged.
+        entry.declare("url", "filter", "keys")
+        try entry.rejectUnknownKeys(context: given.map { "merchant \($0): " } ?? "")
+        guard let name = given else {
             throw entry.error("pass_type_id", "every [[vas.merchants]] needs a pass_type_id, as in the pass's pass.json (pass.com.example.loyalty)")
         }
         let pass: PassTypeIdentifier
@@ -78,8 +82,6 @@ extension ConfigLoader {
         } catch {
             throw entry.error("pass_type_id", "merchant \"\(name)\": \(error.detail)")
         }
-        entry.declare("url", "filter", "keys")
-        try entry.rejectUnknownKeys(context: "merchant \(name): ")
         let url = try entry.string("url")
         var filter: [UInt8]?
         if let hex = try entry.string("filter") {

@@ -69,10 +69,12 @@ public enum ConfigLoader {
             try session.rejectUnknownKeys()
         }
         configuration.readerOverrides = try readerOverrides(of: &root)
+        // Checked before [vas] opens its key files, so a key-file error cannot hide a misspelt table.
+        root.declare("vas")
+        try root.rejectUnknownKeys()
         if var vas = try subtable("vas", of: &root) {
             configuration.vas = try readVAS(&vas)
         }
-        try root.rejectUnknownKeys()
         return configuration
     }
 

@@ -56,8 +56,13 @@ enum KeyFile {
             }
             guard fsync(fd) == 0 else { throw failure(.writeFailed, path, "flushing to disk failed") }
         } catch {
-            // A partial key file would block the retry (keys are never overwritten): remove it.
-            unlink(path)
+            // A partial key file would block the retry (keys are never overwritten): remove it,
+            // if the name still points at the file this call created.
+            var opened = stat()
+            var named = stat()
+            if fstat(fd, &opened) == 0, lstat(path, &named) == 0, opened.st_dev == named.st_dev, opened.st_ino == named.st_ino {
+                unlink(path)
+            }
             throw error
         }
     }

@@ -11,27 +11,42 @@ extension Spawned {
         let output: String
     }
 
-    /// A running command whose stdout and stderr go to one temporary file.
-    struct Capture {
+    /// A running command whose stdout and stderr go to one temporary file. It remembers the exit
+    /// status once reaped, so ``hasFinished()`` can be polled before ``finish(deadline:)``.
+    final class Capture {
         let process: Spawned
         let file: String
+        private var status: Int32?
+
+        init(process: Spawned, file: String) {
+            self.process = process
+            self.file = file
+        }
+
+        /// Whether the command has exited (reaping it if so).
+        func hasFinished() -> Bool {
+            if status != nil { return true }
+            var raw: Int32 = 0
+            guard waitpid(process.pid, &raw, WNOHANG) == process.pid else { return false }
+            status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+            return true
+        }
 
         /// Waits for the command (killing it after `deadline` seconds, so a test cannot hang),
         /// then returns its status and output and removes the file.
         func finish(deadline: TimeInterval = 60) -> Finished {
             let end = Date().addingTimeInterval(deadline)
-            var status: Int32 = 0
-            while waitpid(process.pid, &status, WNOHANG) == 0 {
+            while !hasFinished() {
                 if Date() > end {
                     process.signal(SIGKILL)
-                    waitpid(process.pid, &status, 0)
+                    _ = process.wait()
+                    status = 128 + SIGKILL
                     break
                 }
                 usleep(20_000)
             }
-            let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
             defer { try? FileManager.default.removeItem(atPath: file) }
-            return Finished(status: code, output: (try? String(contentsOfFile: file, encoding: .utf8)) ?? "")
+            return Finished(status: status ?? -1, output: (try? String(contentsOfFile: file, encoding: .utf8)) ?? "")
         }
     }
 
