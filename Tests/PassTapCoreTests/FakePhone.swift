@@ -44,11 +44,16 @@ struct FakePhone {
         card.onProprietary = { command in answer(command) }
     }
 
+    /// The BER-TLV data objects of a short command APDU (`CLA INS P1 P2 Lc data [Le]`), such as
+    /// GET VAS DATA's `9F22`, `9F25`, `9F26`, `9F28`.
+    static func dataObjects(of command: [UInt8]) throws -> [TLVNode] {
+        try BERTLVParser.parse(Array(command[5..<(5 + Int(command[4]))]))
+    }
+
     /// The answer to one GET VAS DATA.
     func answer(_ command: [UInt8]) -> [UInt8] {
         guard command.count > 5, command[1] == 0xCA else { return [0x6D, 0x00] }
-        let data = Array(command[5..<(5 + Int(command[4]))])
-        guard let nodes = try? BERTLVParser.parse(data) else { return [0x6A, 0x80] }
+        guard let nodes = try? Self.dataObjects(of: command) else { return [0x6A, 0x80] }
         guard let merchantID = nodes.first(0x9F25)?.value else { return [0x90, 0x00] }  // URL only
         guard let pass = passes.first(where: { (try? PassTypeIdentifier($0.passTypeID))?.sha256 == merchantID }) else {
             return [0x6A, 0x83]

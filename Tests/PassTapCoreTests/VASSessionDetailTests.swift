@@ -10,14 +10,9 @@ import VAS
 @Suite struct VASSessionDetailTests {
     let base = VASSessionTests()
 
-    /// The BER-TLV data objects of a GET VAS DATA command.
-    func objects(_ command: [UInt8]) throws -> [TLVNode] {
-        try BERTLVParser.parse(Array(command[5..<(5 + Int(command[4]))]))
-    }
-
     @Test func requestsGoOutInConfiguredOrderByTheirPassHash() throws {
         let (_, card) = base.run(VASSessionTests.phoneWithCoffee())
-        let hashes = try base.getVASData(card).map { try #require(try objects($0).first(0x9F25)?.value).hexString }
+        let hashes = try base.getVASData(card).map { try #require(try FakePhone.dataObjects(of: $0).first(0x9F25)?.value).hexString }
         // SHA-256 of "pass.com.example.loyalty" then "pass.com.example.coffee", computed with
         // Python's hashlib, not with our code.
         #expect(hashes == [
@@ -39,7 +34,7 @@ import VAS
         for _ in 0..<4 {
             let (_, card) = base.run(VASSessionTests.phoneWithCoffee())
             for command in base.getVASData(card) {
-                seen.insert(try #require(try objects(command).first(0x9F28)?.value))
+                seen.insert(try #require(try FakePhone.dataObjects(of: command).first(0x9F28)?.value))
             }
         }
         // 8 requests of 4 random bytes each: a repeat has odds of about 2^-27.

@@ -69,10 +69,10 @@ import VAS
         #expect(requests.count == 2)
         #expect(requests.map { $0[3] } == [0x01, 0x01])
         let capabilities = try requests.map { request in
-            try #require(try BERTLVParser.parse(Array(request[5..<(5 + Int(request[4]))])).first(0x9F26)?.value)
+            try #require(try FakePhone.dataObjects(of: request).first(0x9F26)?.value)
         }
         #expect(capabilities == [[0x00, 0x80, 0x00, 0x80], [0x00, 0x80, 0x00, 0x00]])
-        let nonces = try requests.map { try #require(try BERTLVParser.parse(Array($0[5..<(5 + Int($0[4]))])).first(0x9F28)?.value) }
+        let nonces = try requests.map { try #require(try FakePhone.dataObjects(of: $0).first(0x9F28)?.value) }
         #expect(nonces.allSatisfy { $0.count == 4 })
     }
 
@@ -83,7 +83,7 @@ import VAS
             let (outcome, card) = run(Self.phoneWithCoffee(), settings)
             #expect(outcome.vas?.mode == mode)
             let last = try #require(getVASData(card).last)
-            let value = try #require(try BERTLVParser.parse(Array(last[5..<(5 + Int(last[4]))])).first(0x9F26)?.value)
+            let value = try #require(try FakePhone.dataObjects(of: last).first(0x9F26)?.value)
             #expect(value[3] == mode.bits)
         }
     }
@@ -174,7 +174,7 @@ import VAS
         #expect(vas.entries.map(\.status) == [.notRequested, .success])
         #expect(getVASData(card).count == 1)
         let only = try #require(getVASData(card).first)
-        let value = try #require(try BERTLVParser.parse(Array(only[5..<(5 + Int(only[4]))])).first(0x9F26)?.value)
+        let value = try #require(try FakePhone.dataObjects(of: only).first(0x9F26)?.value)
         #expect(value[3] & 0x80 == 0)  // the only request is the last
     }
 
@@ -271,7 +271,7 @@ import VAS
         #expect(outcome.vas?.entries.first?.status == .success)
         let request = try #require(getVASData(card).first)
         #expect(request[3] == 0x00)
-        let nodes = try BERTLVParser.parse(Array(request[5..<(5 + Int(request[4]))]))
+        let nodes = try FakePhone.dataObjects(of: request)
         #expect(nodes.first(0x9F25) == nil)
         #expect(nodes.first(0x9F29)?.value == Array("https://example.com/join".utf8))
     }

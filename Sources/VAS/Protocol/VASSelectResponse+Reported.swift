@@ -1,4 +1,4 @@
-public import ISO7816
+import ISO7816
 
 extension VASSelectResponse {
     /// What a SELECT `OSE.VAS.01` answer says about itself, read without the §2.3 checks.
@@ -15,11 +15,10 @@ extension VASSelectResponse {
         public var capabilities: VASMobileCapabilities?
     }
 
-    /// Reads tags `50`, `9F21` and `9F23` from a `6F` template, leniently; fields that are
-    /// missing, or bytes that are not BER-TLV, give `nil`.
+    /// Reads tags `50`, `9F21` and `9F23` from the `6F` template, leniently; fields that are
+    /// missing, or an answer that is not one `6F` template, give `nil`.
     public static func reported(in data: [UInt8]) -> Reported {
-        let nodes = try? BERTLVParser.parse(data, limits: TLVLimits(maxDepth: 4, maxNodes: 64))
-        guard let fci = nodes?.first(VASTag.fci) else { return Reported() }
+        guard let fci = try? fciTemplate(of: data) else { return Reported() }
         return Reported(
             wallet: fci.first(VASTag.walletLabel).map { VASWallet(label: $0.value) },
             version: fci.first(VASTag.applicationVersion)?.value,

@@ -32,15 +32,7 @@ public struct VASSelectResponse: Hashable, Sendable {
 
     /// Checks the data of a SELECT answer that ended `90 00`.
     public init(data: [UInt8]) throws(VASResponseError) {
-        let nodes: [TLVNode]
-        do {
-            nodes = try BERTLVParser.parse(data, limits: TLVLimits(maxDepth: 4, maxNodes: 64))
-        } catch {
-            throw .malformedTLV(error)
-        }
-        guard nodes.count == 1, let fci = nodes.first, fci.tag == VASTag.fci else {
-            throw .notFCI(nodes.isEmpty ? "no data" : nodes.map(\.tag.hex).joined(separator: " "))
-        }
+        let fci = try Self.fciTemplate(of: data)
         guard let label = fci.first(VASTag.walletLabel) else { throw .missingWalletLabel }
         let wallet = VASWallet(label: label.value)
         let version = fci.first(VASTag.applicationVersion)?.value
@@ -60,6 +52,20 @@ public struct VASSelectResponse: Hashable, Sendable {
         self.wallet = wallet
         self.version = version
         self.nonce = fci.first(VASTag.mobileNonce)?.value
+    }
+
+    /// The answer's one `6F` template, parsed within the limits a SELECT answer needs.
+    static func fciTemplate(of data: [UInt8]) throws(VASResponseError) -> TLVNode {
+        let nodes: [TLVNode]
+        do {
+            nodes = try BERTLVParser.parse(data, limits: TLVLimits(maxDepth: 4, maxNodes: 64))
+        } catch {
+            throw .malformedTLV(error)
+        }
+        guard nodes.count == 1, let fci = nodes.first, fci.tag == VASTag.fci else {
+            throw .notFCI(nodes.isEmpty ? "no data" : nodes.map(\.tag.hex).joined(separator: " "))
+        }
+        return fci
     }
 
     /// Apple Wallet answered and says VAS may be performed (`9F23` bit 3).

@@ -46,8 +46,12 @@ struct Spawned {
     func wait() -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        if status & 0x7F == 0 { return (status >> 8) & 0xFF }
-        return 128 + (status & 0x7F)
+        return Self.exitCode(waitStatus: status)
+    }
+
+    /// A `waitpid` status as a shell shows it: the exit code, or 128 + the signal that killed it.
+    static func exitCode(waitStatus status: Int32) -> Int32 {
+        status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 
     /// Whether the child has exited (reaping it if so).

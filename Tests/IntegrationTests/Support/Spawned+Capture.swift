@@ -28,7 +28,7 @@ extension Spawned {
             if status != nil { return true }
             var raw: Int32 = 0
             guard waitpid(process.pid, &raw, WNOHANG) == process.pid else { return false }
-            status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+            status = Spawned.exitCode(waitStatus: raw)
             return true
         }
 
@@ -39,8 +39,7 @@ extension Spawned {
             while !hasFinished() {
                 if Date() > end {
                     process.signal(SIGKILL)
-                    _ = process.wait()
-                    status = 128 + SIGKILL
+                    status = process.wait()
                     break
                 }
                 usleep(20_000)

@@ -82,7 +82,7 @@ public final class VASReadQueue: Sendable {
         }
         do {
             return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await self.timer(timeout) { self.expire(id: id) } }
+                group.addTask { await self.timer(timeout) { self.end(id: id, with: .timeout) } }
                 defer { group.cancelAll() }
                 return try await self.wait(id: id, reader: reader, merchants: merchants)
             }
@@ -114,11 +114,6 @@ public final class VASReadQueue: Sendable {
             return continuation
         }
         continuation?.resume(returning: result)
-    }
-
-    /// The read's timeout fired: ends it with ``WaitError/timeout`` unless a tap claimed it already.
-    private func expire(id: UInt64) {
-        end(id: id, with: .timeout)
     }
 
     /// Ends a read that no tap has claimed with `error`; a claimed read keeps waiting for its tap.
