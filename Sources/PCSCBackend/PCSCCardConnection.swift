@@ -52,6 +52,8 @@ final class PCSCCardConnection: CardChannel {
         return Array(atr.prefix(Int(atrLength)))
     }
 
+    var capacity: ChannelCapacity { .extendedAPDU }
+
     func transmit(_ command: [UInt8]) throws(CardTransportError) -> [UInt8] {
         let answer: [UInt8]
         do {
@@ -71,16 +73,36 @@ final class PCSCCardConnection: CardChannel {
     /// this period).
     static let removalGraceMilliseconds: UInt32 = 600
 
-    /// Whether the reader reports the card gone within `milliseconds`.
+    /// Whether the reader reports the card gone within `milliseconds`. A wait that a wake (an
+    /// `SCardCancel` for a queued request) ends early is waited again for the time left: a
+    /// cancel is not an answer.
     private func cardLeaves(within milliseconds: UInt32) -> Bool {
-        guard let now = try? context.waitForChange([ReaderWatch(name: readerName, state: ReaderWatch.unaware)], timeoutMilliseconds: 0).first else {
+        guard let now = waitIgnoringWakes(ReaderWatch(name: readerName, state: ReaderWatch.unaware), milliseconds: 0) else {
             return true
         }
         if !now.hasCard { return true }
-        guard let later = try? context.waitForChange([ReaderWatch(name: readerName, state: now.known)], timeoutMilliseconds: milliseconds).first else {
+        guard let later = waitIgnoringWakes(ReaderWatch(name: readerName, state: now.known), milliseconds: milliseconds) else {
             return false
         }
         return !later.hasCard
+    }
+
+    /// The reader's state once it differs from `known` or `milliseconds` pass; `nil` on a timeout
+    /// or an error.
+    private func waitIgnoringWakes(_ known: ReaderWatch, milliseconds: UInt32) -> ReaderWatch? {
+        let deadline = ContinuousClock.now + .milliseconds(Int(milliseconds))
+        // A few cancels in a row are wakes for queued requests; more would be a stop.
+        for _ in 0..<4 {
+            let left = max(0, (deadline - ContinuousClock.now) / .milliseconds(1))
+            do {
+                return try context.waitForChange([known], timeoutMilliseconds: UInt32(left)).first
+            } catch where error.code == .cancelled {
+                continue
+            } catch {
+                return nil
+            }
+        }
+        return nil
     }
 
     /// One `SCardTransmit`, with the PCI of the active protocol.

@@ -37,6 +37,8 @@ struct PCSCError: Error, CustomStringConvertible {
         static let unpoweredCard = Code(SCARD_W_UNPOWERED_CARD)
         /// `SCARD_W_RESET_CARD`: another client reset the card.
         static let resetCard = Code(SCARD_W_RESET_CARD)
+        /// `SCARD_E_SHARING_VIOLATION`: another process holds the reader exclusively.
+        static let sharingViolation = Code(SCARD_E_SHARING_VIOLATION)
         /// `SCARD_E_INSUFFICIENT_BUFFER`: the answer did not fit.
         static let insufficientBuffer = Code(SCARD_E_INSUFFICIENT_BUFFER)
 
@@ -56,6 +58,22 @@ struct PCSCError: Error, CustomStringConvertible {
     }
 
     var description: String { "\(function): \(message) (\(code))" }
+
+    /// What the reader lifecycle does about this failure: pcscd or the reader gone ends the
+    /// reader's thread (the monitor reconnects, and finds readers anew); another process holding
+    /// the reader is waited out; anything else reopens the reader with backoff.
+    var readerFault: ReaderFault {
+        switch code {
+        case .noService, .serviceStopped, .communicationError, .invalidHandle:
+            return ReaderFault(.gone, "pcscd went away (\(message))")
+        case .unknownReader, .readerUnavailable:
+            return ReaderFault(.gone, "the reader was removed (\(message))")
+        case .sharingViolation:
+            return ReaderFault(.inUse, "another process holds the reader exclusively (\(message))")
+        default:
+            return ReaderFault(.failed, "\(function) failed: \(message) (\(code))")
+        }
+    }
 
     /// The transport error a session or `card.transmit` reports for this failure.
     var transportError: CardTransportError {

@@ -5,51 +5,61 @@ import Synchronization
 
 /// The body of the monitor thread: keeps a context to pcscd (reconnecting with backoff when it
 /// goes away), watches `\\?PnP?\Notification` for readers coming and going, and gives each
-/// reader a thread of its own.
+/// reader a thread of its own running the shared ``ReaderLifecycle``.
+///
+/// The monitor publishes only `backend.up` and `backend.down`; each reader's own thread
+/// publishes that reader's events, `reader.removed` last.
 final class PCSCMonitor: Sendable {
     /// Backoff between reconnection attempts: doubles from the first to the last value.
     static let backoff: (first: Double, last: Double) = (0.1, 5.0)
+    /// How long the monitor waits for removed readers' threads before it goes on.
+    static let readerEndSeconds: Double = 2
 
     private struct Shared {
         var slots: [String: ReaderSlot] = [:]
+        /// Readers whose thread runs, by name (a removed reader's until its thread ends).
+        var running: Set<String> = []
         var context: PCSCContext?
         var stopping = false
     }
 
     private let shared = Mutex(Shared())
     private let wake = NSCondition()
-    private let configuration: Configuration.PCSC
-    private let makeLoop: @Sendable (ReaderSlot) -> PCSCReaderLoop
-    private let threads: ThreadTracker
-    private let publish: TapCoordinator.Publish
+    private let configuration: Configuration.BackendSection
+    private let canceller: PCSCCanceller
+    private let threads: ReaderThreads
+    private let events: EventSink
+    private let makeLifecycle: @Sendable (ReaderSlot, PCSCReaderPort) -> ReaderLifecycle
     private let logger: Logger
 
     init(
-        configuration: Configuration.PCSC, threads: ThreadTracker, logger: Logger,
-        publish: @escaping TapCoordinator.Publish, makeLoop: @escaping @Sendable (ReaderSlot) -> PCSCReaderLoop
+        configuration: Configuration.BackendSection, canceller: PCSCCanceller, threads: ReaderThreads, events: EventSink,
+        logger: Logger, makeLifecycle: @escaping @Sendable (ReaderSlot, PCSCReaderPort) -> ReaderLifecycle
     ) {
         self.configuration = configuration
+        self.canceller = canceller
         self.threads = threads
+        self.events = events
         self.logger = logger
-        self.publish = publish
-        self.makeLoop = makeLoop
+        self.makeLifecycle = makeLifecycle
     }
 
     var slots: [ReaderSlot] { shared.withLock { Array($0.slots.values) } }
 
     func slot(for id: ReaderID) -> ReaderSlot? {
-        shared.withLock { $0.slots.values.first { $0.id == id } }
+        guard id.backend == .pcsc else { return nil }
+        return shared.withLock { $0.slots[id.name] }
     }
 
     private var isStopping: Bool { shared.withLock { $0.stopping } }
 
-    /// Stops the monitor and every reader thread (each wakes through `SCardCancel`).
+    /// Stops the monitor and every reader (each wakes through the canceller). Never blocks.
     func stop() {
         let (context, slots) = shared.withLock { shared in
             shared.stopping = true
             return (shared.context, Array(shared.slots.values))
         }
-        context?.cancel()
+        if let context { canceller.cancel(context) }
         slots.forEach { $0.stop() }
         wake.lock()
         wake.broadcast()
@@ -66,7 +76,7 @@ final class PCSCMonitor: Sendable {
             } catch {
                 if up != false {
                     logger.warning("pcscd is not reachable; retrying with backoff", metadata: ["error": "\(error)"])
-                    publish(.backendDown, nil, .backend(name: "pcsc", reason: error.message))
+                    events.publish(.backendDown, nil, .backend(name: ReaderID.Backend.pcsc.rawValue, reason: error.message))
                     up = false
                 }
                 sleep(seconds: delay)
@@ -81,7 +91,7 @@ final class PCSCMonitor: Sendable {
             guard attached else { break }
             if up != true {
                 logger.info("pcscd is reachable")
-                publish(.backendUp, nil, .backend(name: "pcsc", reason: nil))
+                events.publish(.backendUp, nil, .backend(name: ReaderID.Backend.pcsc.rawValue, reason: nil))
                 up = true
             }
             let reason = watchReaders(context)
@@ -89,7 +99,7 @@ final class PCSCMonitor: Sendable {
             removeAll()
             if let reason, !isStopping {
                 logger.warning("pcscd went away; reconnecting", metadata: ["error": "\(reason)"])
-                publish(.backendDown, nil, .backend(name: "pcsc", reason: reason.message))
+                events.publish(.backendDown, nil, .backend(name: ReaderID.Backend.pcsc.rawValue, reason: reason.message))
                 up = false
                 sleep(seconds: delay)
             }
@@ -114,7 +124,7 @@ final class PCSCMonitor: Sendable {
             // pcsc-lite's convention: the reader count in the top 16 bits of the known state.
             let known = ReaderWatch(name: PCSCContext.plugAndPlayReader, state: UInt32(names.count) << 16)
             do {
-                _ = try context.waitForChange([known], timeoutMilliseconds: PCSCReaderLoop.waitSliceMilliseconds)
+                _ = try context.waitForChange([known], timeoutMilliseconds: PCSCReaderDriver.waitSliceMilliseconds)
             } catch where error.code == .timeout || error.code == .cancelled {
                 continue
             } catch {
@@ -128,41 +138,66 @@ final class PCSCMonitor: Sendable {
 
     private func reconcile(_ names: [String]) {
         let wanted = Set(names.filter(configuration.accepts(readerName:)))
-        let (added, removed): ([ReaderSlot], [ReaderSlot]) = shared.withLock { shared in
-            guard !shared.stopping else { return ([], []) }
-            let gone = shared.slots.keys.filter { !wanted.contains($0) }.compactMap { shared.slots.removeValue(forKey: $0) }
-            let new = wanted.filter { shared.slots[$0] == nil }.sorted().map { name in
-                let slot = ReaderSlot(name: name)
-                shared.slots[name] = slot
-                return slot
-            }
-            return (new, gone)
+        let removed: [ReaderSlot] = shared.withLock { shared in
+            guard !shared.stopping else { return [] }
+            return shared.slots.keys.filter { !wanted.contains($0) }.compactMap { shared.slots.removeValue(forKey: $0) }
         }
         for slot in removed {
-            slot.stop()
             logger.info("Reader removed", metadata: ["reader.id": "\(slot.id)"])
-            publish(.readerRemoved, slot.id, .reader(slot.info))
+            slot.stop()
         }
-        for slot in added {
-            slot.setState(.empty)
+        // A reader that came back before its old thread ended is added once that thread has
+        // published its reader.removed.
+        waitForThreads(of: removed.map(\.id.name))
+        let added: [(ReaderSlot, PCSCReaderPort)] = shared.withLock { shared in
+            guard !shared.stopping else { return [] }
+            return wanted.filter { shared.slots[$0] == nil && !shared.running.contains($0) }.sorted().map { name in
+                let port = PCSCReaderPort(readerName: name, canceller: canceller, logger: logger)
+                let slot = ReaderSlot(id: .pcsc(name), port: port)
+                shared.slots[name] = slot
+                shared.running.insert(name)
+                return (slot, port)
+            }
+        }
+        for (slot, port) in added {
             logger.info("Reader added", metadata: ["reader.id": "\(slot.id)"])
-            publish(.readerAdded, slot.id, .reader(slot.info))
-            let loop = makeLoop(slot)
-            threads.spawn(name: "pcsc-reader") { loop.run() }
+            let lifecycle = makeLifecycle(slot, port)
+            let name = slot.id.name
+            threads.spawn(name: "pcsc-reader") { [self] in
+                lifecycle.run()
+                threadEnded(name)
+            }
         }
     }
 
+    private func threadEnded(_ name: String) {
+        shared.withLock { _ = $0.running.remove(name) }
+        wake.lock()
+        wake.broadcast()
+        wake.unlock()
+    }
+
+    /// Blocks the monitor thread until the named readers' threads have ended, at most
+    /// ``readerEndSeconds`` (a thread stuck in a transfer is left to end on its own).
+    private func waitForThreads(of names: [String]) {
+        guard !names.isEmpty else { return }
+        let deadline = Date(timeIntervalSinceNow: Self.readerEndSeconds)
+        wake.lock()
+        defer { wake.unlock() }
+        while shared.withLock({ !$0.running.isDisjoint(with: names) }), Date() < deadline {
+            _ = wake.wait(until: deadline)
+        }
+    }
+
+    /// Stops every reader and waits for their threads, so their `reader.removed` events come
+    /// before the `backend.down` that may follow.
     private func removeAll() {
         let slots = shared.withLock { shared in
             defer { shared.slots.removeAll() }
             return Array(shared.slots.values)
         }
-        for slot in slots.sorted(by: { $0.name < $1.name }) {
-            slot.stop()
-            var info = slot.info
-            info.state = .unavailable
-            publish(.readerRemoved, slot.id, .reader(info))
-        }
+        slots.forEach { $0.stop() }
+        waitForThreads(of: slots.map(\.id.name))
     }
 
     /// Sleeps, but returns at once when ``stop()`` is called.

@@ -6,11 +6,17 @@ import PassTapServer
 import ServiceLifecycle
 import UnixSignals
 
-/// The whole daemon: the event hub, the tap coordinator, the PC/SC backend and the socket
+/// The whole daemon: the event hub, the tap coordinator, the reader backends and the socket
 /// server, run as one `ServiceGroup` that stops gracefully on SIGTERM or SIGINT.
 public struct Daemon: Sendable {
-    /// How long a graceful stop may take before the group cancels what is left.
+    /// How long a stop may take in all: the graceful part, then the cancellation of what is left.
     public static let shutdownBudget: Duration = .seconds(2)
+    /// The graceful part of ``shutdownBudget``: services end their work (backends release cards,
+    /// the server closes its clients).
+    public static let gracefulShutdown: Duration = .milliseconds(1500)
+    /// How long the backends wait for their threads within the graceful part; a thread stuck in a
+    /// transfer to a card that never answers is left behind.
+    public static let backendShutdown: Duration = .milliseconds(1000)
 
     private let configuration: Configuration
     private let logger: Logger
@@ -29,27 +35,25 @@ public struct Daemon: Sendable {
     /// Runs until SIGTERM or SIGINT (or a service fails, which is thrown).
     public func run() async throws {
         let hub = EventHub(capacity: configuration.events.buffer)
-        let publish: TapCoordinator.Publish = { kind, reader, payload in
-            hub.publish(kind, reader: reader, payload: payload)
-        }
         let vasReads = VASReadQueue()
-        let coordinator = TapCoordinator(configuration: configuration, vasReads: vasReads, logger: logger, publish: publish)
-        let backend = PCSCReaderBackend(
-            configuration: configuration.pcsc, tapHandler: coordinator, logger: logger, publish: publish)
+        let coordinator = TapCoordinator(configuration: configuration, vasReads: vasReads, logger: logger, events: hub.sink)
+        var backends: [any ReaderBackend] = []
+        if configuration.section(.pcsc).enabled {
+            backends.append(
+                PCSCReaderBackend(configuration: configuration.section(.pcsc), tapHandler: coordinator, events: hub.sink, logger: logger))
+        } else {
+            logger.notice("[pcsc] enabled = false: no PC/SC readers will be driven")
+        }
+        let readers = ReaderBackends(backends)
         let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
         let server = SocketServer(
-            configuration: SocketServerConfiguration(configuration), hub: hub, backend: backend, daemon: daemon,
+            configuration: SocketServerConfiguration(configuration), hub: hub, backends: readers, daemon: daemon,
             vasReads: vasReads, logger: logger)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        if configuration.pcsc.enabled {
-            services.append(.init(service: PCSCBackendService(backend: backend)))
-        } else {
-            logger.notice("[pcsc] enabled = false: no readers will be driven")
-        }
-        services.append(.init(service: server))
         var groupConfiguration = ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        groupConfiguration.maximumGracefulShutdownDuration = Self.shutdownBudget
+            services: [.init(service: ReaderBackendsService(backends: readers, deadline: Self.backendShutdown)), .init(service: server)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = Self.gracefulShutdown
+        groupConfiguration.maximumCancellationDuration = Self.shutdownBudget - Self.gracefulShutdown
         logger.info(
             "passtapd starting",
             metadata: ["version": "\(PassTapVersion.string)", "instance": "\(daemon.instance)", "socket": "\(configuration.socket.path)"])
@@ -58,13 +62,21 @@ public struct Daemon: Sendable {
     }
 }
 
-/// Runs the PC/SC backend's threads for as long as the service group runs.
-struct PCSCBackendService: Service {
-    let backend: PCSCReaderBackend
+/// Runs every reader backend for as long as the service group runs: starts them, and on
+/// graceful shutdown stops them within `deadline`.
+public struct ReaderBackendsService: Service {
+    let backends: ReaderBackends
+    let deadline: Duration
 
-    func run() async throws {
-        backend.start()
+    /// A service for `backends`, stopping each within `deadline`.
+    public init(backends: ReaderBackends, deadline: Duration) {
+        self.backends = backends
+        self.deadline = deadline
+    }
+
+    public func run() async throws {
+        backends.start()
         try? await gracefulShutdown()
-        await backend.shutdown()
+        await backends.shutdown(deadline: deadline)
     }
 }

@@ -21,7 +21,7 @@ struct MethodDispatcher: Sendable {
     }
 
     let hub: EventHub
-    let backend: any ReaderBackend
+    let backends: ReaderBackends
     let vasReads: VASReadQueue
     let daemon: DaemonInfo
     let configuration: SocketServerConfiguration
@@ -111,11 +111,11 @@ struct MethodDispatcher: Sendable {
     private func status() -> StatusResult {
         StatusResult(
             version: daemon.version, protocolVersion: PassTapProtocolVersion, instance: daemon.instance,
-            uptimeSeconds: daemon.uptimeSeconds, readers: backend.readers().sorted { $0.id < $1.id })
+            uptimeSeconds: daemon.uptimeSeconds, readers: backends.readers())
     }
 
     private func readersList() -> ReadersListResult {
-        ReadersListResult(readers: backend.readers().sorted { $0.id < $1.id })
+        ReadersListResult(readers: backends.readers())
     }
 
     private func transmit(_ params: CardTransmitParams) async -> Result<CardTransmitResult, JSONRPCError> {
@@ -133,7 +133,7 @@ struct MethodDispatcher: Sendable {
             return .failure(.invalidParams(method: method, "apdu \(bytes.hexString) is not a command APDU: \(error)"))
         }
         do {
-            let response = try await backend.transmit(command, raw: params.raw, on: params.reader)
+            let response = try await backends.transmit(command, raw: params.raw, on: params.reader)
             return .success(
                 CardTransmitResult(
                     response: response.data.hexString, sw: response.statusWord.hex, meaning: response.statusWord.meaning))
@@ -158,7 +158,7 @@ struct MethodDispatcher: Sendable {
                 return .failure(.invalidParams(method: method, "merchants: \(unknown) is not configured; configured: \(configured.joined(separator: ", "))"))
             }
         }
-        guard backend.readers().contains(where: { $0.id == params.reader }) else {
+        guard backends.knows(params.reader) else {
             return .failure(ReaderCommandError.unknownReader(params.reader).jsonRPCError)
         }
         do {

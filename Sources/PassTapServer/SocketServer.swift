@@ -23,18 +23,18 @@ public final class SocketServer: Service, Sendable {
     /// - Parameters:
     ///   - configuration: socket path, permissions, limits.
     ///   - hub: the event hub subscribers read from.
-    ///   - backend: the readers `status`, `readers.list` and `card.transmit` talk to.
+    ///   - backends: the readers `status`, `readers.list` and `card.transmit` talk to.
     ///   - daemon: version, instance id and start time, for `status` and `events.subscribe`.
     ///   - vasReads: where `vas.read` waits for taps (the tap coordinator's queue).
     ///   - logger: where connection-level messages go (info and below).
     ///   - eventLoopGroup: NIO's event loops; the shared singleton by default.
     public init(
-        configuration: SocketServerConfiguration, hub: EventHub, backend: any ReaderBackend, daemon: DaemonInfo,
+        configuration: SocketServerConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo,
         vasReads: VASReadQueue = VASReadQueue(), logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.configuration = configuration
         self.dispatcher = MethodDispatcher(
-            hub: hub, backend: backend, vasReads: vasReads, daemon: daemon, configuration: configuration)
+            hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, configuration: configuration)
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
     }

@@ -44,7 +44,7 @@ extension PCSCScenarioTests {
         }
 
         @Test func readerFilterKeepsOnlyReadersWhoseNameContainsASubstring() async throws {
-            var configuration = Configuration.PCSC()
+            var configuration = Configuration.BackendSection()
             configuration.readers = ["PCD 00 01"]
             try await PCSCBackendFixture.with { fixture in
                 let backend = fixture.startBackend(configuration: configuration)
@@ -275,13 +275,14 @@ private final class PCSCBackendFixture {
     }
 
     /// A backend publishing to ``events`` and tapping through ``handler``; started.
-    func startBackend(configuration: Configuration.PCSC = Configuration.PCSC(), handler: (any TapHandler)? = nil) -> PCSCReaderBackend {
+    func startBackend(
+        configuration: Configuration.BackendSection = Configuration.BackendSection(), handler: (any TapHandler)? = nil
+    ) -> PCSCReaderBackend {
         var logger = Logger(label: "passtap.test.pcsc")
         logger.logLevel = .critical
         let events = self.events
-        let backend = PCSCReaderBackend(configuration: configuration, tapHandler: handler ?? self.handler, logger: logger) { kind, reader, payload in
-            events.append(kind, reader, payload)
-        }
+        let sink = EventSink { kind, reader, payload in events.append(kind, reader, payload) }
+        let backend = PCSCReaderBackend(configuration: configuration, tapHandler: handler ?? self.handler, events: sink, logger: logger)
         backends.append(backend)
         backend.start()
         return backend
@@ -488,15 +489,18 @@ private final class SelectingTapHandler: TapHandler {
         select = (try? CommandAPDU.select(aid: AID(hex: aid)).bytes) ?? []
     }
 
-    func handleTap(reader: ReaderID, card: CardInfo, channel: any CardChannel) -> ReadResult {
+    func handleTap(reader: ReaderID, tap: PassTapCore.Tap) {
         let answer: Result<[UInt8], CardTransportError>
-        do {
-            answer = .success(try channel.transmit(select))
-        } catch {
-            answer = .failure(error)
+        if let channel = tap.channel {
+            do {
+                answer = .success(try channel.transmit(select))
+            } catch {
+                answer = .failure(error)
+            }
+        } else {
+            answer = .failure(CardTransportError(.transportFailed, "the tap has no channel"))
         }
-        taps.withLock { $0.recorded.append(Tap(reader: reader, card: card, answer: answer)) }
-        return ReadResult(atr: card.atr, uid: card.uid, aid: AIDSessionResult(selected: nil, fci: nil, attempts: []), error: nil)
+        taps.withLock { $0.recorded.append(Tap(reader: reader, card: tap.card, answer: answer)) }
     }
 
     /// The next tap handled after the last one returned; fails after `timeout`.
@@ -524,11 +528,10 @@ private final class StuckTapHandler: TapHandler {
     /// Whether a tap is being held right now.
     var isInside: Bool { inside.withLock { $0 } }
 
-    func handleTap(reader: ReaderID, card: CardInfo, channel: any CardChannel) -> ReadResult {
+    func handleTap(reader: ReaderID, tap: Tap) {
         inside.withLock { $0 = true }
         gate.wait()
         inside.withLock { $0 = false }
-        return ReadResult(atr: card.atr, uid: card.uid, aid: AIDSessionResult(selected: nil, fci: nil, attempts: []), error: nil)
     }
 
     /// Lets the held tap return.

@@ -11,6 +11,8 @@ final class FakeCard: CardChannel {
     var onProprietary: (([UInt8]) -> [UInt8])? = nil
     /// Throw this transport error on the n-th exchange (1-based).
     var failOnExchange: (number: Int, error: CardTransportError)? = nil
+    /// What one exchange can carry (a PN532's 263-byte answers, say).
+    var capacity = ChannelCapacity.extendedAPDU
     private(set) var received: [[UInt8]] = []
     private var pending: [UInt8] = []
 

@@ -23,7 +23,7 @@ import Testing
         let configuration = try ConfigLoader.load(path: url.path)
         #expect(configuration.aids.map(\.hex) == ["A0000000031010", "A0000000041010"])
         #expect(configuration.socket.maxClients == 64)
-        #expect(configuration.pcsc.enabled)
+        #expect(configuration.section(.pcsc).enabled)
     }
 
     @Test func everyFixedKeyIsRead() throws {
@@ -56,7 +56,7 @@ import Testing
         #expect(c.socket.allowTransmit)
         #expect(c.events.buffer == 10 && c.events.clientQueue == 5)
         #expect(c.logLevel == .debug)
-        #expect(c.pcsc.enabled == false && c.pcsc.readers == ["ACS"])
+        #expect(c.section(.pcsc).enabled == false && c.section(.pcsc).readers == ["ACS"])
         #expect(c.aids.map(\.hex) == ["A0000000031010"])
         #expect(c.readerOverrides.count == 1)
         #expect(c.aids(for: .pcsc("ACS ACR1252 Dual Reader PICC 00 00")).map(\.hex) == ["D2760000850101"])

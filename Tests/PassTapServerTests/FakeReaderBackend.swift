@@ -3,6 +3,7 @@ import PassTapCore
 import Synchronization
 
 /// A reader backend for socket tests: a fixed reader list and a scripted answer to `transmit`.
+/// It answers for `pcsc:` reader ids, as the readers of the tests are named.
 final class FakeReaderBackend: ReaderBackend {
     typealias Script = @Sendable (CommandAPDU, Bool, ReaderID) throws(ReaderCommandError) -> ResponseAPDU
 
@@ -12,7 +13,7 @@ final class FakeReaderBackend: ReaderBackend {
         var reader: ReaderID
     }
 
-    let name = "fake"
+    let name = ReaderID.Backend.pcsc
     private let readerList: [ReaderInfo]
     private let script: Script
     private let recorded = Mutex<[Call]>([])
@@ -23,6 +24,10 @@ final class FakeReaderBackend: ReaderBackend {
     }
 
     var calls: [Call] { recorded.withLock { $0 } }
+
+    func start() {}
+
+    func shutdown(deadline: Duration) async {}
 
     func readers() -> [ReaderInfo] { readerList }
 

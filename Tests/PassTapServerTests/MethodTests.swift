@@ -82,7 +82,9 @@ import Testing
     @Test(arguments: [
         (ReaderCommandError.noCard(.pcsc("Zeta Reader 00 00")), JSONRPCErrorCode.noCard, nil as String?),
         (.unknownReader(.pcsc("Zeta Reader 00 00")), .unknownReader, nil),
-        (.readerUnavailable(.pcsc("Zeta Reader 00 00")), .readerUnavailable, nil),
+        (.readerUnavailable(.pcsc("Zeta Reader 00 00"), reason: nil), .readerUnavailable, nil),
+        (.notISODep(.pcsc("Zeta Reader 00 00")), .notISODep, nil),
+        (.cancelled, .cancelled, nil),
         (.transport(CardTransportError(.cardRemoved, "the card left the field")), .transportError, "card_removed"),
         (.shuttingDown, .shuttingDown, nil),
     ])

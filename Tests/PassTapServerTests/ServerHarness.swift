@@ -44,7 +44,7 @@ struct ServerHarness {
         let hub = EventHub(capacity: hubCapacity)
         let daemon = DaemonInfo.startingNow(version: "9.8.7-test")
         let server = SocketServer(
-            configuration: configuration, hub: hub, backend: backend, daemon: daemon,
+            configuration: configuration, hub: hub, backends: ReaderBackends([backend]), daemon: daemon,
             vasReads: vasReads, logger: Logger(label: "passtap.test.server"))
         let harness = ServerHarness(
             directory: directory, path: configuration.path, hub: hub, backend: backend, vasReads: vasReads, daemon: daemon,

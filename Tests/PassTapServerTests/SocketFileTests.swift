@@ -17,7 +17,7 @@ import Testing
     private func makeServer(path: String, group: String? = nil) -> SocketServer {
         SocketServer(
             configuration: SocketServerConfiguration(path: path, group: group), hub: EventHub(capacity: 4),
-            backend: FakeReaderBackend(), daemon: .startingNow(version: "test"), logger: Logger(label: "test"))
+            backends: ReaderBackends([FakeReaderBackend()]), daemon: .startingNow(version: "test"), logger: Logger(label: "test"))
     }
 
     /// Leaves a socket file nobody listens on, as a crashed daemon would.

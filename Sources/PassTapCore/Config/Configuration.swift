@@ -34,9 +34,9 @@ public struct Configuration: Sendable, Hashable {
         public init() {}
     }
 
-    /// `[pcsc]`: the pcsc-lite backend.
-    public struct PCSC: Sendable, Hashable {
-        /// `enabled`: whether to drive PC/SC readers at all.
+    /// A reader backend's section (`[pcsc]`): whether it runs and which of its readers it drives.
+    public struct BackendSection: Sendable, Hashable {
+        /// `enabled`: whether to drive this backend's readers at all.
         public var enabled: Bool = true
         /// `readers`: substrings of reader names to use; empty means every reader.
         public var readers: [String] = []
@@ -70,8 +70,8 @@ public struct Configuration: Sendable, Hashable {
     public var events = Events()
     /// `[log] level`.
     public var logLevel: Logger.Level = .info
-    /// `[pcsc]`.
-    public var pcsc = PCSC()
+    /// Each backend's section, by backend name (`[pcsc]`); a backend without one is not run.
+    public var backends: [ReaderID.Backend: BackendSection] = [.pcsc: BackendSection()]
     /// `[session] aids`: the global SELECT order.
     public var aids: [AID] = []
     /// `[session] ppse`: find the payment application through `2PAY.SYS.DDF01` before the AID list.
@@ -83,6 +83,14 @@ public struct Configuration: Sendable, Hashable {
 
     /// The built-in defaults (what an empty file means).
     public init() {}
+
+    /// The section of `backend`; a disabled one when the configuration has none.
+    public func section(_ backend: ReaderID.Backend) -> BackendSection {
+        if let section = backends[backend] { return section }
+        var disabled = BackendSection()
+        disabled.enabled = false
+        return disabled
+    }
 
     /// The SELECT order for a reader: its first matching `[[reader]]` override (matched against the
     /// reader id, which contains the reader's name), else the global list.

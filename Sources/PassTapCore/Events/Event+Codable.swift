@@ -19,6 +19,7 @@ extension Event: Codable {
             try c.encode(info.name, forKey: .name)
             try c.encode(info.backend, forKey: .backend)
             try c.encode(info.state, forKey: .state)
+            try c.encode(info.reason, forKey: .reason)
         case .card(let card):
             try card.encode(to: encoder)
         case .cardRemoved:
@@ -44,7 +45,7 @@ extension Event: Codable {
             payload = .backend(
                 name: try c.decode(String.self, forKey: .backend),
                 reason: try c.decodeIfPresent(String.self, forKey: .reason))
-        case .readerAdded, .readerRemoved:
+        case .readerAdded, .readerChanged, .readerRemoved:
             guard let reader else {
                 throw DecodingError.keyNotFound(
                     CodingKeys.reader, .init(codingPath: c.codingPath, debugDescription: "reader events name their reader"))
@@ -54,7 +55,8 @@ extension Event: Codable {
                     id: reader,
                     name: try c.decode(String.self, forKey: .name),
                     backend: try c.decode(String.self, forKey: .backend),
-                    state: try c.decode(ReaderInfo.State.self, forKey: .state)))
+                    state: try c.decode(ReaderInfo.State.self, forKey: .state),
+                    reason: try c.decodeIfPresent(String.self, forKey: .reason)))
         case .cardInserted:
             payload = .card(try CardInfo(from: decoder))
         case .cardRemoved:

@@ -42,6 +42,11 @@ public final class EventHub: Sendable {
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Numbers, timestamps, stores and fans out one event. Never blocks on a subscriber.
+    /// A sink that publishes here, for backends and the tap coordinator.
+    public var sink: EventSink {
+        EventSink { kind, reader, payload in _ = self.publish(kind, reader: reader, payload: payload) }
+    }
+
     @discardableResult
     public func publish(_ kind: EventKind, reader: ReaderID?, payload: EventPayload) -> Event {
         let (event, wakeups) = state.withLock { state -> (Event, [SubscriberQueue.Wakeup]) in

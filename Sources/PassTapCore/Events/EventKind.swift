@@ -1,11 +1,13 @@
 /// The kind of an event published to socket subscribers, by its fixed wire name.
 public enum EventKind: String, Sendable, Codable, CaseIterable, Hashable {
-    /// The reader stack (pcscd) went away; readers are unavailable until `backend.up`.
+    /// A backend's reader stack went away; readers are unavailable until `backend.up`.
     case backendDown = "backend.down"
     /// The reader stack is reachable (again).
     case backendUp = "backend.up"
     /// A reader appeared.
     case readerAdded = "reader.added"
+    /// A reader became unavailable (with a `reason`) or usable again.
+    case readerChanged = "reader.changed"
     /// A reader went away.
     case readerRemoved = "reader.removed"
     /// A card (or phone) entered a reader's field.

@@ -6,24 +6,38 @@ public struct ReaderInfo: Sendable, Hashable, Codable {
         case empty
         /// A card is in the field.
         case present
-        /// Known but not usable (pcscd down, reader in use elsewhere, driver error).
+        /// Known but not usable (another process holds it, a driver error): see `reason`.
         case unavailable
     }
 
-    /// The stable id (`pcsc:<name>`).
+    /// The stable id (`<backend>:<name>`).
     public var id: ReaderID
     /// The name the reader stack gives it.
     public var name: String
-    /// The backend that drives it: `pcsc` (later `nfc`).
+    /// The backend that drives it: `pcsc` or `nfc`.
     public var backend: String
     /// Its state now.
     public var state: State
+    /// Why it is `unavailable`, for a person (`null` otherwise, and when no reason is known).
+    public var reason: String?
 
     /// Creates a reader description.
-    public init(id: ReaderID, name: String, backend: String, state: State) {
+    public init(id: ReaderID, name: String, backend: String, state: State, reason: String? = nil) {
         self.id = id
         self.name = name
         self.backend = backend
         self.state = state
+        self.reason = reason
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, name, backend, state, reason }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(name, forKey: .name)
+        try c.encode(backend, forKey: .backend)
+        try c.encode(state, forKey: .state)
+        try c.encode(reason, forKey: .reason)
     }
 }

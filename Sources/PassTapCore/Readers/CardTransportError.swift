@@ -7,7 +7,7 @@ public struct CardTransportError: Error, Hashable, Sendable, CustomStringConvert
     public enum Code: String, Sendable, Codable, CaseIterable {
         /// The card left the field during the exchange. Tap again.
         case cardRemoved = "card_removed"
-        /// The reader went away (unplugged, or pcscd stopped). The daemon reconnects by itself.
+        /// The reader went away (unplugged, or its reader stack stopped). The daemon reconnects by itself.
         case readerUnavailable = "reader_unavailable"
         /// The card did not answer in time.
         case timeout = "timeout"
@@ -15,6 +15,8 @@ public struct CardTransportError: Error, Hashable, Sendable, CustomStringConvert
         case tooManyRoundTrips = "too_many_round_trips"
         /// The card's answer, chained parts added up, exceeded the size cap.
         case responseTooLong = "response_too_long"
+        /// The command is longer than the reader can carry in one exchange.
+        case commandTooLong = "command_too_long"
         /// The card's answer was shorter than the two status bytes.
         case malformedResponse = "malformed_response"
         /// Any other failure of the reader stack; `message` carries the library's words.

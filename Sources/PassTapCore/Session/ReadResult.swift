@@ -4,8 +4,10 @@ public struct ReadResult: Sendable, Hashable, Codable {
     public var atr: String
     /// The card's UID, hex, or `nil` when the reader does not give one.
     public var uid: String?
-    /// The SELECT-by-AID part of the session.
-    public var aid: AIDSessionResult
+    /// ISO-DEP (the APDU session ran) or a memory card (identity only).
+    public var target: TargetKind
+    /// The SELECT-by-AID part of the session; `nil` when no APDU session ran.
+    public var aid: AIDSessionResult?
     /// The Apple VAS part; `nil` when VAS is disabled.
     public var vas: VASSessionResult?
     /// `nil` when the session ran to its end; else the transport failure that cut it short.
@@ -13,20 +15,27 @@ public struct ReadResult: Sendable, Hashable, Codable {
     public var error: ReadError?
 
     /// Creates a result.
-    public init(atr: String, uid: String?, aid: AIDSessionResult, vas: VASSessionResult? = nil, error: ReadError?) {
+    public init(atr: String, uid: String?, target: TargetKind = .isoDep, aid: AIDSessionResult?, vas: VASSessionResult? = nil, error: ReadError?) {
         self.atr = atr
         self.uid = uid
+        self.target = target
         self.aid = aid
         self.vas = vas
         self.error = error
     }
 
-    private enum CodingKeys: String, CodingKey { case atr, uid, aid, vas, error }
+    /// The result of a tap: `outcome` is the APDU session's, `nil` for a memory card.
+    public init(card: CardInfo, target: TargetKind, outcome: SessionOutcome?) {
+        self.init(atr: card.atr, uid: card.uid, target: target, aid: outcome?.aid, vas: outcome?.vas, error: outcome?.error)
+    }
+
+    private enum CodingKeys: String, CodingKey { case atr, uid, target, aid, vas, error }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(atr, forKey: .atr)
         try c.encode(uid, forKey: .uid)
+        try c.encode(target, forKey: .target)
         try c.encode(aid, forKey: .aid)
         try c.encode(vas, forKey: .vas)
         try c.encode(error, forKey: .error)

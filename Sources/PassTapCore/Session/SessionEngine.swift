@@ -92,12 +92,6 @@ public struct SessionEngine: Sendable {
 
     /// Sends one command with chaining, turning every failure into a ``CardTransportError``.
     public func send(_ command: CommandAPDU, on channel: any CardChannel) throws(CardTransportError) -> ResponseAPDU {
-        do {
-            return try transmitter.transmit(command) { (bytes: [UInt8]) throws(CardTransportError) -> [UInt8] in
-                try channel.transmit(bytes)
-            }
-        } catch {
-            throw CardTransportError(error)
-        }
+        try transmitter.send(command, on: channel)
     }
 }

@@ -2,37 +2,48 @@ import VAS
 public import Logging
 
 /// The daemon's ``TapHandler``: picks the plan for the reader (shaped by a waiting `vas.read`, if
-/// any), runs the session engine, publishes the tap's `read.result` and answers that `vas.read`.
+/// any), runs the session engine on an ISO-DEP card, publishes the tap's `read.result` and
+/// answers that `vas.read`. A memory card gets a `read.result` with its identity alone.
 public final class TapCoordinator: TapHandler {
-    /// How events leave the coordinator (the event hub's `publish`).
-    public typealias Publish = @Sendable (EventKind, ReaderID?, EventPayload) -> Void
-
     private let configuration: Configuration
     private let engine: SessionEngine
     private let vasReads: VASReadQueue
-    private let publish: Publish
+    private let events: EventSink
     private let logger: Logger
 
     /// Creates a coordinator for a validated configuration.
     public init(
         configuration: Configuration, engine: SessionEngine = SessionEngine(), vasReads: VASReadQueue = VASReadQueue(),
-        logger: Logger, publish: @escaping Publish
+        logger: Logger, events: EventSink
     ) {
         self.configuration = configuration
         self.engine = engine
         self.vasReads = vasReads
-        self.publish = publish
+        self.events = events
         self.logger = logger
     }
 
+    public func handleTap(reader: ReaderID, tap: Tap) {
+        _ = read(reader: reader, tap: tap)
+    }
+
+    /// Runs the tap and returns what it published (for tests).
     @discardableResult
-    public func handleTap(reader: ReaderID, card: CardInfo, channel: any CardChannel) -> ReadResult {
+    public func read(reader: ReaderID, tap: Tap) -> ReadResult {
+        guard tap.target == .isoDep, let channel = tap.channel else {
+            // No APDU session for a card without ISO-DEP: its identity is the whole result, and a
+            // waiting vas.read is left for a tap that can answer it.
+            let result = ReadResult(card: tap.card, target: tap.target, outcome: nil)
+            events.publish(.readResult, reader, .readResult(result))
+            log(result, reader: reader, onDemand: false)
+            return result
+        }
         let claim = configuration.vas.enabled ? vasReads.claim(reader: reader) : nil
         let vas = configuration.vas.enabled ? VASPlan(settings: configuration.vas, requested: claim?.merchants) : nil
         let plan = SessionPlan(aids: configuration.aids(for: reader), ppse: configuration.ppse, vas: vas)
         let outcome = engine.run(plan, on: channel)
-        let result = ReadResult(atr: card.atr, uid: card.uid, aid: outcome.aid, vas: outcome.vas, error: outcome.error)
-        publish(.readResult, reader, .readResult(result))
+        let result = ReadResult(card: tap.card, target: .isoDep, outcome: outcome)
+        events.publish(.readResult, reader, .readResult(result))
         if let claim { vasReads.finish(claim, with: result) }
         log(result, reader: reader, onDemand: claim != nil)
         return result
@@ -42,9 +53,12 @@ public final class TapCoordinator: TapHandler {
     private func log(_ result: ReadResult, reader: ReaderID, onDemand: Bool) {
         var metadata: Logger.Metadata = [
             "reader.id": "\(reader)",
-            "session.aid": "\(result.aid.selected ?? "none")",
-            "session.attempts": "\(result.aid.attempts.count)",
+            "session.target": "\(result.target.rawValue)",
         ]
+        if let aid = result.aid {
+            metadata["session.aid"] = "\(aid.selected.map { "\($0)" } ?? "none")"
+            metadata["session.attempts"] = "\(aid.attempts.count)"
+        }
         if let vas = result.vas {
             metadata["vas.offered"] = "\(vas.offered)"
             metadata["vas.statuses"] = "\(vas.entries.map(\.status.rawValue).joined(separator: ","))"

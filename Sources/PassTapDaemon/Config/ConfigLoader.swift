@@ -59,9 +59,11 @@ public enum ConfigLoader {
             try log.rejectUnknownKeys()
         }
         if var pcsc = try subtable("pcsc", of: &root) {
-            configuration.pcsc.enabled = try pcsc.bool("enabled") ?? configuration.pcsc.enabled
-            configuration.pcsc.readers = try pcsc.strings("readers") ?? configuration.pcsc.readers
+            var section = configuration.section(.pcsc)
+            section.enabled = try pcsc.bool("enabled") ?? section.enabled
+            section.readers = try pcsc.strings("readers") ?? section.readers
             try pcsc.rejectUnknownKeys()
+            configuration.backends[.pcsc] = section
         }
         if var session = try subtable("session", of: &root) {
             configuration.aids = try aids("aids", of: &session) ?? []

@@ -66,6 +66,10 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
     public static let timeout = JSONRPCErrorCode(rawValue: -32010)
     /// -32011: `vas.read` while VAS is turned off in the configuration.
     public static let vasDisabled = JSONRPCErrorCode(rawValue: -32011)
+    /// -32012: the card in the field does not speak ISO-DEP and the reader cannot send it APDUs.
+    public static let notISODep = JSONRPCErrorCode(rawValue: -32012)
+    /// -32013: the request was cancelled before it reached the card (its client went away).
+    public static let cancelled = JSONRPCErrorCode(rawValue: -32013)
 
     /// The snake_case reason PassTap sends in `error.data.reason` for this code.
     public var reason: String {
@@ -86,6 +90,8 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
         case .alreadySubscribed: return "already_subscribed"
         case .timeout: return "timeout"
         case .vasDisabled: return "vas_disabled"
+        case .notISODep: return "not_iso_dep"
+        case .cancelled: return "cancelled"
         default: return "error_\(-rawValue)"
         }
     }

@@ -15,6 +15,7 @@ enum EventLine {
             if let reason { line += " reason=\"\(reason)\"" }
         case .reader(let info):
             line += " state=\(info.state.rawValue)"
+            if let reason = info.reason { line += " reason=\"\(reason)\"" }
         case .card(let card):
             line += " atr=\(card.atr) uid=\(card.uid ?? "-")"
             if let atqa = card.atqa { line += " atqa=\(atqa)" }
@@ -22,10 +23,15 @@ enum EventLine {
         case .cardRemoved:
             break
         case .readResult(let result):
-            line += " uid=\(result.uid ?? "-") aid=\(result.aid.selected ?? "none")"
-            let attempts = result.aid.attempts.map { "\($0.aid):\($0.sw ?? "----")" }
+            line += " uid=\(result.uid ?? "-")"
+            guard let aid = result.aid else {
+                line += " target=\(result.target.rawValue) (no APDU session)"
+                break
+            }
+            line += " aid=\(aid.selected ?? "none")"
+            let attempts = aid.attempts.map { "\($0.aid):\($0.sw ?? "----")" }
             if !attempts.isEmpty { line += " tried=" + attempts.joined(separator: ",") }
-            if let directory = result.aid.ppse, directory.offered {
+            if let directory = aid.ppse, directory.offered {
                 line += " ppse=" + directory.applications.map { "\($0.aid)(\($0.label ?? "-"))" }.joined(separator: ",")
             }
             if let error = result.error { line += " error=\(error.code) (\(error.message))" }

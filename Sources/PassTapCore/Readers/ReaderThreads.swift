@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Counts the backend's live threads so shutdown can wait for them without blocking a task's
+/// Counts a backend's live threads so shutdown can wait for them without blocking a task's
 /// thread: the last thread to exit resumes the waiters.
-final class ThreadTracker: Sendable {
+public final class ReaderThreads: Sendable {
     private struct State {
         var live = 0
         var nextWaiter: UInt64 = 0
@@ -14,11 +14,14 @@ final class ThreadTracker: Sendable {
 
     private let state = Mutex(State())
 
+    /// No threads yet.
+    public init() {}
+
     /// The number of threads started by ``spawn(name:_:)`` that have not returned yet.
-    var liveCount: Int { state.withLock { $0.live } }
+    public var liveCount: Int { state.withLock { $0.live } }
 
     /// Runs `body` on a new thread of its own, counted until it returns.
-    func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
+    public func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
         state.withLock { $0.live += 1 }
         let thread = Thread { [self] in
             body()
@@ -38,9 +41,8 @@ final class ThreadTracker: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    /// Returns when no thread is live, or as soon as the calling task is cancelled (shutdown
-    /// races this against its deadline: a thread stuck in a transmit must not hold it forever).
-    func allExited() async {
+    /// Returns when no thread is live, or as soon as the calling task is cancelled.
+    public func allExited() async {
         let id = state.withLock { state in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
@@ -61,6 +63,23 @@ final class ThreadTracker: Sendable {
                 return nil
             }
             continuation?.resume()
+        }
+    }
+
+    /// Waits for every thread, but no longer than `deadline`; returns whether they all ended.
+    public func allExited(within deadline: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.allExited()
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: deadline)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
         }
     }
 }

@@ -1,0 +1,108 @@
+import ISO7816
+import Logging
+import PassTapCore
+
+/// One PC/SC reader opened for its thread: waits with `SCardGetStatusChange` on the thread's own
+/// context, connects to a card that arrives, and classifies it by its ATR (PC/SC part 3).
+final class PCSCReaderDriver: ReaderDriver {
+    /// Each wait also ends after this long, so a lost `SCardCancel` (sent just before the wait
+    /// began) delays a stop or a request by at most this much. Not polling: nothing is done on
+    /// a timeout but to wait again.
+    static let waitSliceMilliseconds: UInt32 = 1000
+    /// `FF CA 00 00 00`: PC/SC part 3 GET DATA, the card's UID.
+    static let getUID: [UInt8] = [0xFF, 0xCA, 0x00, 0x00, 0x00]
+
+    private let port: PCSCReaderPort
+    private let context: PCSCContext
+    private let logger: Logger
+    private var watch: ReaderWatch
+    private var connection: PCSCCardConnection?
+    /// The event count (top 16 bits of the state) when the current card arrived.
+    private var arrivalCount: UInt32 = 0
+
+    init(port: PCSCReaderPort, context: PCSCContext, logger: Logger) {
+        self.port = port
+        self.context = context
+        self.logger = logger
+        watch = ReaderWatch(name: port.readerName, state: ReaderWatch.unaware)
+    }
+
+    deinit {
+        port.detach(context)
+    }
+
+    private var readerID: ReaderID { .pcsc(port.readerName) }
+
+    func waitForCard() -> CardWait {
+        do {
+            watch = try context.waitForChange([ReaderWatch(name: port.readerName, state: watch.known)], timeoutMilliseconds: Self.waitSliceMilliseconds)[0]
+        } catch where error.code == .timeout || error.code == .cancelled {
+            return .idle
+        } catch {
+            return .failed(error.readerFault)
+        }
+        if watch.isGone { return .failed(ReaderFault(.gone, "the reader was removed")) }
+        guard watch.hasCard else { return .idle }
+        let connection: PCSCCardConnection
+        do {
+            connection = try PCSCCardConnection(context: context, readerName: port.readerName, logger: logger)
+        } catch where error.code == .sharingViolation {
+            // Forget the state, so the next open sees the card again and retries the connect.
+            watch = ReaderWatch(name: port.readerName, state: ReaderWatch.unaware)
+            return .failed(ReaderFault(.inUse, "another process holds the reader exclusively (\(error.message)); passtapd retries until it lets go"))
+        } catch {
+            if error.meansServiceGone { return .failed(error.readerFault) }
+            // A card that left at once, or does not answer: wait for the next change.
+            logger.warning("Cannot connect to the card", metadata: ["reader.id": "\(readerID)", "error": "\(error)"])
+            return .idle
+        }
+        self.connection = connection
+        arrivalCount = watch.state >> 16
+        let atr = (try? connection.atr()) ?? watch.atr
+        let uid = readUID(connection)
+        let target = PCSCCardKind(atr: atr).target
+        return .card(Tap(card: CardInfo(atr: atr.hexString, uid: uid?.hexString), target: target, channel: connection))
+    }
+
+    func waitForRemoval() -> PresenceWait {
+        do {
+            watch = try context.waitForChange([ReaderWatch(name: port.readerName, state: watch.known)], timeoutMilliseconds: Self.waitSliceMilliseconds)[0]
+        } catch where error.code == .timeout || error.code == .cancelled {
+            return .present
+        } catch {
+            return .failed(error.readerFault)
+        }
+        if watch.isGone { return .failed(ReaderFault(.gone, "the reader was removed")) }
+        // Gone, or removed and presented again between two waits (the event count moved).
+        if !watch.hasCard || watch.state >> 16 != arrivalCount { return .removed }
+        return .present
+    }
+
+    func endTap(stopping: Bool) {
+        // LEAVE when the card went (nothing to reset, and another client may still hold it);
+        // RESET when PassTap stops with a card in the field, so a phone's session is released.
+        connection?.disconnect(reset: stopping)
+        connection = nil
+        // A card presented again in between is seen by the next wait: make it look new.
+        if watch.hasCard { watch.state = ReaderWatch.empty }
+    }
+
+    private func readUID(_ connection: PCSCCardConnection) -> [UInt8]? {
+        guard let answer = try? connection.exchange(Self.getUID), answer.count > 2, answer.suffix(2) == [0x90, 0x00] else { return nil }
+        return Array(answer.dropLast(2))
+    }
+}
+
+/// What a contactless reader's ATR says about the card (PC/SC part 3, 3.1.3.2.3): a storage card
+/// has historical bytes `80 4F 0C A0 00 00 03 06 SS NN NN 00 00 00 00` (RID A000000306, standard,
+/// card name); any other ATR is an ISO-DEP card (`3B 8n 80 01` + the ATS's historical bytes) or a
+/// contact card, both of which take APDUs.
+struct PCSCCardKind {
+    let target: TargetKind
+
+    private static let storagePrefix: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06]
+
+    init(atr: [UInt8]) {
+        target = atr.starts(with: Self.storagePrefix) ? .memory : .isoDep
+    }
+}

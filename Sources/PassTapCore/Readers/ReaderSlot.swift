@@ -1,0 +1,151 @@
+import Foundation
+public import ISO7816
+import Synchronization
+
+/// What a reader's thread and the rest of the daemon share about one reader: its state and the
+/// reason it is unavailable, its request queue (served in arrival order, between sessions), and
+/// how to wake or stop its thread (the backend's ``ReaderPort`` verbs, which never block).
+public final class ReaderSlot: Sendable {
+    private struct Shared {
+        var state: ReaderInfo.State = .empty
+        var reason: String?
+        var queue: [ReaderRequest] = []
+        var nextRequest: UInt64 = 0
+        /// Requests given an id and not queued yet.
+        var allocated: Set<UInt64> = []
+        /// Of those, the ones whose task was cancelled before they could be queued.
+        var cancelledEarly: Set<UInt64> = []
+        var stopping = false
+    }
+
+    /// The reader's id.
+    public let id: ReaderID
+    private let port: any ReaderPort
+    private let shared = Mutex(Shared())
+    /// Wakes a backoff pause when the slot stops.
+    private let pause = NSCondition()
+
+    /// A slot for reader `id`, woken and stopped through `port`.
+    public init(id: ReaderID, port: any ReaderPort) {
+        self.id = id
+        self.port = port
+    }
+
+    /// The reader as `readers.list` shows it.
+    public var info: ReaderInfo {
+        shared.withLock { ReaderInfo(id: id, name: id.name, backend: id.backend.rawValue, state: $0.state, reason: $0.reason) }
+    }
+
+    /// Whether ``stop()`` was called.
+    public var isStopping: Bool { shared.withLock { $0.stopping } }
+
+    /// How many requests wait in the queue.
+    public var queuedCount: Int { shared.withLock { $0.queue.count } }
+
+    /// Sets the state; returns whether state or reason changed.
+    @discardableResult
+    func setState(_ state: ReaderInfo.State, reason: String? = nil) -> Bool {
+        shared.withLock { shared in
+            defer {
+                shared.state = state
+                shared.reason = reason
+            }
+            return shared.state != state || shared.reason != reason
+        }
+    }
+
+    /// Sends `command` to the card through the reader's thread and waits for the answer.
+    ///
+    /// Answered at once with an error when there is no card, the reader is unavailable or the
+    /// slot is stopping. A task cancelled while its request is queued takes it out of the queue
+    /// at once (``ReaderCommandError/cancelled``); one the thread has begun runs to its end.
+    public func transmit(_ command: CommandAPDU, raw: Bool) async throws(ReaderCommandError) -> ResponseAPDU {
+        let id = shared.withLock { shared in
+            defer { shared.nextRequest += 1 }
+            shared.allocated.insert(shared.nextRequest)
+            return shared.nextRequest
+        }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (reply: CheckedContinuation<Result<ResponseAPDU, ReaderCommandError>, Never>) in
+                enqueue(ReaderRequest(id: id, command: command, raw: raw, reply: reply))
+            }
+        } onCancel: {
+            cancel(request: id)
+        }
+        return try result.get()
+    }
+
+    private func enqueue(_ request: ReaderRequest) {
+        let refusal: ReaderCommandError? = shared.withLock { shared in
+            shared.allocated.remove(request.id)
+            if shared.cancelledEarly.remove(request.id) != nil { return .cancelled }
+            if shared.stopping { return .shuttingDown }
+            switch shared.state {
+            case .present:
+                shared.queue.append(request)
+                return nil
+            case .empty:
+                return .noCard(id)
+            case .unavailable:
+                return .readerUnavailable(id, reason: shared.reason)
+            }
+        }
+        if let refusal {
+            request.reply.resume(returning: .failure(refusal))
+        } else {
+            port.wake()
+        }
+    }
+
+    private func cancel(request id: UInt64) {
+        let request: ReaderRequest? = shared.withLock { shared in
+            if let index = shared.queue.firstIndex(where: { $0.id == id }) {
+                return shared.queue.remove(at: index)
+            }
+            // Not queued yet: the enqueue still to come refuses it. Taken by the thread already,
+            // or answered: nothing to do.
+            if shared.allocated.contains(id) { shared.cancelledEarly.insert(id) }
+            return nil
+        }
+        request?.reply.resume(returning: .failure(.cancelled))
+    }
+
+    /// The requests queued so far, oldest first; the queue is emptied.
+    func takeRequests() -> [ReaderRequest] {
+        shared.withLock { shared in
+            defer { shared.queue.removeAll() }
+            return shared.queue
+        }
+    }
+
+    /// Answers every queued request with `error`.
+    func failPending(_ error: ReaderCommandError) {
+        for request in takeRequests() {
+            request.reply.resume(returning: .failure(error))
+        }
+    }
+
+    /// Asks the reader's thread to end: queued requests are answered `shuttingDown` at once (the
+    /// thread may be stuck in a transfer), and the backend's `stop` verb ends its wait.
+    public func stop() {
+        let first = shared.withLock { shared in
+            defer { shared.stopping = true }
+            return !shared.stopping
+        }
+        guard first else { return }
+        failPending(.shuttingDown)
+        port.stop()
+        pause.lock()
+        pause.broadcast()
+        pause.unlock()
+    }
+
+    /// Sleeps up to `seconds`, returning early when the slot stops.
+    func sleep(seconds: Double) {
+        pause.lock()
+        defer { pause.unlock() }
+        if !isStopping {
+            _ = pause.wait(until: Date(timeIntervalSinceNow: seconds))
+        }
+    }
+}

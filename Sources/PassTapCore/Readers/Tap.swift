@@ -1,0 +1,20 @@
+/// A card that entered a reader's field, as a backend hands it to the reader lifecycle.
+public struct Tap {
+    /// What the reader learned about the card (ATR, UID, ATQA, SAK, ATS as far as it knows them).
+    public var card: CardInfo
+    /// Whether the card speaks ISO-DEP.
+    public var target: TargetKind
+    /// The exchange with the card, used only by the reader's thread; `nil` when the backend cannot
+    /// exchange APDUs with this card (requests then get `not_iso_dep`).
+    public var channel: (any CardChannel)?
+
+    /// Creates a tap.
+    public init(card: CardInfo, target: TargetKind, channel: (any CardChannel)?) {
+        self.card = card
+        self.target = target
+        self.channel = channel
+    }
+}
+
+@available(*, unavailable)
+extension Tap: Sendable {}
