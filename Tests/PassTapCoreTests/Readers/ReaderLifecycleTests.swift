@@ -1,0 +1,256 @@
+import Foundation
+import ISO7816
+import Logging
+import PassTapCore
+import Synchronization
+import Testing
+
+/// The shared reader lifecycle, with a fake backend: arrival, session, queued requests, removal,
+/// cancel, stop, restart and event order. Every wait has a time limit.
+@Suite(.timeLimit(.minutes(1))) struct ReaderLifecycleTests {
+    let reader = ReaderID(backend: ReaderID.Backend(rawValue: "fake"), name: "Fake Reader 0")
+    let world: FakeReaderWorld
+    let port: FakeReaderPort
+    let slot: ReaderSlot
+    let events = EventRecorder()
+    let threads = ReaderThreads()
+
+    init() {
+        world = FakeReaderWorld()
+        port = FakeReaderPort(world: world)
+        slot = ReaderSlot(id: reader, port: port)
+    }
+
+    private func start(_ handler: any TapHandler, backoff: ReaderLifecycle.Backoff = .init(first: 0.001, last: 0.004)) {
+        var logger = Logger(label: "passtap.test.lifecycle")
+        logger.logLevel = .critical
+        let lifecycle = ReaderLifecycle(slot: slot, port: port, tapHandler: handler, events: events.sink, backoff: backoff, logger: logger)
+        threads.spawn(name: "fake-reader") { lifecycle.run() }
+    }
+
+    private func stop() async {
+        slot.stop()
+        #expect(await threads.allExited(within: .seconds(10)))
+    }
+
+    private static let select = CommandAPDU(cla: 0x00, ins: 0xA4, p1: 0x04, p2: 0x00, data: [0xA0, 0x00, 0x00, 0x00, 0x04])
+
+    @Test func aTapPublishesInsertedRunsTheSessionAndRemovalPublishesRemoved() async throws {
+        let handler = GatedTapHandler()
+        start(handler)
+        try await events.wait(for: .readerAdded)
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        #expect(slot.info.state == .present)
+        world.remove()
+        try await events.wait(for: .cardRemoved)
+        #expect(handler.taps.map(\.uid) == ["04A1B2C3"])
+        #expect(slot.info.state == .empty)
+        #expect(world.state.withLock { $0.endedTaps } == [false])
+        await stop()
+        #expect(events.kinds == [.readerAdded, .cardInserted, .cardRemoved, .readerRemoved])
+    }
+
+    @Test func requestsQueuedDuringTheSessionAreServedAfterItInOrder() async throws {
+        let handler = GatedTapHandler(holding: true)
+        start(handler)
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        async let first = slot.transmit(Self.select, raw: true)
+        try await waitUntil("the first request to queue") { slot.queuedCount == 1 }
+        async let second = slot.transmit(CommandAPDU(cla: 0x80, ins: 0xCA, p1: 0x01, p2: 0x00, data: []), raw: true)
+        try await waitUntil("the second request to queue") { slot.queuedCount == 2 }
+        #expect(world.state.withLock { $0.received }.isEmpty)
+        handler.release()
+        #expect(try await first.data == [0xA4])
+        #expect(try await second.data == [0xCA])
+        #expect(world.state.withLock { $0.received.map { $0[1] } } == [0xA4, 0xCA])
+        await stop()
+    }
+
+    @Test func aRequestWakesTheReaderInsteadOfWaitingForTheSliceToEnd() async throws {
+        // The fake's wait slice is a minute: only the wake verb can get the request served.
+        start(GatedTapHandler())
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        let wakesBefore = world.state.withLock { $0.wakes }
+        let answer = try await withDeadline(seconds: 10) { try await slot.transmit(Self.select, raw: false) }
+        #expect(answer.statusWord == .success)
+        #expect(world.state.withLock { $0.wakes } == wakesBefore + 1)
+        await stop()
+    }
+
+    @Test func aRequestWithoutACardOrAfterStopIsAnsweredAtOnce() async throws {
+        start(GatedTapHandler())
+        try await events.wait(for: .readerAdded)
+        await #expect(throws: ReaderCommandError.noCard(reader)) { try await slot.transmit(Self.select, raw: true) }
+        await stop()
+        await #expect(throws: ReaderCommandError.shuttingDown) { try await slot.transmit(Self.select, raw: true) }
+    }
+
+    @Test func aCancelledRequestLeavesTheQueueAtOnceAndNeverReachesTheCard() async throws {
+        let handler = GatedTapHandler(holding: true)
+        start(handler)
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        let request = Task { try await slot.transmit(Self.select, raw: true) }
+        try await waitUntil("the request to queue") { slot.queuedCount == 1 }
+        request.cancel()
+        await #expect(throws: ReaderCommandError.cancelled) { try await request.value }
+        #expect(slot.queuedCount == 0)
+        handler.release()
+        world.remove()
+        try await events.wait(for: .cardRemoved)
+        #expect(world.state.withLock { $0.received }.isEmpty)
+        await stop()
+    }
+
+    @Test func aTaskCancelledBeforeItsRequestIsQueuedIsRefused() async throws {
+        start(GatedTapHandler(holding: true))
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        let request = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await slot.transmit(Self.select, raw: true)
+        }
+        await #expect(throws: ReaderCommandError.cancelled) { try await request.value }
+        #expect(slot.queuedCount == 0)
+        slot.stop()
+    }
+
+    @Test func stopAnswersQueuedRequestsAtOnceEvenWithTheThreadStuckInASession() async throws {
+        let handler = GatedTapHandler(holding: true)
+        start(handler)
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        let request = Task { try await slot.transmit(Self.select, raw: true) }
+        try await waitUntil("the request to queue") { slot.queuedCount == 1 }
+        slot.stop()
+        await #expect(throws: ReaderCommandError.shuttingDown) { try await request.value }
+        #expect(handler.isInside)
+        #expect(!(await threads.allExited(within: .milliseconds(50))))
+        handler.release()
+        #expect(await threads.allExited(within: .seconds(10)))
+        // The card was still in the field: the backend is told to reset it.
+        #expect(world.state.withLock { $0.endedTaps } == [true])
+        #expect(events.kinds == [.readerAdded, .cardInserted, .cardRemoved, .readerRemoved])
+    }
+
+    @Test func aReaderGoneWithACardInTheFieldPublishesCardRemovedThenReaderRemovedLast() async throws {
+        start(GatedTapHandler())
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        world.change { $0.waitFault = ReaderFault(.gone, "unplugged") }
+        #expect(await threads.allExited(within: .seconds(10)))
+        #expect(events.kinds == [.readerAdded, .cardInserted, .cardRemoved, .readerRemoved])
+        guard case .reader(let info) = events.payloads.last else {
+            Issue.record("reader.removed carries no reader")
+            return
+        }
+        #expect(info.state == .unavailable)
+        #expect(info.reason == "unplugged")
+    }
+
+    @Test func aReaderThatFailsIsReopenedWithBackoffAndSaysWhyMeanwhile() async throws {
+        world.change { $0.openFaults = [ReaderFault(.failed, "driver error 1"), ReaderFault(.failed, "driver error 2")] }
+        start(GatedTapHandler())
+        try await events.waitUntil("usable again") { $0.filter { $0 == .readerChanged }.count >= 3 }
+        #expect(world.state.withLock { $0.opens } == 3)
+        let changes: [ReaderInfo] = events.payloads.compactMap { if case .reader(let info) = $0 { return info } else { return nil } }
+        // reader.added; unavailable with the first reason (the second failure changes only the
+        // reason, and is published too); then usable again.
+        #expect(events.kinds == [.readerAdded, .readerChanged, .readerChanged, .readerChanged])
+        #expect(changes[1].state == .unavailable && changes[1].reason == "driver error 1")
+        #expect(changes[2].state == .unavailable && changes[2].reason == "driver error 2")
+        #expect(changes[3].state == .empty && changes[3].reason == nil)
+        // And it reads cards again.
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        await stop()
+    }
+
+    @Test func aReaderThatFailsMidWaitIsRestartedAndReadsAgain() async throws {
+        start(GatedTapHandler())
+        try await events.wait(for: .readerAdded)
+        world.change { $0.waitFault = ReaderFault(.failed, "SCardGetStatusChange failed") }
+        try await events.wait(for: .readerChanged, count: 2)
+        #expect(world.state.withLock { $0.opens } == 2)
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        await stop()
+    }
+
+    @Test func aReaderHeldByAnotherProcessIsUnavailableWithTheReasonUntilFree() async throws {
+        world.change { $0.openFaults = [ReaderFault(.inUse, "another process holds the reader exclusively")] }
+        start(GatedTapHandler())
+        try await events.wait(for: .readerChanged, count: 2)
+        let changes: [ReaderInfo] = events.payloads.compactMap { if case .reader(let info) = $0 { return info } else { return nil } }
+        #expect(changes[1].state == .unavailable)
+        #expect(changes[1].reason == "another process holds the reader exclusively")
+        #expect(slot.info.state == .empty && slot.info.reason == nil)
+        await stop()
+    }
+
+    @Test func requestsToAnUnavailableReaderSayWhy() async throws {
+        world.change { $0.openFaults = Array(repeating: ReaderFault(.inUse, "held by pcsc_scan"), count: 1000) }
+        start(GatedTapHandler(), backoff: .init(first: 0.05, last: 0.05))
+        try await events.wait(for: .readerChanged)
+        await #expect(throws: ReaderCommandError.readerUnavailable(reader, reason: "held by pcsc_scan")) {
+            try await slot.transmit(Self.select, raw: true)
+        }
+        await stop()
+    }
+
+    @Test func aCardPresentedAgainIsANewTap() async throws {
+        let handler = GatedTapHandler()
+        start(handler)
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        world.remove()
+        world.insert()
+        try await events.wait(for: .cardInserted, count: 2)
+        await stop()
+        #expect(handler.taps.count == 2)
+        #expect(events.kinds == [.readerAdded, .cardInserted, .cardRemoved, .cardInserted, .cardRemoved, .readerRemoved])
+    }
+
+    @Test func aCommandLongerThanTheChannelCarriesIsRefusedBeforeItIsSent() async throws {
+        start(GatedTapHandler())
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        let long = CommandAPDU(cla: 0x00, ins: 0xD6, p1: 0, p2: 0, data: Array(repeating: 0x55, count: 300))
+        let error = await #expect(throws: ReaderCommandError.self) { try await slot.transmit(long, raw: true) }
+        guard case .transport(let transport)? = error else {
+            Issue.record("not a transport error: \(String(describing: error))")
+            return
+        }
+        #expect(transport.code == .commandTooLong)
+        #expect(world.state.withLock { $0.received }.isEmpty)
+        await stop()
+    }
+
+    private func waitUntil(_ what: String, seconds: Double = 10, _ condition: @escaping @Sendable () -> Bool) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(seconds)
+        while !condition() {
+            guard clock.now < deadline else { throw EventRecorder.Timeout(description: "timed out waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
+/// Runs `body`, failing after `seconds` instead of waiting for it forever.
+func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw EventRecorder.Timeout(description: "no answer within \(seconds) s")
+        }
+        return value
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import ISO7816
+import Logging
+import PassTapCore
+import Testing
+
+/// The tap coordinator without pcscd: an ISO-DEP card gets the APDU session, a memory card its
+/// identity alone, and a waiting `vas.read` is left for a tap that can answer it.
+@Suite(.timeLimit(.minutes(1))) struct TapCoordinatorTests {
+    let reader = ReaderID.pcsc("Test Reader 00 00")
+    let mastercard = "A0000000041010"
+    let fci: [UInt8] = [0x6F, 0x09, 0x84, 0x07, 0xA0, 0x00, 0x00, 0x00, 0x04, 0x10, 0x10]
+
+    private func coordinator(_ configuration: Configuration, vasReads: VASReadQueue = VASReadQueue(), events: EventRecorder) -> TapCoordinator {
+        var logger = Logger(label: "passtap.test.coordinator")
+        logger.logLevel = .critical
+        return TapCoordinator(configuration: configuration, vasReads: vasReads, logger: logger, events: events.sink)
+    }
+
+    private func configuration() throws -> Configuration {
+        var configuration = Configuration()
+        configuration.aids = [try AID(hex: mastercard)]
+        return configuration
+    }
+
+    @Test func anISODepCardGetsTheSessionAndItsResultIsPublished() throws {
+        let events = EventRecorder()
+        let card = FakeCard()
+        card.applications[mastercard] = fci
+        let result = coordinator(try configuration(), events: events)
+            .read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3"), target: .isoDep, channel: card))
+        #expect(result.target == .isoDep)
+        #expect(result.aid?.attempts.count == 1)
+        #expect(result.error == nil)
+        #expect(card.received.count == 1)
+        #expect(events.kinds == [.readResult])
+    }
+
+    @Test func aMemoryCardGetsItsIdentityAndNoAPDUSession() throws {
+        let events = EventRecorder()
+        let card = FakeCard()
+        let info = CardInfo(atr: "3B8F8001804F0CA0000003060300030000000068", uid: "04112233445566")
+        let result = coordinator(try configuration(), events: events)
+            .read(reader: reader, tap: Tap(card: info, target: .memory, channel: card))
+        #expect(result.target == .memory)
+        #expect(result.uid == "04112233445566")
+        #expect(result.aid == nil && result.vas == nil && result.error == nil)
+        #expect(card.received.isEmpty)
+        guard case .readResult(let published) = events.payloads.first else {
+            Issue.record("no read.result published")
+            return
+        }
+        #expect(published == result)
+    }
+
+    @Test func aMemoryCardWithoutAnyChannelIsNotATransportFailure() throws {
+        let events = EventRecorder()
+        let result = coordinator(try configuration(), events: events)
+            .read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8F8001804F0CA0000003060300030000000068", uid: "04112233445566"), target: .memory, channel: nil))
+        #expect(result.error == nil)
+        #expect(result.target == .memory)
+    }
+}
