@@ -459,7 +459,7 @@ class ControlTests(PhoneTestCase):
     def test_plain_card_controller_is_unchanged(self):
         controller = virtual_card.Controller(None, virtual_card.Card({}))
         self.assertEqual(controller.handle("stats"), {"ok": True, "taps": 0, "present": False, "last": None})
-        self.assertEqual(controller.handle("apdus"), {"ok": False, "error": "unknown command 'apdus' (tap, tap-for MS, remove, pull-after N, stats, quit)"})
+        self.assertEqual(controller.handle("apdus"), {"ok": False, "error": "unknown command 'apdus' (tap, tap-for MS, remove, pull-after N, stall, delay MS, stats, quit)"})
 
 
 if __name__ == "__main__":

@@ -13,20 +13,32 @@ Modes:
         tap-for MS       connect, stay MS milliseconds, remove
         remove           disconnect
         pull-after N     on the next tap, drop the connection on receiving its Nth APDU
+        stall            never answer the next APDU (of this tap, or of the next one when no
+                         card is in the field); the card stays until `remove` or `quit`
+        delay MS         answer every APDU MS milliseconds late, this tap and later ones
+                         (`delay 0`: on time again)
         stats            JSON: taps, and timings (CLOCK_MONOTONIC ns) of the last tap
         quit             exit
   Every command is answered with one JSON line {"ok": true, ...} or {"ok": false, "error": ...}.
   --phone FILE                   be a virtual iPhone with Apple Wallet passes (virtual_iphone.py:
                                  phone file format, misbehaviours and its extra line commands)
 
-Profile (--profile FILE, JSON; every key optional, missing keys take the built-in card's):
-  {"atr": "3B8F...", "uid": "04A1B2C3", "uid_supported": true,
+Profile (--profile FILE, JSON, or a built-in profile's name: memory-ultralight;
+every key optional, missing keys take the built-in card's):
+  {"kind": "iso-dep", "ats": "0B787781024B4F4E411411", "uid": "04A1B2C3", "uid_supported": true,
    "applications": [{"aid": "A0000000041010", "fci": "6F..."}],
    "chain": ["A0000000041010"],          # SELECT answers 61xx; the FCI comes by GET RESPONSE
    "le_correction": ["A0000000041010"]}  # SELECT answers 6Cxx unless its Le is the FCI's length
-Answers: FF CA 00 00 00 -> UID + 9000 (6A81 with uid_supported false or --no-uid);
+  ats: the card's ATS without CRC (TL T0 [TA1 TB1 TC1] historical bytes); the ATR is the one a
+  PC/SC part 3 reader builds for an ISO 14443-4 card: 3B 8n 80 01, the n historical bytes, TCK.
+  "atr": "3B..." replaces that derived ATR. kind "memory" is a memory tag behind a CCID reader
+  (MIFARE Ultralight by default: ATR 3B8F8001804F0CA0000003060300030000000068, no ATS).
+Answers (iso-dep): FF CA 00 00 00 -> UID + 9000 (6A81 with uid_supported false or --no-uid);
 SELECT by name 00 A4 04 00 Lc AID [Le] -> FCI + 9000, or 6A82 for an absent AID;
 GET RESPONSE 00 C0 00 00 Le -> the pending FCI (6F00 if none); other INS -> 6D00.
+Answers (memory), as an ACR122U gives them: FF CA 00 00 -> UID + 9000; other FF (pseudo-APDU
+for the reader, e.g. FF CA 01 00 for the ATS it has not) -> 6A81 "function not supported";
+any other APDU -> 6300 "operation failed" (the tag does not speak ISO 7816-4).
 """
 
 import argparse
@@ -39,9 +51,20 @@ import sys
 import threading
 import time
 
-# A PC/SC part 3 style ATR for a contactless card, as CCID readers synthesise it.
+# The built-in card is an ISO 14443-4 (ISO-DEP) payment card. Its historical bytes, 4B4F4E41 1411
+# ("KONA", 14 11), are a real contactless Mastercard's: pcsc-tools' smartcard_list.txt lists the
+# ATR they give, 3B 86 80 01 4B 4F 4E 41 14 11 09, as "Mastercard paypass enabled credit card".
+# Its interface bytes are common ones (T0 78: TA1 TB1 TC1 present, FSCI 8 = 256-byte frames;
+# TA1 77: 212 to 848 kbit/s both ways; TB1 81: FWI 8, SFGI 1; TC1 02: CID supported).
+CARD_ATS = "0B78778102" + "4B4F4E411411"
+# PC/SC part 3 (3.1.3.2.3.1) ATR of a storage card: 3B 8F 80 01 80 4F 0C, RID A0 00 00 03 06,
+# standard 03 (ISO 14443 A part 3), card name 00 03 (MIFARE Ultralight), RFU 00 00 00 00, TCK.
+# smartcard_list.txt: "NXP Mifare Ultralight or UltralightC".
+ULTRALIGHT_ATR = "3B8F8001804F0CA0000003060300030000000068"
+KINDS = ("iso-dep", "memory")
 DEFAULT_PROFILE = {
-    "atr": "3B8F8001804F0CA000000306030001000000006A",
+    "kind": "iso-dep",
+    "ats": CARD_ATS,
     "uid": "04A1B2C3D4E5F6",
     "uid_supported": True,
     "applications": [
@@ -53,6 +76,35 @@ DEFAULT_PROFILE = {
     "chain": [],
     "le_correction": [],
 }
+# Profiles --profile can name instead of a file.
+BUILTIN_PROFILES = {
+    # An NTAG/Ultralight sticker read through a CCID reader (its UID is the one docs/socket-api.md shows).
+    "memory-ultralight": {"kind": "memory", "atr": ULTRALIGHT_ATR, "uid": "04A23C1A7F2D80"},
+}
+
+
+def historical_bytes(ats):
+    """The historical bytes of an ATS given without CRC (TL T0 [TA1 TB1 TC1] T1..Tk)."""
+    if len(ats) < 2 or ats[0] != len(ats):
+        raise ValueError("ATS %s: TL must be its length (CRC excluded), at least 2" % ats.hex().upper())
+    interface = bin(ats[1] & 0x70).count("1")  # T0 b5..b7: TA1, TB1, TC1 present
+    if len(ats) < 2 + interface:
+        raise ValueError("ATS %s: T0 announces %d interface bytes" % (ats.hex().upper(), interface))
+    return ats[2 + interface :]
+
+
+def atr_from_ats(ats):
+    """PC/SC part 3 (3.1.3.2.3.2): the ATR a reader builds for an ISO 14443-4 card: 3B, T0 = 8n
+    (TD1 follows, n historical bytes), TD1 = 80 (TD2 follows, T=0), TD2 = 01 (T=1), the ATS's
+    historical bytes, and TCK, the XOR of T0 to the last historical byte."""
+    history = historical_bytes(ats)
+    if len(history) > 15:
+        raise ValueError("an ATR carries at most 15 historical bytes, the ATS has %d" % len(history))
+    body = bytes([0x80 | len(history), 0x80, 0x01]) + history
+    tck = 0
+    for byte in body:
+        tck ^= byte
+    return b"\x3B" + body + bytes([tck])
 
 
 def log(verbose, *parts):
@@ -61,7 +113,8 @@ def log(verbose, *parts):
 
 
 class Card:
-    """Answers APDUs like a simple ISO 14443-4 card with a few applications.
+    """Answers APDUs like a simple ISO 14443-4 card with a few applications, or (kind "memory")
+    like a memory tag behind a CCID reader.
 
     A virtual phone (Apple VAS, virtual_iphone.py) subclasses it: it extends `answer` and the
     hooks `begin_tap`, `control` and `status`."""
@@ -70,7 +123,15 @@ class Card:
 
     def __init__(self, profile):
         profile = dict(DEFAULT_PROFILE, **profile)
-        self.atr = bytes.fromhex(profile["atr"])
+        self.kind = profile["kind"]
+        if self.kind not in KINDS:
+            raise ValueError("kind must be one of %s, not %r" % (", ".join(KINDS), self.kind))
+        if self.kind == "memory":
+            self.ats = None
+            self.atr = bytes.fromhex(profile.get("atr", ULTRALIGHT_ATR))
+        else:
+            self.ats = bytes.fromhex(profile["ats"])
+            self.atr = bytes.fromhex(profile["atr"]) if "atr" in profile else atr_from_ats(self.ats)
         self.uid = bytes.fromhex(profile["uid"])
         self.uid_supported = profile["uid_supported"]
         self.applications = {app["aid"].upper(): bytes.fromhex(app.get("fci", "")) for app in profile["applications"]}
@@ -90,6 +151,8 @@ class Card:
         return {}
 
     def answer(self, apdu):
+        if self.kind == "memory":
+            return self.answer_as_memory_tag(apdu)
         if len(apdu) < 4:
             return b"\x67\x00"
         cla, ins, p1 = apdu[0], apdu[1], apdu[2]
@@ -101,6 +164,16 @@ class Card:
         if cla == 0x00 and ins == 0xC0:
             return self.get_response(apdu)
         return b"\x6D\x00"
+
+    def answer_as_memory_tag(self, apdu):
+        """What an ACR122U answers for a MIFARE Ultralight: only the reader's own GET DATA (UID)
+        works; its other pseudo-APDUs are not supported for this card, and anything else is
+        sent to a tag that does not answer ISO 7816-4."""
+        if apdu[:4] == b"\xFF\xCA\x00\x00" and self.uid_supported:
+            return self.uid + b"\x90\x00"
+        if apdu[:1] == b"\xFF":
+            return b"\x6A\x81"
+        return b"\x63\x00"
 
     def select(self, apdu):
         if len(apdu) < 6 or len(apdu) < 5 + apdu[4]:
@@ -128,13 +201,29 @@ class Card:
         return data + b"\x90\x00"
 
 
+class Timing:
+    """When the card answers, set by the `stall` and `delay` line commands; shared by every tap."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.delay_s = 0.0
+        self.stall_pending = False
+
+    def take_stall(self):
+        """Whether this APDU is the one to leave unanswered (once per `stall`)."""
+        with self.lock:
+            stall, self.stall_pending = self.stall_pending, False
+            return stall
+
+
 class Tap:
     """One connection to vpcd: serves control messages and APDUs until closed."""
 
-    def __init__(self, host, port, card, verbose, pull_after=None):
+    def __init__(self, host, port, card, verbose, pull_after=None, timing=None):
         self.card = card
         self.verbose = verbose
         self.pull_after = pull_after
+        self.timing = timing or Timing()
         self.stats = {"connect_ns": None, "first_apdu_ns": None, "last_response_ns": None, "apdus": 0}
         self.sock = socket.create_connection((host, port))
         self.stats["connect_ns"] = time.monotonic_ns()
@@ -182,6 +271,13 @@ class Tap:
                 if self.pull_after is not None and self.stats["apdus"] >= self.pull_after:
                     log(self.verbose, "pulling the card on APDU", self.stats["apdus"])
                     break
+                if self.timing.take_stall():
+                    log(self.verbose, "stalling on APDU", self.stats["apdus"], "until the card is removed")
+                    self.stats["stalled"] = True
+                    self.closed.wait()
+                    break
+                if self.timing.delay_s and self.closed.wait(self.timing.delay_s):
+                    break
                 answer = self.card.answer(payload)
                 log(self.verbose, ">>", payload.hex().upper(), "<<", answer.hex().upper())
                 self.send(answer)
@@ -211,6 +307,7 @@ class Controller:
         self.taps = 0
         self.pull_after = None
         self.last_stats = None
+        self.timing = Timing()
 
     def remove(self):
         if self.tap is not None:
@@ -221,7 +318,7 @@ class Controller:
 
     def start_tap(self):
         self.remove()
-        self.tap = Tap(self.args.host, self.args.port, self.card, self.args.verbose, self.pull_after)
+        self.tap = Tap(self.args.host, self.args.port, self.card, self.args.verbose, self.pull_after, self.timing)
         self.pull_after = None
         self.taps += 1
 
@@ -244,6 +341,17 @@ class Controller:
         if command == "pull-after":
             self.pull_after = int(rest[0])
             return {"ok": True}
+        if command == "stall":
+            with self.timing.lock:
+                self.timing.stall_pending = True
+            return {"ok": True, "stall": True}
+        if command == "delay":
+            milliseconds = int(rest[0])
+            if milliseconds < 0:
+                raise ValueError("delay must be 0 or more milliseconds, not %d" % milliseconds)
+            with self.timing.lock:
+                self.timing.delay_s = milliseconds / 1000
+            return {"ok": True, "delay_ms": milliseconds}
         if command == "stats":
             current = dict(self.tap.stats) if self.tap is not None else self.last_stats
             present = self.tap is not None and not self.tap.closed.is_set()
@@ -254,7 +362,7 @@ class Controller:
         reply = self.card.control(command, rest)
         if reply is not None:
             return reply
-        known = ", ".join(filter(None, ["tap, tap-for MS, remove, pull-after N, stats, quit", self.card.control_commands]))
+        known = ", ".join(filter(None, ["tap, tap-for MS, remove, pull-after N, stall, delay MS, stats, quit", self.card.control_commands]))
         return {"ok": False, "error": "unknown command %r (%s)" % (command, known)}
 
     def serve(self, path):
@@ -286,11 +394,21 @@ class Controller:
                         return
 
 
+def load_profile(name):
+    """The profile --profile names: a built-in one's name, a JSON file, or None (the demo card)."""
+    if name in BUILTIN_PROFILES and not os.path.exists(name):
+        return dict(BUILTIN_PROFILES[name])
+    if name:
+        with open(name) as handle:
+            return json.load(handle)
+    return {}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=35963, help="vpcd's port (its CHANNELID)")
-    parser.add_argument("--profile", help="card profile JSON file (default: a built-in demo card)")
+    parser.add_argument("--profile", help="card profile JSON file, or memory-ultralight (default: a built-in demo card)")
     parser.add_argument("--no-uid", action="store_true", help="answer the UID read with 6A81, like readers without it")
     parser.add_argument("--tap-every", type=float, help="seconds between taps (demo mode)")
     parser.add_argument("--hold", type=float, default=0.5, help="seconds a tap stays (demo mode)")
@@ -299,10 +417,7 @@ def main():
     parser.add_argument("-v", "--verbose", action="store_true", help="log APDUs to stderr")
     args = parser.parse_args()
 
-    profile = {}
-    if args.profile:
-        with open(args.profile) as handle:
-            profile.update(json.load(handle))
+    profile = load_profile(args.profile)
     if args.no_uid:
         profile["uid_supported"] = False
     if args.phone:

@@ -14,6 +14,9 @@ Phone file (JSON; every key but "passes" optional, defaults shown but for "times
   timestamp (optional, per pass): seconds since 2001-01-01 UTC (Apple epoch, 0 to 2^32-1), put
   verbatim in every cryptogram of that pass; without it, the host's clock plus clock_offset_s.
 
+Its ATR is 3B80800101: an ISO 14443-4 card without historical bytes (ATS 05 78 80 70 02;
+a profile's "ats" or "atr" replaces it).
+
 Answers (after those, every other APDU goes to `Card`: payment AIDs, UID read, GET RESPONSE):
   SELECT OSE.VAS.01        -> 6F {50 wallet, 9F21 version, 9F24 random nonce, 9F23 capabilities} 9000
   SELECT 2PAY.SYS.DDF01    -> the PPSE FCI listing Mastercard (priority 1) and Visa (priority 2)
@@ -77,6 +80,9 @@ MISBEHAVIOURS = ("none", "truncated_tlv", "missing_9f27", "oversized_cryptogram"
 VARIANTS = ("A", "B")
 
 SW_OK = b"\x90\x00"
+# The phone's ATS (TL T0 TA1 TB1 TC1, no historical bytes), so its PC/SC part 3 ATR is the
+# ISO 14443-4 one without history, 3B 80 80 01 01. An illustration: not read from a real iPhone.
+PHONE_ATS = "0578807002"
 
 
 def encode_tlv(tag, value):
@@ -235,7 +241,7 @@ class Phone(Card):
                         "timestamp PASS_TYPE_ID SECONDS|now, apdus")
 
     def __init__(self, config, profile=None, folder="."):
-        super().__init__(profile or {})
+        super().__init__(dict({"ats": PHONE_ATS}, **(profile or {})))
         self.wallet = config.get("wallet", "ApplePay")
         self.version = bytes.fromhex(config.get("version", "0100"))
         self.capabilities = bytes.fromhex(config.get("capabilities", "0000003E"))
