@@ -223,6 +223,39 @@ extension PCSCScenarioTests {
             }
         }
 
+        @Test func everyPcscLiteCallRunsOnAThreadTheBackendOwns() async throws {
+            // Through the chokepoint's seam: the name of the thread of every SCard* call. Socket
+            // requests come from tasks; waking the reader for them (SCardCancel, a round trip to
+            // pcscd) must still run on the backend's own threads.
+            let threads = Mutex<[String: Set<String>]>([:])
+            PCSCCalls.observe { function in
+                let name = Thread.current.name ?? ""
+                threads.withLock { $0["\(function)", default: []].insert(name.isEmpty ? "(unnamed)" : name) }
+            }
+            defer { PCSCCalls.observe(nil) }
+            try await PCSCBackendFixture.with { fixture in
+                let backend = fixture.startBackend()
+                _ = try await fixture.events.next(.readerAdded)
+                try fixture.card("tap")
+                _ = try await fixture.handler.next()
+                let select = try CommandAPDU.select(aid: AID(hex: Self.mastercard))
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<4 {
+                        group.addTask { _ = try await backend.transmit(select, raw: false, on: .pcsc(Self.firstReader)) }
+                    }
+                    try await group.waitForAll()
+                }
+                try fixture.card("remove")
+                _ = try await fixture.events.next(.cardRemoved)
+                await backend.shutdown()
+            }
+            let seen = threads.withLock { $0 }
+            #expect(seen["SCardCancel"] != nil, "the requests never woke the reader: \(seen)")
+            for (function, names) in seen {
+                #expect(names.allSatisfy { $0.hasPrefix("pcsc-") }, "\(function) ran on \(names.sorted())")
+            }
+        }
+
         @Test func shutdownWhilePcscdIsAwayReturnsBeforeItsDeadline() async throws {
             try await PCSCBackendFixture.with(startPcscd: false) { fixture in
                 let backend = fixture.startBackend()

@@ -80,6 +80,19 @@ import Testing
         #expect(queue.waitingCount(on: Self.reader) == 0)
     }
 
+    @Test func aClaimedReadWhoseCallerGoesAwayEndsAtOnceWithoutWaitingForTheTap() async throws {
+        // The tap's thread may be stuck on a card that never answers: shutdown must not wait for it.
+        let queue = VASReadQueue()
+        let read = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
+        try await waitFor(1, on: queue)
+        let claim = try #require(queue.claim(reader: Self.reader))
+        read.cancel()
+        await #expect(throws: VASReadQueue.WaitError.cancelled) { try await read.value }
+        // The tap ends later; its result has no one to go to, and nothing breaks.
+        queue.finish(claim, with: Self.result("05"))
+        #expect(queue.waitingCount(on: Self.reader) == 0)
+    }
+
     @Test func aTimeoutThatFiresBeforeAnyTapRemovesTheReadAtOnce() async throws {
         let cue = CuedTimer()
         let queue = VASReadQueue(timer: cue.timer)

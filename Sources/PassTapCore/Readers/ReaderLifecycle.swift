@@ -101,7 +101,7 @@ public struct ReaderLifecycle: Sendable {
         tapHandler.handleTap(reader: slot.id, tap: tap)
         var fault: ReaderFault?
         presence: while !slot.isStopping {
-            for request in slot.takeRequests() {
+            while let request = slot.takeRequest() {
                 request.reply.resume(returning: execute(request, on: tap.channel))
             }
             switch driver.waitForRemoval() {

@@ -10,6 +10,8 @@ public final class ReaderSlot: Sendable {
         var state: ReaderInfo.State = .empty
         var reason: String?
         var queue: [ReaderRequest] = []
+        /// The request the reader's thread is carrying out.
+        var inFlight: ReaderRequest?
         var nextRequest: UInt64 = 0
         /// Requests given an id and not queued yet.
         var allocated: Set<UInt64> = []
@@ -67,7 +69,7 @@ public final class ReaderSlot: Sendable {
         }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (reply: CheckedContinuation<Result<ResponseAPDU, ReaderCommandError>, Never>) in
-                enqueue(ReaderRequest(id: id, command: command, raw: raw, reply: reply))
+                enqueue(ReaderRequest(id: id, command: command, raw: raw, reply: ReaderRequest.Reply(reply)))
             }
         } onCancel: {
             cancel(request: id)
@@ -102,25 +104,37 @@ public final class ReaderSlot: Sendable {
             if let index = shared.queue.firstIndex(where: { $0.id == id }) {
                 return shared.queue.remove(at: index)
             }
-            // Not queued yet: the enqueue still to come refuses it. Taken by the thread already,
-            // or answered: nothing to do.
+            // Being carried out: the caller is answered now, and the card's answer dropped.
+            if shared.inFlight?.id == id { return shared.inFlight }
+            // Not queued yet: the enqueue still to come refuses it. Answered already: nothing to do.
             if shared.allocated.contains(id) { shared.cancelledEarly.insert(id) }
             return nil
         }
         request?.reply.resume(returning: .failure(.cancelled))
     }
 
-    /// The requests queued so far, oldest first; the queue is emptied.
-    func takeRequests() -> [ReaderRequest] {
+    /// Takes the oldest queued request, marking it in flight; `nil` when none waits.
+    func takeRequest() -> ReaderRequest? {
         shared.withLock { shared in
-            defer { shared.queue.removeAll() }
-            return shared.queue
+            guard !shared.queue.isEmpty else {
+                shared.inFlight = nil
+                return nil
+            }
+            shared.inFlight = shared.queue.removeFirst()
+            return shared.inFlight
         }
     }
 
-    /// Answers every queued request with `error`.
+    /// Answers every queued request, and the one in flight, with `error`.
     func failPending(_ error: ReaderCommandError) {
-        for request in takeRequests() {
+        let requests: [ReaderRequest] = shared.withLock { shared in
+            defer {
+                shared.queue.removeAll()
+                shared.inFlight = nil
+            }
+            return shared.queue + (shared.inFlight.map { [$0] } ?? [])
+        }
+        for request in requests {
             request.reply.resume(returning: .failure(error))
         }
     }

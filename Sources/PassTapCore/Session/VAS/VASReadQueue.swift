@@ -9,6 +9,9 @@ import Synchronization
 /// A read whose timeout fires after a tap has claimed it is not timed out: it gets that tap's
 /// result (which was shaped by its `merchants`). Only a read still waiting when its timeout fires
 /// is removed and answered ``WaitError/timeout``; the check and the removal are one atomic step.
+/// A read whose caller goes away (its task is cancelled: the client disconnected, or the daemon
+/// is stopping) ends at once, claimed or not: a tap stuck on a card that never answers must not
+/// hold it, and the tap's result still goes out as `read.result`.
 public final class VASReadQueue: Sendable {
     /// Why a wait ended without a tap.
     public enum WaitError: Error, Hashable, Sendable {
@@ -116,7 +119,8 @@ public final class VASReadQueue: Sendable {
         continuation?.resume(returning: result)
     }
 
-    /// Ends a read that no tap has claimed with `error`; a claimed read keeps waiting for its tap.
+    /// Ends a read that no tap has claimed with `error`; a claimed read keeps waiting for its tap
+    /// on a timeout, and ends too when cancelled.
     private func end(id: UInt64, with error: WaitError) {
         let continuation: Continuation? = state.withLock { state in
             switch state.phases[id] {
@@ -127,6 +131,9 @@ public final class VASReadQueue: Sendable {
                 state.phases[id] = nil
                 state.order[reader]?.removeAll { $0 == id }
                 if state.order[reader]?.isEmpty == true { state.order[reader] = nil }
+                return continuation
+            case .claimed(let continuation) where error == .cancelled:
+                state.phases[id] = nil
                 return continuation
             case .endedEarly, .claimed, nil:
                 return nil
