@@ -149,7 +149,8 @@ extension PCSCScenarioTests {
             #expect(result["uid"] as? String == uid)
             #expect(result["aid"] is NSNull && result["vas"] is NSNull && result["error"] is NSNull, "\(result)")
             // Only the UID read reached the card: no SELECT was sent.
-            #expect(try rig.cardCommand("stats")["apdus"] as? Int == 1)
+            let stats = try rig.cardCommand("stats")
+            #expect((stats["last"] as? [String: Any])?["apdus"] as? Int == 1, "\(stats)")
 
             // card.transmit still reaches the reader (a CCID reader's pseudo-APDUs for the tag).
             let caller = try LineSocket(path: rig.socketPath)

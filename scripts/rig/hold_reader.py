@@ -3,7 +3,7 @@
 
     hold_reader.py READER_NAME
 
-Connects with SCARD_SHARE_EXCLUSIVE (the card must be in the field), prints "held" on one line,
+Connects with SCARD_SHARE_EXCLUSIVE (waiting up to 10 s for the card), prints "held" on one line,
 then keeps the connection until SIGTERM or SIGINT, and lets go (SCARD_LEAVE_CARD). While it
 holds the card, every other PC/SC client's SCardConnect fails with SCARD_E_SHARING_VIOLATION.
 Debian's python3-pyscard works only under /usr/bin/python3.
@@ -11,8 +11,10 @@ Debian's python3-pyscard works only under /usr/bin/python3.
 
 import signal
 import sys
+import time
 
-from smartcard.scard import (SCARD_LEAVE_CARD, SCARD_PROTOCOL_T0, SCARD_PROTOCOL_T1, SCARD_S_SUCCESS,
+from smartcard.scard import (SCARD_E_NO_SMARTCARD, SCARD_LEAVE_CARD, SCARD_PROTOCOL_T0, SCARD_PROTOCOL_T1,
+                             SCARD_S_SUCCESS, SCARD_W_REMOVED_CARD,
                              SCARD_SCOPE_USER, SCARD_SHARE_EXCLUSIVE, SCardConnect, SCardDisconnect,
                              SCardEstablishContext, SCardGetErrorMessage, SCardReleaseContext)
 
@@ -22,7 +24,13 @@ def main():
     result, context = SCardEstablishContext(SCARD_SCOPE_USER)
     if result != SCARD_S_SUCCESS:
         sys.exit("hold_reader: no context: %s" % SCardGetErrorMessage(result))
-    result, card, _ = SCardConnect(context, reader, SCARD_SHARE_EXCLUSIVE, SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1)
+    # pcscd notices a card a few hundred milliseconds after it arrives: retry for up to 10 s.
+    deadline = time.monotonic() + 10
+    while True:
+        result, card, _ = SCardConnect(context, reader, SCARD_SHARE_EXCLUSIVE, SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1)
+        if result not in (SCARD_E_NO_SMARTCARD, SCARD_W_REMOVED_CARD) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     if result != SCARD_S_SUCCESS:
         sys.exit("hold_reader: cannot hold %s: %s" % (reader, SCardGetErrorMessage(result)))
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM, signal.SIGINT])

@@ -20,14 +20,16 @@ public final class ReaderThreads: Sendable {
     /// The number of threads started by ``spawn(name:_:)`` that have not returned yet.
     public var liveCount: Int { state.withLock { $0.live } }
 
-    /// Runs `body` on a new thread of its own, counted until it returns.
+    /// Runs `body` on a new thread of its own, counted until it returns. `name` (at most 15
+    /// bytes are kept) is the thread's name in `ps -L`, gdb and the tests.
     public func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
         state.withLock { $0.live += 1 }
         let thread = Thread { [self] in
+            // Set from the thread itself: that is when Foundation names the system thread.
+            Thread.current.name = name
             body()
             exited()
         }
-        thread.name = name
         thread.start()
     }
 
