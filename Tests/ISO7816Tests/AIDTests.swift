@@ -1,7 +1,7 @@
 import ISO7816
 import Testing
 
-@Suite struct AIDTests {
+@Suite(.timeLimit(.minutes(1))) struct AIDTests {
     @Test(arguments: 5...16)
     func fiveToSixteenBytesAreAccepted(_ count: Int) throws {
         let bytes = (0..<count).map { UInt8(0xA0 &+ $0) }

@@ -1,7 +1,7 @@
 import ISO7816
 import Testing
 
-@Suite struct APDUErrorTests {
+@Suite(.timeLimit(.minutes(1))) struct APDUErrorTests {
     @Test(arguments: [
         (APDUError.commandTooShort(length: 3), "at least 4 bytes (CLA INS P1 P2), got 3"),
         (.inconsistentLength("Lc=5 but 1 bytes follow"), "Lc=5 but 1 bytes follow"),

@@ -1,7 +1,7 @@
 import ISO7816
 import Testing
 
-@Suite struct APDUTransmitterTests {
+@Suite(.timeLimit(.minutes(1))) struct APDUTransmitterTests {
     /// The exchange failure the scripted card raises.
     struct CardGone: Error, Equatable {
         let step: Int

@@ -1,7 +1,7 @@
 import ISO7816
 import Testing
 
-@Suite struct BERTLVParserTests {
+@Suite(.timeLimit(.minutes(1))) struct BERTLVParserTests {
     /// The Apple VAS SELECT answer of vas-protocol.md §2.2: FCI `6F` holding `50`, `9F21`, `9F24`, `9F23`.
     static let vasSelectHex = "6F1D50084170706C655061799F210201009F2404E9CAEDE39F23040000003E"
 

@@ -1,7 +1,7 @@
 import ISO7816
 import Testing
 
-@Suite struct BERTLVRejectionTests {
+@Suite(.timeLimit(.minutes(1))) struct BERTLVRejectionTests {
     /// Nests `[50 00]` inside `levels` constructed `70` objects.
     static func nested(levels: Int) -> [UInt8] {
         var encoded: [UInt8] = [0x50, 0x00]

@@ -1,7 +1,7 @@
 import ISO7816
 import Testing
 
-@Suite struct BERTLVWriterTests {
+@Suite(.timeLimit(.minutes(1))) struct BERTLVWriterTests {
     @Test(arguments: [
         (0, "00"), (0x7F, "7F"), (0x80, "8180"), (0xFF, "81FF"), (0x100, "820100"),
         (0xFFFF, "82FFFF"), (0x1_0000, "83010000"), (0xFF_FFFF, "83FFFFFF"),

@@ -1,7 +1,7 @@
 import ISO7816
 import Testing
 
-@Suite struct CommandAPDUTests {
+@Suite(.timeLimit(.minutes(1))) struct CommandAPDUTests {
     /// One encoding of each ISO/IEC 7816-4 §5.1 case, and the fields it carries.
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String

@@ -1,7 +1,7 @@
 import ISO7816
 import Testing
 
-@Suite struct HexTests {
+@Suite(.timeLimit(.minutes(1))) struct HexTests {
     @Test(arguments: ["0abcd9", "0ABCD9", "0aBcD9"])
     func digitsParseInAnyCase(_ text: String) throws {
         #expect(try [UInt8](hex: text) == [0x0A, 0xBC, 0xD9])

@@ -1,7 +1,7 @@
 import ISO7816
 import Testing
 
-@Suite struct ResponseAPDUTests {
+@Suite(.timeLimit(.minutes(1))) struct ResponseAPDUTests {
     @Test func theLastTwoBytesAreTheStatusWordAndTheRestIsData() throws {
         let response = try ResponseAPDU(bytes: [0x01, 0x02, 0x6A, 0x82])
         #expect(response.data == [0x01, 0x02])

@@ -1,7 +1,7 @@
 import ISO7816
 import Testing
 
-@Suite struct StatusWordTests {
+@Suite(.timeLimit(.minutes(1))) struct StatusWordTests {
     @Test(arguments: [
         // Exact entries of ISO/IEC 7816-4 tables 5 and 6.
         (0x9000, "success"),

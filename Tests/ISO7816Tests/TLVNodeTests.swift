@@ -1,7 +1,7 @@
 import ISO7816
 import Testing
 
-@Suite struct TLVNodeTests {
+@Suite(.timeLimit(.minutes(1))) struct TLVNodeTests {
     static let tree = TLVNode(tag: 0x6F, value: [], children: [
         TLVNode(tag: 0x50, value: [0x01]),
         TLVNode(tag: 0xA5, value: [], children: [TLVNode(tag: 0x9F27, value: [0x02])]),

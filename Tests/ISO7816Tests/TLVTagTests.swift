@@ -1,7 +1,7 @@
 import ISO7816
 import Testing
 
-@Suite struct TLVTagTests {
+@Suite(.timeLimit(.minutes(1))) struct TLVTagTests {
     @Test(arguments: [(0x70, [0x70]), (0x9F27, [0x9F, 0x27]), (0xDF8101, [0xDF, 0x81, 0x01]),
                       (0x9F818203, [0x9F, 0x81, 0x82, 0x03]), (0x00, [0x00])] as [(UInt32, [UInt8])])
     func integerLiteralsAreTheEncodedBytes(_ literal: UInt32, _ bytes: [UInt8]) {

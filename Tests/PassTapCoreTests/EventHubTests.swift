@@ -2,7 +2,7 @@ import Foundation
 import PassTapCore
 import Testing
 
-@Suite struct EventHubTests {
+@Suite(.timeLimit(.minutes(1))) struct EventHubTests {
     private let reader = ReaderID.pcsc("Test Reader 00 00")
 
     @discardableResult
@@ -10,13 +10,22 @@ import Testing
         (0..<count).map { _ in hub.publish(kind, reader: reader, payload: .cardRemoved) }
     }
 
-    private func take(_ count: Int, from subscription: EventSubscription) async -> [SubscriptionItem] {
-        var items: [SubscriptionItem] = []
-        for await item in subscription {
-            items.append(item)
-            if items.count == count { break }
+    /// The next `count` items; fails after a few seconds if they do not come (the iteration
+    /// ending early returns what came).
+    private func take(_ count: Int, from subscription: EventSubscription) async throws -> [SubscriptionItem] {
+        try await withDeadline("\(count) subscription items") {
+            var items: [SubscriptionItem] = []
+            for await item in subscription {
+                items.append(item)
+                if items.count == count { break }
+            }
+            return items
         }
-        return items
+    }
+
+    /// The next item; fails after a few seconds if none comes.
+    private func next(_ subscription: EventSubscription) async throws -> SubscriptionItem? {
+        try await withDeadline("the next subscription item") { await subscription.next() }
     }
 
     private func seqs(_ items: [SubscriptionItem]) -> [UInt64] {
@@ -47,7 +56,7 @@ import Testing
         #expect(subscription.nextSeq == 4)
         #expect(subscription.oldestSeq == 1)
         publish(hub, 2)
-        #expect(seqs(await take(2, from: subscription)) == [4, 5])
+        #expect(seqs(try await take(2, from: subscription)) == [4, 5])
     }
 
     @Test func replayFromSinceMeetsTheLiveStreamWithNoGapAndNoDuplicate() async throws {
@@ -56,7 +65,7 @@ import Testing
         let subscription = try hub.subscribe(since: 3, queueLimit: 16)
         #expect(subscription.nextSeq == 6)
         publish(hub, 2)
-        #expect(seqs(await take(5, from: subscription)) == [3, 4, 5, 6, 7])
+        #expect(seqs(try await take(5, from: subscription)) == [3, 4, 5, 6, 7])
     }
 
     @Test func sinceEqualToNextSeqReplaysNothing() async throws {
@@ -64,7 +73,7 @@ import Testing
         publish(hub, 4)
         let subscription = try hub.subscribe(since: 5, queueLimit: 16)
         publish(hub, 1)
-        #expect(seqs(await take(1, from: subscription)) == [5])
+        #expect(seqs(try await take(1, from: subscription)) == [5])
     }
 
     @Test func sinceBeyondNextSeqIsRefused() {
@@ -89,7 +98,7 @@ import Testing
         #expect(hub.oldestSeq == 3)
         let subscription = try hub.subscribe(since: 1, queueLimit: 16)
         #expect(subscription.oldestSeq == 3)
-        let items = await take(4, from: subscription)
+        let items = try await take(4, from: subscription)
         #expect(items.first == .dropped(count: 2, firstSeq: 1, lastSeq: 2))
         #expect(seqs(items) == [3, 4, 5])
     }
@@ -98,7 +107,7 @@ import Testing
         let hub = EventHub(capacity: 8)
         publish(hub, 2)
         let subscription = try hub.subscribe(since: 0, queueLimit: 16)
-        #expect(seqs(await take(2, from: subscription)) == [1, 2])
+        #expect(seqs(try await take(2, from: subscription)) == [1, 2])
     }
 
     @Test func replayLongerThanTheQueueLimitIsDeliveredWhole() async throws {
@@ -106,7 +115,7 @@ import Testing
         publish(hub, 40)
         let subscription = try hub.subscribe(since: 1, queueLimit: 4)
         publish(hub, 2)
-        #expect(seqs(await take(42, from: subscription)) == Array(1...42))
+        #expect(seqs(try await take(42, from: subscription)) == Array(1...42))
     }
 
     @Test func kindsFilterAppliesToReplayAndLive() async throws {
@@ -117,7 +126,7 @@ import Testing
         #expect(subscription.kinds == [.cardRemoved])
         hub.publish(.cardInserted, reader: reader, payload: .card(CardInfo(atr: "3B00", uid: nil)))  // 3
         hub.publish(.cardRemoved, reader: reader, payload: .cardRemoved)  // 4
-        let items = await take(2, from: subscription)
+        let items = try await take(2, from: subscription)
         #expect(seqs(items) == [2, 4])
     }
 
@@ -125,24 +134,23 @@ import Testing
         let hub = EventHub(capacity: 64)
         let subscription = try hub.subscribe(since: nil, queueLimit: 2)
         publish(hub, 5)  // 1 and 2 fit, 3...5 are dropped; publish returned without a consumer
-        let first = await take(3, from: subscription)
+        let first = try await take(3, from: subscription)
         #expect(seqs(first) == [1, 2])
         #expect(first.last == .dropped(count: 3, firstSeq: 3, lastSeq: 5))
         publish(hub, 1)
-        #expect(seqs(await take(1, from: subscription)) == [6])
+        #expect(seqs(try await take(1, from: subscription)) == [6])
     }
 
     @Test func droppingContinuesUntilTheQueuedEventsAreConsumed() async throws {
         let hub = EventHub(capacity: 64)
         let subscription = try hub.subscribe(since: nil, queueLimit: 2)
         publish(hub, 3)  // 1, 2 queued; 3 dropped
-        var iterator = subscription.makeAsyncIterator()
-        #expect(await iterator.next().flatMap { seqs([$0]).first } == 1)
+        #expect(try await next(subscription).flatMap { seqs([$0]).first } == 1)
         publish(hub, 1)  // 4: still dropping, so no reordering past the notice
-        #expect(await iterator.next().flatMap { seqs([$0]).first } == 2)
-        #expect(await iterator.next() == .dropped(count: 2, firstSeq: 3, lastSeq: 4))
+        #expect(try await next(subscription).flatMap { seqs([$0]).first } == 2)
+        #expect(try await next(subscription) == .dropped(count: 2, firstSeq: 3, lastSeq: 4))
         publish(hub, 1)
-        #expect(await iterator.next().flatMap { seqs([$0]).first } == 5)
+        #expect(try await next(subscription).flatMap { seqs([$0]).first } == 5)
     }
 
     @Test func droppedEventsOfOtherKindsAreNotCounted() async throws {
@@ -151,7 +159,7 @@ import Testing
         publish(hub, 1)  // 1 queued
         publish(hub, 1, kind: .readerAdded)  // 2: not wanted, not a drop
         publish(hub, 2)  // 3, 4 dropped
-        let items = await take(2, from: subscription)
+        let items = try await take(2, from: subscription)
         #expect(seqs(items) == [1])
         #expect(items.last == .dropped(count: 2, firstSeq: 3, lastSeq: 4))
     }
@@ -161,8 +169,8 @@ import Testing
         let slow = try hub.subscribe(since: nil, queueLimit: 1)
         let fast = try hub.subscribe(since: nil, queueLimit: 100)
         publish(hub, 50)
-        #expect(seqs(await take(50, from: fast)) == Array(1...50))
-        let slowItems = await take(2, from: slow)
+        #expect(seqs(try await take(50, from: fast)) == Array(1...50))
+        let slowItems = try await take(2, from: slow)
         #expect(seqs(slowItems) == [1])
         #expect(slowItems.last == .dropped(count: 49, firstSeq: 2, lastSeq: 50))
     }
@@ -180,7 +188,7 @@ import Testing
             }
             thread.start()
         }
-        let items = await take(threads * perThread, from: subscription)
+        let items = try await take(threads * perThread, from: subscription)
         #expect(seqs(items) == Array(1...UInt64(threads * perThread)))
         var perPublisher: [String: Int] = [:]
         for case .event(let event) in items {
@@ -194,12 +202,12 @@ import Testing
         let hub = EventHub(capacity: 8)
         let subscription = try hub.subscribe(since: nil, queueLimit: 4)
         #expect(hub.subscriberCount == 1)
-        let consumer = Task { await take(10, from: subscription).count }
+        let consumer = Task { try await take(10, from: subscription).count }
         subscription.cancel()
-        #expect(await consumer.value == 0)
+        #expect(try await value(of: consumer, "the consumer to see the end") == 0)
         #expect(hub.subscriberCount == 0)
         publish(hub, 1)
-        #expect(await subscription.next() == nil)
+        #expect(try await next(subscription) == nil)
     }
 
     @Test func cancellingTheConsumingTaskEndsTheIteration() async throws {
@@ -207,7 +215,7 @@ import Testing
         let subscription = try hub.subscribe(since: nil, queueLimit: 4)
         let consumer = Task { await subscription.next() }
         consumer.cancel()
-        #expect(await consumer.value == nil)
+        #expect(try await value(of: consumer, "the cancelled consumer") == nil)
         #expect(hub.subscriberCount == 0)
     }
 
@@ -226,6 +234,6 @@ import Testing
         publish(hub, 3)
         #expect(hub.oldestSeq == 2)
         let subscription = try hub.subscribe(since: 2, queueLimit: 4)
-        #expect(seqs(await take(2, from: subscription)) == [2, 3])
+        #expect(seqs(try await take(2, from: subscription)) == [2, 3])
     }
 }

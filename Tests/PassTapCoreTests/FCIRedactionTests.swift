@@ -6,7 +6,7 @@ import Testing
 /// What a session publishes of a selected application's FCI: never card numbers, track data,
 /// names or dates; for a payment application from the PPSE directory, only AID, label and
 /// priority.
-@Suite struct FCIRedactionTests {
+@Suite(.timeLimit(.minutes(1))) struct FCIRedactionTests {
     static let mastercard = "A0000000041010"
 
     /// A payment application's FCI as an issuer might send it, with a PAN (5A), Track 2 equivalent

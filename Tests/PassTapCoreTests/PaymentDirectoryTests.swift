@@ -4,7 +4,7 @@ import Testing
 
 /// `[session] ppse`: the payment applications come from `2PAY.SYS.DDF01`, by priority, and
 /// nothing beyond SELECT is ever sent.
-@Suite struct PaymentDirectoryTests {
+@Suite(.timeLimit(.minutes(1))) struct PaymentDirectoryTests {
     static let visa = "A0000000031010"
     static let mastercard = "A0000000041010"
 

@@ -2,7 +2,7 @@ import ISO7816
 import PassTapCore
 import Testing
 
-@Suite struct SessionEngineTests {
+@Suite(.timeLimit(.minutes(1))) struct SessionEngineTests {
     static let visa = try! AID(hex: "A0000000031010")
     static let mastercard = try! AID(hex: "A0000000041010")
     static let ndef = try! AID(hex: "D2760000850101")

@@ -3,7 +3,7 @@ import Testing
 
 /// `vas.read`'s queue: one tap per waiting read, oldest first, per reader; timeouts and
 /// cancellation leave nothing behind.
-@Suite struct VASReadQueueTests {
+@Suite(.timeLimit(.minutes(1))) struct VASReadQueueTests {
     static let reader = ReaderID.pcsc("Virtual PCD 00 00")
     static let other = ReaderID.pcsc("Virtual PCD 00 01")
 
@@ -11,9 +11,11 @@ import Testing
         ReadResult(atr: atr, uid: nil, aid: AIDSessionResult(selected: nil, fci: nil, attempts: []), error: nil)
     }
 
-    /// Waits until `count` reads wait on `reader` (they register asynchronously).
+    /// Waits until `count` reads wait on `reader` (they register asynchronously, and the queue
+    /// publishes no event for it: polled, within a deadline).
     func waitFor(_ count: Int, on queue: VASReadQueue, reader: ReaderID = reader) async throws {
-        for _ in 0..<500 where queue.waitingCount(on: reader) != count {
+        let deadline = ContinuousClock.now + .seconds(defaultDeadlineSeconds)
+        while queue.waitingCount(on: reader) != count, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
         }
         #expect(queue.waitingCount(on: reader) == count)
@@ -34,20 +36,22 @@ import Testing
         let claim1 = try #require(queue.claim(reader: Self.reader))
         #expect(claim1.merchants == ["pass.a"])
         queue.finish(claim1, with: Self.result("01"))
-        #expect(try await first.value.atr == "01")
+        #expect(try await value(of: first, "the first read's tap").atr == "01")
         #expect(queue.waitingCount(on: Self.reader) == 1)
 
         let claim2 = try #require(queue.claim(reader: Self.reader))
         #expect(claim2.merchants == nil)
         queue.finish(claim2, with: Self.result("02"))
-        #expect(try await second.value.atr == "02")
+        #expect(try await value(of: second, "the second read's tap").atr == "02")
         #expect(queue.claim(reader: Self.reader) == nil)
     }
 
     @Test func aReadWithNoTapTimesOutAndIsGone() async throws {
         let queue = VASReadQueue()
         await #expect(throws: VASReadQueue.WaitError.timeout) {
-            try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .milliseconds(50))
+            try await withDeadline("the 50 ms read to time out") {
+                try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .milliseconds(50))
+            }
         }
         #expect(queue.waitingCount(on: Self.reader) == 0)
         #expect(queue.claim(reader: Self.reader) == nil)
@@ -58,14 +62,14 @@ import Testing
         let cancelled = Task { try await queue.nextTap(on: Self.reader, merchants: ["gone"], timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
         cancelled.cancel()
-        await #expect(throws: VASReadQueue.WaitError.cancelled) { try await cancelled.value }
+        await #expect(throws: VASReadQueue.WaitError.cancelled) { try await value(of: cancelled, "the cancelled read") }
         #expect(queue.waitingCount(on: Self.reader) == 0)
         let next = Task { try await queue.nextTap(on: Self.reader, merchants: ["next"], timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
         let claim = try #require(queue.claim(reader: Self.reader))
         #expect(claim.merchants == ["next"])
         queue.finish(claim, with: Self.result("03"))
-        #expect(try await next.value.atr == "03")
+        #expect(try await value(of: next, "the next read's tap").atr == "03")
     }
 
     @Test func aTimeoutThatFiresAfterTheClaimGetsTheTapsResultNotTimeout() async throws {
@@ -74,9 +78,9 @@ import Testing
         let read = Task { try await queue.nextTap(on: Self.reader, merchants: ["pass.a"], timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
         let claim = try #require(queue.claim(reader: Self.reader))
-        await cue.fire()  // the timeout runs to its end while the tap is still in progress
+        try await withDeadline("the cued timeout to be handled") { await cue.fire() }  // runs to its end mid-tap
         queue.finish(claim, with: Self.result("04"))
-        #expect(try await read.value.atr == "04")
+        #expect(try await value(of: read, "the read's tap").atr == "04")
         #expect(queue.waitingCount(on: Self.reader) == 0)
     }
 
@@ -98,8 +102,8 @@ import Testing
         let queue = VASReadQueue(timer: cue.timer)
         let read = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
-        await cue.fire()
-        await #expect(throws: VASReadQueue.WaitError.timeout) { try await read.value }
+        try await withDeadline("the cued timeout to be handled") { await cue.fire() }
+        await #expect(throws: VASReadQueue.WaitError.timeout) { try await value(of: read, "the timed-out read") }
         #expect(queue.waitingCount(on: Self.reader) == 0)
         #expect(queue.claim(reader: Self.reader) == nil)
     }

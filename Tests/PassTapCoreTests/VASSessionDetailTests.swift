@@ -7,7 +7,7 @@ import VAS
 /// Finer points of the VAS session: request order on the wire, the published timestamp, nonces,
 /// URL-only merchants with `stop_on_first_pass`, an Apple answer that breaks §2.3, and the exact
 /// JSON shape of an entry.
-@Suite struct VASSessionDetailTests {
+@Suite(.timeLimit(.minutes(1))) struct VASSessionDetailTests {
     let base = VASSessionTests()
 
     @Test func requestsGoOutInConfiguredOrderByTheirPassHash() throws {

@@ -6,7 +6,7 @@ import VAS
 
 /// The VAS part of the session engine against an in-process phone: request order and bytes,
 /// per-merchant statuses, decryption, freshness, order with the AID list, and lost cards.
-@Suite struct VASSessionTests {
+@Suite(.timeLimit(.minutes(1))) struct VASSessionTests {
     static let loyaltyKey = MerchantKey.generate()
     static let coffeeKey = MerchantKey.generate()
     static let otherKey = MerchantKey.generate()

@@ -5,7 +5,7 @@ import PassTapCore
 import PassTapDaemon
 import Testing
 
-@Suite struct ConfigLoaderTests {
+@Suite(.timeLimit(.minutes(1))) struct ConfigLoaderTests {
     @Test func emptyFileGivesTheDefaults() throws {
         let configuration = try ConfigLoader.parse("", file: "t.toml")
         #expect(configuration == Configuration())

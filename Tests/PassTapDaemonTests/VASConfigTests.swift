@@ -6,7 +6,7 @@ import VAS
 
 /// `[vas]` and `[[vas.merchants]]`: every key read, key files loaded and checked at start, and
 /// every refusal naming the file, line, key path, merchant and key file.
-@Suite struct VASConfigTests {
+@Suite(.timeLimit(.minutes(1))) struct VASConfigTests {
     /// A fresh folder with a config file's worth of key files.
     final class Folder {
         let path: String

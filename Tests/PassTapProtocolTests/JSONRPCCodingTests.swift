@@ -11,7 +11,7 @@ private func jsonObject<Value: Encodable>(_ value: Value) throws -> [String: Any
     return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
 }
 
-@Suite struct JSONRPCIDTests {
+@Suite(.timeLimit(.minutes(1))) struct JSONRPCIDTests {
     @Test(arguments: [
         (#""abc""#, JSONRPCID.string("abc")),
         ("42", .number(42)),
@@ -32,7 +32,7 @@ private func jsonObject<Value: Encodable>(_ value: Value) throws -> [String: Any
     }
 }
 
-@Suite struct JSONRPCEnvelopeTests {
+@Suite(.timeLimit(.minutes(1))) struct JSONRPCEnvelopeTests {
     private func envelope(_ json: String) throws -> JSONRPCEnvelope {
         try NDJSON.decode(JSONRPCEnvelope.self, from: Data(json.utf8))
     }
@@ -67,7 +67,7 @@ private func jsonObject<Value: Encodable>(_ value: Value) throws -> [String: Any
     }
 }
 
-@Suite struct JSONRPCMessageTests {
+@Suite(.timeLimit(.minutes(1))) struct JSONRPCMessageTests {
     @Test func aRequestWithoutIDOmitsTheMember() throws {
         let object = try jsonObject(JSONRPCRequest<NoParams>(id: nil, method: .status, params: nil))
         #expect(object["jsonrpc"] as? String == "2.0")
@@ -151,7 +151,7 @@ private func jsonObject<Value: Encodable>(_ value: Value) throws -> [String: Any
     }
 }
 
-@Suite struct MethodParamsTests {
+@Suite(.timeLimit(.minutes(1))) struct MethodParamsTests {
     private func subscribeParams(_ json: String) throws -> EventsSubscribeParams {
         try JSONDecoder().decode(EventsSubscribeParams.self, from: Data(json.utf8))
     }
@@ -186,7 +186,7 @@ private func jsonObject<Value: Encodable>(_ value: Value) throws -> [String: Any
     }
 }
 
-@Suite struct JSONRPCErrorCodeTests {
+@Suite(.timeLimit(.minutes(1))) struct JSONRPCErrorCodeTests {
     static let table: [(JSONRPCErrorCode, Int, String)] = [
         (.parseError, -32700, "parse_error"),
         (.invalidRequest, -32600, "invalid_request"),
@@ -216,7 +216,7 @@ private func jsonObject<Value: Encodable>(_ value: Value) throws -> [String: Any
     }
 }
 
-@Suite struct NDJSONTests {
+@Suite(.timeLimit(.minutes(1))) struct NDJSONTests {
     @Test func anEncodedValueIsExactlyOneLineEvenWithNewlinesInStrings() throws {
         let error = JSONRPCError(.internalError, "line one\nline two\r\n")
         let line = try NDJSON.encodeLine(JSONRPCResponse<NoParams>(id: .null, error: error))

@@ -2,7 +2,7 @@ import PassTapProtocol
 import PassTapServer
 import Testing
 
-@Suite struct ClientLimitTests {
+@Suite(.timeLimit(.minutes(1))) struct ClientLimitTests {
     @Test func clientsOverMaxClientsGetAnErrorAndAreClosed() async throws {
         try await ServerHarness.with(configure: { $0.maxClients = 2 }) { harness in
             try await LineClient.with(path: harness.path) { first in

@@ -4,7 +4,7 @@ import PassTapProtocol
 import PassTapServer
 import Testing
 
-@Suite struct GarbageInputTests {
+@Suite(.timeLimit(.minutes(1))) struct GarbageInputTests {
     private static let status = #"{"jsonrpc":"2.0","id":99,"method":"status"}"#
 
     @Test(arguments: [

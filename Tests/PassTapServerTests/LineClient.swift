@@ -2,10 +2,15 @@ import Foundation
 import NIOCore
 import NIOPosix
 import PassTapProtocol
+import Synchronization
 
 /// A test client of the socket that splits the server's output into lines itself (so the tests
-/// check the server's framing rather than trust a shared decoder).
+/// check the server's framing rather than trust a shared decoder). Every read has a deadline.
 struct LineClient {
+    /// How long a read waits for the server by default: its answers take milliseconds.
+    static let readTimeout: Duration = .seconds(10)
+
+    private let channel: any Channel
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
     private var pending = ByteBuffer()
@@ -20,8 +25,8 @@ struct LineClient {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        return try await channel.executeThenClose { inbound, outbound in
-            var client = LineClient(outbound: outbound, inbound: inbound.makeAsyncIterator())
+        return try await channel.executeThenClose { [underlying = channel.channel] inbound, outbound in
+            var client = LineClient(channel: underlying, outbound: outbound, inbound: inbound.makeAsyncIterator())
             return try await body(&client)
         }
     }
@@ -37,7 +42,12 @@ struct LineClient {
     }
 
     /// The next line without its newline, or `nil` once the server closed the connection.
-    mutating func readLine() async throws -> String? {
+    /// Throws ``DeadlineExceeded`` (and closes the connection) when no whole line came within
+    /// `timeout`.
+    mutating func readLine(timeout: Duration = Self.readTimeout, waitingFor what: String = "a line from the server") async throws
+        -> String?
+    {
+        let deadline = ContinuousClock.now + timeout
         while true {
             if let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
                 let length = newline - pending.readerIndex
@@ -45,10 +55,38 @@ struct LineClient {
                 pending.moveReaderIndex(forwardBy: 1)
                 return line
             }
-            guard var chunk = try await inbound.next() else {
+            guard var chunk = try await nextChunk(before: deadline, timeout: timeout, what: what) else {
                 return nil
             }
             pending.writeBuffer(&chunk)
+        }
+    }
+
+    /// The next bytes from the server, or `nil` once it closed. The iterator may not leave this
+    /// task, so the wait is raced here: a timer closes the connection at the deadline, which
+    /// ends the wait, and the read then throws ``DeadlineExceeded``.
+    private mutating func nextChunk(before deadline: ContinuousClock.Instant, timeout: Duration, what: String) async throws
+        -> ByteBuffer?
+    {
+        let expired = Expiry()
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [channel] in
+                try? await Task.sleep(until: deadline)
+                guard !Task.isCancelled else { return }
+                expired.mark()
+                channel.close(promise: nil)
+            }
+            defer { group.cancelAll() }
+            let chunk: ByteBuffer?
+            do {
+                chunk = try await inbound.next()
+            } catch where expired.isMarked {
+                chunk = nil
+            }
+            if expired.isMarked {
+                throw DeadlineExceeded(what: what, seconds: Double(timeout.components.seconds))
+            }
+            return chunk
         }
     }
 
@@ -68,4 +106,13 @@ struct LineClient {
 
     /// Thrown when the server closed the connection before a line the test expected.
     struct ClosedEarly: Error {}
+}
+
+/// Set once a read's deadline passed.
+private final class Expiry: Sendable {
+    private let marked = Atomic(false)
+
+    var isMarked: Bool { marked.load(ordering: .acquiring) }
+
+    func mark() { marked.store(true, ordering: .releasing) }
 }

@@ -4,7 +4,7 @@ import PassTapProtocol
 import PassTapServer
 import Testing
 
-@Suite struct MethodTests {
+@Suite(.timeLimit(.minutes(1))) struct MethodTests {
     @Test func statusReportsVersionProtocolInstanceUptimeAndReaders() async throws {
         try await ServerHarness.with { harness in
             let response = try await LineClient.with(path: harness.path) { client in

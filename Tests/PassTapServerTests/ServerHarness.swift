@@ -51,8 +51,8 @@ struct ServerHarness {
             server: server)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
-            try await server.waitUntilListening()
             do {
+                try await withDeadline("the server to listen") { try await server.waitUntilListening() }
                 try await body(harness)
             } catch {
                 group.cancelAll()
@@ -66,7 +66,7 @@ struct ServerHarness {
     /// Waits until `count` `vas.read` calls wait on `reader` (they queue asynchronously), with a
     /// generous deadline; records an issue if they never do.
     func waitForVASReads(_ count: Int, on reader: ReaderID) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(defaultDeadlineSeconds)
         while vasReads.waitingCount(on: reader) != count, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -7,7 +7,7 @@ import PassTapServer
 import ServiceLifecycle
 import Testing
 
-@Suite struct SocketFileTests {
+@Suite(.timeLimit(.minutes(1))) struct SocketFileTests {
     private func mode(of path: String) -> UInt16? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
@@ -59,7 +59,7 @@ import Testing
         let path = directory + "/passtapd.sock"
         let server = makeServer(path: path, group: "passtap-no-such-group")
         await #expect {
-            try await server.run()
+            try await withDeadline("run() to refuse the missing group") { try await server.run() }
         } throws: { error in
             let failure = error as? SocketServerError
             return failure?.code == .unknownGroup && failure?.message.contains("passtap-no-such-group") == true
@@ -75,7 +75,7 @@ import Testing
         let server = makeServer(path: path)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
-            try await server.waitUntilListening()
+            try await withDeadline("the server to listen") { try await server.waitUntilListening() }
             let answer = try await LineClient.with(path: path) { client in
                 try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#, expecting: StatusResult.self)
             }
@@ -88,7 +88,7 @@ import Testing
         try await ServerHarness.with { harness in
             let intruder = makeServer(path: harness.path)
             await #expect {
-                try await intruder.run()
+                try await withDeadline("the intruder's run() to refuse") { try await intruder.run() }
             } throws: { error in
                 let failure = error as? SocketServerError
                 return failure?.code == .addressInUse && failure?.message.contains(harness.path) == true
@@ -105,8 +105,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/passtapd.sock"
         #expect(FileManager.default.createFile(atPath: path, contents: Data("keep me".utf8)))
+        let server = makeServer(path: path)
         await #expect {
-            try await makeServer(path: path).run()
+            try await withDeadline("run() to refuse the file") { try await server.run() }
         } throws: { error in
             (error as? SocketServerError)?.code == .notASocket
         }
@@ -121,11 +122,11 @@ import Testing
         let services = ServiceGroup(services: [server], logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
-            try await server.waitUntilListening()
+            try await withDeadline("the server to listen") { try await server.waitUntilListening() }
             #expect(FileManager.default.fileExists(atPath: path))
             try await LineClient.with(path: path) { client in
                 _ = try await client.subscribe()
-                await services.triggerGracefulShutdown()
+                try await withDeadline("graceful shutdown to be triggered") { await services.triggerGracefulShutdown() }
                 #expect(try await client.readLine() == nil)
             }
             try await group.waitForAll()

@@ -2,7 +2,7 @@ import PassTapCore
 import PassTapServer
 import Testing
 
-@Suite struct SocketServerConfigurationTests {
+@Suite(.timeLimit(.minutes(1))) struct SocketServerConfigurationTests {
     @Test func theDaemonConfigurationsSocketAndEventsSettingsAreTaken() {
         var configuration = Configuration()
         configuration.socket.path = "/tmp/x/passtapd.sock"

@@ -49,7 +49,7 @@ extension LineClient {
     struct UnexpectedLine: Error { var line: String }
 }
 
-@Suite struct SubscriptionTests {
+@Suite(.timeLimit(.minutes(1))) struct SubscriptionTests {
     @Test func subscribeAnswersFirstThenReplaysFromSinceThenGoesLive() async throws {
         try await ServerHarness.with { harness in
             for _ in 0..<3 { harness.publishRemoval() }

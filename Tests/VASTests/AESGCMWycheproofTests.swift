@@ -5,7 +5,7 @@ import VAS
 
 /// ``VASGCM`` (swift-crypto's AES.GCM with a 16-byte IV) against the 128-bit-IV cases of
 /// Wycheproof `aes_gcm_test.json` (from swift-crypto's test vectors).
-@Suite struct AESGCMWycheproofTests {
+@Suite(.timeLimit(.minutes(1))) struct AESGCMWycheproofTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var tcId: Int
         var key: [UInt8]

@@ -5,7 +5,7 @@ import VAS
 
 /// The X-only ECDH step (``MerchantKey/sharedSecret(phoneX:)``) against Wycheproof
 /// `ecdh_secp256r1_test.json` (from swift-crypto's test vectors).
-@Suite struct ECDHWycheproofTests {
+@Suite(.timeLimit(.minutes(1))) struct ECDHWycheproofTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var tcId: Int
         var comment: String

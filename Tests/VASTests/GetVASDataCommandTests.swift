@@ -4,7 +4,7 @@ import Testing
 import VAS
 
 /// GET VAS DATA commands (vas-protocol.md §3).
-@Suite struct GetVASDataCommandTests {
+@Suite(.timeLimit(.minutes(1))) struct GetVASDataCommandTests {
     /// A generator that replays fixed 64-bit values, so nonces are known.
     struct FixedGenerator: RandomNumberGenerator {
         var values: [UInt64]

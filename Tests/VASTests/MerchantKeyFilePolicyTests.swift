@@ -6,7 +6,7 @@ import Testing
 import VAS
 
 /// Who may read or write a key file: owner, plus group read (issue 3 §2).
-@Suite struct MerchantKeyFilePolicyTests {
+@Suite(.timeLimit(.minutes(1))) struct MerchantKeyFilePolicyTests {
     @Test(arguments: [0o600, 0o400, 0o640, 0o440])
     func ownerOnlyAndGroupReadableFilesAreAccepted(mode: Int) throws {
         let directory = try TemporaryDirectory()

@@ -5,7 +5,7 @@ import Testing
 import VAS
 
 /// Key files in every accepted format, key ids, public key export and redaction.
-@Suite struct MerchantKeyTests {
+@Suite(.timeLimit(.minutes(1))) struct MerchantKeyTests {
     /// Each file holds the PassKit demo key of vas-protocol.md §8.1 (made with openssl; see SOURCES.md).
     @Test(arguments: [
         "passkit-sec1.pem", "passkit-sec1-with-params.pem", "passkit-sec1-no-public.pem", "passkit-pkcs8.pem",

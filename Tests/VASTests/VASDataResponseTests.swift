@@ -3,7 +3,7 @@ import Testing
 import VAS
 
 /// GET VAS DATA answers (vas-protocol.md §4.1): `70 { 9F2A token, 9F27 cryptogram }`.
-@Suite struct VASDataResponseTests {
+@Suite(.timeLimit(.minutes(1))) struct VASDataResponseTests {
     static func cryptogram(length: Int = 78) throws -> [UInt8] {
         Array((try [UInt8](hex: VASDecryptorTests.vector1) + [UInt8](repeating: 0x5A, count: 200)).prefix(length))
     }

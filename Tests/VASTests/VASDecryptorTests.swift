@@ -5,7 +5,7 @@ import Testing
 import VAS
 
 /// The published and synthetic vectors of vas-protocol.md §8 and round trips through the sealer.
-@Suite struct VASDecryptorTests {
+@Suite(.timeLimit(.minutes(1))) struct VASDecryptorTests {
     // §8.2: kormax/apple-vas examples/traces/VASONLY.READ.log
     static let vector1 = "c0b77375d3f37956d84a538f28ac2a04b38ddc1a67d3647a4dd30abd736ea1cea8038388692e89db99e4746d872de782395640c536e79a75c47a9343da0af3937f06eeca7a865c4ad05a2c543ad2"
     // §8.4: kormax/apple-vas README, key id altered to BEEF7375

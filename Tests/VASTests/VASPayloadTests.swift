@@ -3,7 +3,7 @@ import Testing
 import VAS
 
 /// Plaintext layout (vas-protocol.md §5.2 step 6) and the freshness window.
-@Suite struct VASPayloadTests {
+@Suite(.timeLimit(.minutes(1))) struct VASPayloadTests {
     @Test func timestampIsBigEndianSecondsSince2001() throws {
         let payload = try #require(VASPayload(plaintext: [0x00, 0x00, 0x00, 0x3C] + Array("hi".utf8)))
         #expect(payload.timestampRaw == 60)

@@ -3,7 +3,7 @@ import Testing
 import VAS
 
 /// Status word → status mapping (vas-protocol.md §4.2) and the stable raw values.
-@Suite struct VASReadStatusTests {
+@Suite(.timeLimit(.minutes(1))) struct VASReadStatusTests {
     @Test(arguments: [
         (UInt16(0x9000), VASReadStatus.success),
         (0x6287, .dataNotActivated),

@@ -3,7 +3,7 @@ import Testing
 import VAS
 
 /// SELECT `OSE.VAS.01` answers (vas-protocol.md §2.2, §2.3).
-@Suite struct VASSelectResponseTests {
+@Suite(.timeLimit(.minutes(1))) struct VASSelectResponseTests {
     static let label = "50084170706C65506179"
     static let version = "9F21020100"
     static let nonce = "9F2404E9CAEDE3"

@@ -4,7 +4,7 @@ import Testing
 import VAS
 
 /// X9.63 KDF against NIST CAVS `ansx963_2001_sha256.txt` (from swift-crypto's test vectors).
-@Suite struct X963KDFTests {
+@Suite(.timeLimit(.minutes(1))) struct X963KDFTests {
     struct Vector: CustomTestStringConvertible {
         var z: [UInt8]
         var sharedInfo: [UInt8]
