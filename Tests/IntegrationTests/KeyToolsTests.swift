@@ -26,7 +26,7 @@ import Testing
             try? FileManager.default.removeItem(atPath: stdout)
             try? FileManager.default.removeItem(atPath: stderr)
         }
-        let status = try Spawned.start(Rig.binaries.appendingPathComponent("passtap").path, arguments, stdout: stdout, stderr: stderr).wait()
+        let status = try Spawned.start(Rig.binaries.appendingPathComponent("passtap").path, arguments, stdout: stdout, stderr: stderr).wait(seconds: 60).status
         let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         return (status, read(stdout), read(stderr))
     }

@@ -80,6 +80,25 @@ extension PCSCScenarioTests {
             }
         }
 
+        @Test func aTapOnTheSecondReaderIsPublishedForThatReader() async throws {
+            try await PCSCBackendFixture.with { fixture in
+                let backend = fixture.startBackend()
+                _ = try await fixture.events.next(.readerAdded)
+                _ = try await fixture.events.next(.readerAdded)
+                try fixture.startCard(2)
+                try fixture.card("tap", card: 2)
+                let inserted = try await fixture.events.next(.cardInserted)
+                #expect(inserted.reader == .pcsc(Self.secondReader))
+                #expect(inserted.card == CardInfo(atr: Self.cardATR, uid: Self.cardUID))
+                let tap = try await fixture.handler.next()
+                #expect(tap.reader == .pcsc(Self.secondReader))
+                #expect(try tap.answer.get().hexString == Self.mastercardFCI + "9000")
+                try fixture.card("remove", card: 2)
+                #expect(try await fixture.events.next(.cardRemoved).reader == .pcsc(Self.secondReader))
+                await backend.shutdown()
+            }
+        }
+
         @Test func transmitReachesTheCardInTheFieldAndFollows61xxUnlessRaw() async throws {
             let profile = #"{"chain": ["A0000000041010"]}"#
             try await PCSCBackendFixture.with(cardProfile: profile) { fixture in
@@ -280,7 +299,8 @@ private final class PCSCBackendFixture {
     private(set) var port: Int?
     let events = RecordedEvents()
     let handler = SelectingTapHandler(aid: PCSCScenarioTests.PCSCBackendTests.mastercard)
-    private var cardProcess: Spawned?
+    /// The virtual cards by number: 1 on the first reader (vpcd on ``port``), 2 on the second.
+    private var cardProcesses: [Int: Spawned] = [:]
     private var backends: [PCSCReaderBackend] = []
 
     private init(directory: URL) {
@@ -298,7 +318,7 @@ private final class PCSCBackendFixture {
         let fixture = PCSCBackendFixture(directory: directory)
         do {
             fixture.port = try await fixture.reservePort(startPcscd: startPcscd)
-            try fixture.startCard(profile: cardProfile)
+            try fixture.startCard(1, profile: cardProfile)
             try await body(fixture)
         } catch {
             await fixture.tearDown()
@@ -321,13 +341,15 @@ private final class PCSCBackendFixture {
         return backend
     }
 
-    /// Sends one line command to the virtual card (`tap`, `remove`, `pull-after N`...).
-    func card(_ command: String) throws {
-        let control = try LineSocket(path: directory.appendingPathComponent("card.sock").path)
+    /// Sends one line command to virtual card `number` (`tap`, `remove`, `pull-after N`...):
+    /// 1, the first reader's, by default; 2 is the second reader's (``startCard(_:profile:)``).
+    func card(_ command: String, card number: Int = 1) throws {
+        guard cardProcesses[number] != nil else { throw Rig.Failure(description: "virtual card \(number) was not started") }
+        let control = try LineSocket(path: controlSocket(of: number))
         try control.sendLine(command)
-        let answer = try control.readLine(timeout: 15, what: "the virtual card's answer to \(command)")
+        let answer = try control.readLine(timeout: 15, what: "virtual card \(number)'s answer to \(command)")
         guard answer.contains("\"ok\": true") else {
-            throw Rig.Failure(description: "the virtual card refused '\(command)': \(answer)")
+            throw Rig.Failure(description: "virtual card \(number) refused '\(command)': \(answer)")
         }
     }
 
@@ -368,20 +390,26 @@ private final class PCSCBackendFixture {
         return port
     }
 
-    private func startCard(profile: String?) throws {
+    /// Starts virtual card `number` (1 or 2) on its reader, vpcd on ``port`` + number - 1, with
+    /// `profile` (JSON text) if given. Card 1 starts with the fixture; a test starts card 2.
+    func startCard(_ number: Int, profile: String? = nil) throws {
         guard let port else { return }
-        let log = directory.appendingPathComponent("card.log").path
+        guard number == 1 || number == 2, cardProcesses[number] == nil else {
+            throw Rig.Failure(description: "virtual card \(number) cannot start (vpcd has two readers; one card each)")
+        }
+        let suffix = number == 1 ? "" : String(number)
+        let log = directory.appendingPathComponent("card\(suffix).log").path
+        let socket = controlSocket(of: number)
         var arguments = [
             "python3", Rig.repository.appendingPathComponent("scripts/rig/virtual_card.py").path,
-            "--control", directory.appendingPathComponent("card.sock").path, "--port", String(port),
+            "--control", socket, "--port", String(port + number - 1),
         ]
         if let profile {
-            let file = directory.appendingPathComponent("profile.json")
+            let file = directory.appendingPathComponent("profile\(suffix).json")
             try profile.write(to: file, atomically: true, encoding: .utf8)
             arguments += ["--profile", file.path]
         }
-        cardProcess = try Spawned.start("/usr/bin/env", arguments, stdout: log, stderr: log)
-        let socket = directory.appendingPathComponent("card.sock").path
+        cardProcesses[number] = try Spawned.start("/usr/bin/env", arguments, stdout: log, stderr: log)
         let deadline = Date().addingTimeInterval(15)
         while !FileManager.default.fileExists(atPath: socket) {
             guard Date() < deadline else { throw Rig.Failure(description: "the virtual card did not open \(socket)") }
@@ -389,13 +417,17 @@ private final class PCSCBackendFixture {
         }
     }
 
+    private func controlSocket(of card: Int) -> String {
+        directory.appendingPathComponent(card == 1 ? "card.sock" : "card\(card).sock").path
+    }
+
     private func tearDown() async {
         for backend in backends {
             await backend.shutdown()
         }
-        if let cardProcess {
-            cardProcess.signal(SIGTERM)
-            cardProcess.wait()
+        for card in cardProcesses.values {
+            card.signal(SIGTERM)
+            card.wait(seconds: 10)
         }
         _ = try? Rig.run(Self.rigScript, ["stop", directory.path])
         try? FileManager.default.removeItem(at: directory)

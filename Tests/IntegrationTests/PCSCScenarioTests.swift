@@ -53,15 +53,18 @@ import Glibc
         let rig = try Rig(config: Self.config)
         defer { rig.stop() }
         var (client, _) = try rig.subscriber()
+        // Sees what the daemon publishes while the client is away, to know when both taps are in.
+        let (watcher, _) = try rig.subscriber(kinds: ["card.removed"])
         try rig.cardCommand("tap-for 1200")
         let firstResult = try event(client, "card.removed")
         let lastSeen = try #require(firstResult["seq"] as? Int)
+        _ = try event(watcher, "card.removed")
         client = try LineSocket(path: rig.socketPath)  // the old connection is dropped here
 
         // Two taps happen while the client is away.
         try rig.cardCommand("tap-for 1200")
         try rig.cardCommand("tap-for 1200")
-        Thread.sleep(forTimeInterval: 0.5)
+        for _ in 0..<2 { _ = try event(watcher, "card.removed") }
 
         let (again, subscribed) = try rig.subscriber(since: UInt64(lastSeen + 1))
         let nextSeq = try #require(subscribed["next_seq"] as? Int)
@@ -176,6 +179,23 @@ import Glibc
             ["apdu", "--socket", rig.socketPath, "--json", "PCD 00 00", "00a4040007a0000000031010"])
         #expect(missing.contains("\"sw\":\"6A82\""))
         try rig.cardCommand("remove")
+    }
+
+    @Test func aCardOnTheSecondReaderIsReadAndReportedForThatReader() throws {
+        let rig = try Rig(config: Self.config, secondCardArguments: [])
+        defer { rig.stop() }
+        let (client, _) = try rig.subscriber(kinds: ["card.inserted", "read.result", "card.removed"])
+        try rig.cardCommand("tap", card: 2)
+        let inserted = try event(client, "card.inserted")
+        #expect(inserted["reader"] as? String == rig.secondReaderID)
+        let result = try event(client, "read.result")
+        #expect(result["reader"] as? String == rig.secondReaderID)
+        #expect((result["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010")
+        #expect(result["error"] is NSNull)
+        try rig.cardCommand("remove", card: 2)
+        let removed = try event(client, "card.removed")
+        #expect(removed["reader"] as? String == rig.secondReaderID)
+        #expect(try rig.cardCommand("stats")["taps"] as? Int == 0, "the first reader's card was tapped")
     }
 
     @Test func sigtermStopsWithinTwoSecondsAndRemovesTheSocket() throws {

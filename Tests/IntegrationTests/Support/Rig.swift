@@ -5,8 +5,9 @@ import Glibc
 #endif
 
 /// The real parts, started for one scenario: a private pcscd with the vsmartcard-vpcd virtual
-/// reader (`scripts/rig/pcscd-rig`), our virtual card (`scripts/rig/virtual_card.py`) in control
-/// mode, and the built `passtapd` binary with a config of the scenario's own.
+/// readers (`scripts/rig/pcscd-rig`), our virtual card (`scripts/rig/virtual_card.py`) in control
+/// mode on the first reader (and, if asked, a second card on the second reader), and the built
+/// `passtapd` binary with a config of the scenario's own.
 ///
 /// There is one pcscd per machine, so scenarios using a rig live in one `.serialized` suite.
 final class Rig {
@@ -27,15 +28,23 @@ final class Rig {
     let directory: URL
     let port: Int
     var socketPath: String { directory.appendingPathComponent("passtapd.sock").path }
+    /// The reader of the first card: vpcd on ``port``.
     var readerID: String { "pcsc:Virtual PCD 00 00" }
+    /// The reader of the second card: vpcd on ``port`` + 1.
+    var secondReaderID: String { "pcsc:Virtual PCD 00 01" }
     private var daemon: Spawned?
-    private var card: Spawned?
+    /// The virtual cards by number: 1 on the first reader, 2 on the second.
+    private var cards: [Int: Spawned] = [:]
 
     /// Starts pcscd and the virtual card, then passtapd with `config` (TOML without `[socket] path`,
     /// which the rig adds). `prepare` runs first with the rig's folder, to write files the card
     /// and the config name (keys, a phone profile); `cardArguments` are added to the card's, with
-    /// `{rig}` replaced by that folder.
-    init(config: String, cardArguments: [String] = [], prepare: (URL) throws -> Void = { _ in }) throws {
+    /// `{rig}` replaced by that folder. With `secondCardArguments`, a second card (number 2) is
+    /// started on the second reader with those arguments (`{rig}` replaced too).
+    init(
+        config: String, cardArguments: [String] = [], secondCardArguments: [String]? = nil,
+        prepare: (URL) throws -> Void = { _ in }
+    ) throws {
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("passtap-rig-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try prepare(directory)
@@ -46,7 +55,8 @@ final class Rig {
         }
         self.port = port
         do {
-            try startCard(extra: cardArguments.map { $0.replacingOccurrences(of: "{rig}", with: directory.path) })
+            try startCard(1, arguments: cardArguments)
+            if let secondCardArguments { try startCard(2, arguments: secondCardArguments) }
             try startDaemon(config: config)
         } catch {
             stop()
@@ -54,17 +64,25 @@ final class Rig {
         }
     }
 
-    private func startCard(extra: [String]) throws {
-        let log = try touch("card.log").path
-        card = try Spawned.start(
+    /// Starts the virtual card `number` (1 or 2) on its reader (vpcd on ``port`` + number - 1),
+    /// with `arguments` added to its own (`{rig}` replaced by the rig's folder). Card 1's control
+    /// socket and log are `card.sock` and `card.log`; card 2's `card2.sock` and `card2.log`.
+    func startCard(_ number: Int, arguments: [String] = []) throws {
+        guard number == 1 || number == 2 else { throw Failure(description: "vpcd has two readers; no card \(number)") }
+        guard cards[number] == nil else { throw Failure(description: "virtual card \(number) already runs") }
+        let log = try touch(number == 1 ? "card.log" : "card\(number).log").path
+        let socket = controlSocket(of: number)
+        cards[number] = try Spawned.start(
             "/usr/bin/env",
             [
                 "python3", Self.repository.appendingPathComponent("scripts/rig/virtual_card.py").path,
-                "--control", directory.appendingPathComponent("card.sock").path, "--port", String(port),
-            ] + extra, stdout: log, stderr: log)
-        try waitFor("the virtual card's control socket") {
-            FileManager.default.fileExists(atPath: self.directory.appendingPathComponent("card.sock").path)
-        }
+                "--control", socket, "--port", String(port + number - 1),
+            ] + arguments.map { $0.replacingOccurrences(of: "{rig}", with: directory.path) }, stdout: log, stderr: log)
+        try waitFor("virtual card \(number)'s control socket") { FileManager.default.fileExists(atPath: socket) }
+    }
+
+    private func controlSocket(of card: Int) -> String {
+        directory.appendingPathComponent(card == 1 ? "card.sock" : "card\(card).sock").path
     }
 
     /// Starts passtapd (again) with `config`.
@@ -77,14 +95,16 @@ final class Rig {
         try waitFor("passtapd's socket") { (try? LineSocket(path: self.socketPath)) != nil }
     }
 
-    /// Sends a line command to the virtual card and returns its JSON answer.
+    /// Sends a line command to virtual card `card` (1, the first reader's, by default; 2 for the
+    /// second reader's) and returns its JSON answer.
     @discardableResult
-    func cardCommand(_ command: String) throws -> [String: Any] {
-        let control = try LineSocket(path: directory.appendingPathComponent("card.sock").path)
+    func cardCommand(_ command: String, card: Int = 1) throws -> [String: Any] {
+        guard cards[card] != nil else { throw Failure(description: "virtual card \(card) was not started") }
+        let control = try LineSocket(path: controlSocket(of: card))
         try control.sendLine(command)
-        let answer = try control.readLine(timeout: 15, what: "the virtual card's answer to \(command)")
+        let answer = try control.readLine(timeout: 15, what: "virtual card \(card)'s answer to \(command)")
         guard let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any], object["ok"] as? Bool == true else {
-            throw Failure(description: "virtual card refused '\(command)': \(answer)")
+            throw Failure(description: "virtual card \(card) refused '\(command)': \(answer)")
         }
         return object
     }
@@ -127,7 +147,7 @@ final class Rig {
         guard let daemon else { return 0 }
         let start = Date()
         daemon.signal(SIGTERM)
-        daemon.wait()
+        daemon.wait(seconds: 20)  // then SIGKILL: the caller's time check fails, the test does not hang
         self.daemon = nil
         return Date().timeIntervalSince(start)
     }
@@ -140,11 +160,11 @@ final class Rig {
     /// Stops everything the rig started.
     func stop() {
         stopDaemon()
-        if let card {
+        for card in cards.values {
             card.signal(SIGTERM)
-            card.wait()
-            self.card = nil
+            card.wait(seconds: 10)
         }
+        cards = [:]
         _ = try? Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["stop", directory.path])
     }
 
@@ -178,18 +198,21 @@ final class Rig {
             guard Date() < deadline else {
                 throw Failure(description: "another pcscd is running; stop it (systemctl stop pcscd.socket pcscd)")
             }
-            sleep(1)
+            usleep(200_000)
         }
     }
 
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+    static func run(_ executable: String, _ arguments: [String], timeout: Double = 60) throws -> String {
         // Output goes to a file, not a pipe: a daemon started by the command (pcscd) could keep
         // a pipe open forever.
         let output = NSTemporaryDirectory() + "passtap-run-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let status = try Spawned.start(executable, arguments, stdout: output, stderr: output).wait()
+        let (status, inTime) = try Spawned.start(executable, arguments, stdout: output, stderr: output).wait(seconds: timeout)
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard inTime else {
+            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) was killed after \(timeout) s: \(text)")
+        }
         if status != 0 && executable != "/bin/pidof" {
             throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) exited \(status): \(text)")
         }

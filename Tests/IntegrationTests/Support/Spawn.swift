@@ -49,6 +49,23 @@ struct Spawned {
         return Self.exitCode(waitStatus: status)
     }
 
+    /// Waits at most `seconds` for the child to exit, then kills it (SIGKILL) and reaps it, so a
+    /// test never waits forever on a process. Returns its exit status (128 + signal when killed)
+    /// and whether it exited by itself in time.
+    @discardableResult
+    func wait(seconds: Double) -> (status: Int32, inTime: Bool) {
+        let deadline = Date().addingTimeInterval(seconds)
+        var status: Int32 = 0
+        while Date() < deadline {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { return (Self.exitCode(waitStatus: status), true) }
+            if reaped < 0 && errno != EINTR { return (-1, true) }  // not our child any more
+            usleep(20_000)
+        }
+        kill(pid, SIGKILL)
+        return (wait(), false)
+    }
+
     /// A `waitpid` status as a shell shows it: the exit code, or 128 + the signal that killed it.
     static func exitCode(waitStatus status: Int32) -> Int32 {
         status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
