@@ -83,6 +83,54 @@ extension PCSCScenarioTests {
             }
         }
 
+        @Test func twoReadersTappedAtOnceRunTheirSessionsInParallel() throws {
+            // Two SELECTs per session, each answered 700 ms late: 1.4 s of the card's own time.
+            let config = """
+                [session]
+                aids = ["A0000000031010", "A0000000041010"]
+                """
+            let ownSeconds = 1.4
+            let rig = try Rig(config: config, secondCardArguments: [])
+            defer { rig.stop() }
+            let (client, _) = try rig.subscriber(kinds: ["card.inserted", "read.result"])
+            try rig.cardCommand("delay 700", card: 1)
+            try rig.cardCommand("delay 700", card: 2)
+            try rig.cardCommand("tap", card: 1)
+            try rig.cardCommand("tap", card: 2)
+            var times: [String: [String: Date]] = [:]
+            while times.values.map(\.count).reduce(0, +) < 4 {
+                let message = try client.readJSON(timeout: 20, what: "both readers' card.inserted and read.result") { $0["method"] as? String == "event" }
+                let params = try #require(message["params"] as? [String: Any])
+                let reader = try #require(params["reader"] as? String)
+                let kind = try #require(params["kind"] as? String)
+                let time = try #require((params["time"] as? String).flatMap(Self.rfc3339))
+                times[reader, default: [:]][kind] = time
+                if kind == "read.result" {
+                    #expect((params["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010", "\(params)")
+                }
+            }
+            let first = try #require(times[rig.readerID])
+            let second = try #require(times[rig.secondReaderID])
+            let sessions = try [first, second].map { entry in
+                try #require(entry["read.result"]).timeIntervalSince(try #require(entry["card.inserted"]))
+            }
+            // The sessions overlap: each reader's result came after both cards were in.
+            #expect(try #require(first["read.result"]) > (try #require(second["card.inserted"])))
+            #expect(try #require(second["read.result"]) > (try #require(first["card.inserted"])))
+            // Neither waited on the other: what a session took beyond its own card's time is
+            // less than the other session took.
+            #expect(sessions[0] - ownSeconds < sessions[1], "sessions took \(sessions) s")
+            #expect(sessions[1] - ownSeconds < sessions[0], "sessions took \(sessions) s")
+            try rig.cardCommand("remove", card: 1)
+            try rig.cardCommand("remove", card: 2)
+        }
+
+        private static func rfc3339(_ text: String) -> Date? {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return formatter.date(from: text)
+        }
+
         @Test func aReaderAnotherProcessHoldsIsUnavailableWithAReasonUntilItLetsGo() throws {
             let config = """
                 [session]

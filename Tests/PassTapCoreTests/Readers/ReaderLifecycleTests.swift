@@ -74,7 +74,7 @@ import Testing
         world.insert()
         try await events.wait(for: .cardInserted)
         let wakesBefore = world.state.withLock { $0.wakes }
-        let answer = try await withDeadline(seconds: 10) { try await slot.transmit(Self.select, raw: false) }
+        let answer = try await withDeadline("the woken reader's answer", seconds: 10) { try await slot.transmit(Self.select, raw: false) }
         #expect(answer.statusWord == .success)
         #expect(world.state.withLock { $0.wakes } == wakesBefore + 1)
         await stop()
@@ -236,21 +236,5 @@ import Testing
             guard clock.now < deadline else { throw EventRecorder.Timeout(description: "timed out waiting for \(what)") }
             try await Task.sleep(for: .milliseconds(5))
         }
-    }
-}
-
-/// Runs `body`, failing after `seconds` instead of waiting for it forever.
-func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            throw EventRecorder.Timeout(description: "no answer within \(seconds) s")
-        }
-        return value
     }
 }
