@@ -17,7 +17,9 @@ enum Output {
         }
         let width = readers.map(\.id.rawValue.count).max() ?? 0
         for reader in readers {
-            print("\(reader.id.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(reader.backend)  \(reader.state.rawValue)")
+            var line = "\(reader.id.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(reader.backend)  \(reader.state.rawValue)"
+            if let reason = reader.reason { line += "  (\(reason))" }
+            print(line)
         }
     }
 
