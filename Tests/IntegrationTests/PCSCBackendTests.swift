@@ -242,6 +242,26 @@ extension PCSCScenarioTests {
             }
         }
 
+        @Test func pcscdDyingWithACardInTheFieldGivesCardRemovedThenReaderRemovedLastThenBackendDown() async throws {
+            try await PCSCBackendFixture.with { fixture in
+                let backend = fixture.startBackend()
+                _ = try await fixture.events.next(.readerAdded)
+                _ = try await fixture.events.next(.readerAdded)
+                try fixture.card("tap")
+                _ = try await fixture.handler.next()
+                try fixture.killPcscd()
+                _ = try await fixture.events.next(.backendDown)
+                let reader = ReaderID.pcsc(Self.firstReader)
+                let ofReader = fixture.events.entries.filter { $0.reader == reader }.map(\.kind)
+                // Only the reader's own thread publishes its events: the card leaves before the reader.
+                #expect(Array(ofReader.suffix(2)) == [.cardRemoved, .readerRemoved], "\(ofReader)")
+                let kinds = fixture.events.entries.map(\.kind)
+                let lastRemoved = try #require(kinds.lastIndex(of: .readerRemoved))
+                #expect(lastRemoved < (kinds.lastIndex(of: .backendDown) ?? -1), "\(kinds)")
+                await backend.shutdown()
+            }
+        }
+
         @Test func everyPcscLiteCallRunsOnAThreadTheBackendOwns() async throws {
             // Through the chokepoint's seam: the name of the thread of every SCard* call. Socket
             // requests come from tasks; waking the reader for them (SCardCancel, a round trip to
@@ -510,6 +530,9 @@ private final class RecordedEvents: Sendable {
 
     /// How many events were published so far.
     var count: Int { state.withLock { $0.entries.count } }
+
+    /// Every event published so far, in order.
+    var entries: [Entry] { state.withLock { $0.entries } }
 
     /// The events of `kind` from index `since` on.
     func all(_ kind: EventKind, since: Int = 0) -> [Entry] {
