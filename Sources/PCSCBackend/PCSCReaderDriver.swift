@@ -60,7 +60,8 @@ final class PCSCReaderDriver: ReaderDriver {
         arrivalCount = watch.state >> 16
         let atr = (try? connection.atr()) ?? watch.atr
         let uid = readUID(connection)
-        let target = PCSCCardKind(atr: atr).target
+        // PC/SC part 3: a storage card's ATR names it (MIFARE, NTAG...); it takes no APDUs.
+        let target: TargetKind = ContactlessATR.Kind(atr: atr).speaksISO7816 ? .isoDep : .memory
         return .card(Tap(card: CardInfo(atr: atr.hexString, uid: uid?.hexString), target: target, channel: connection))
     }
 
@@ -90,19 +91,5 @@ final class PCSCReaderDriver: ReaderDriver {
     private func readUID(_ connection: PCSCCardConnection) -> [UInt8]? {
         guard let answer = try? connection.exchange(Self.getUID), answer.count > 2, answer.suffix(2) == [0x90, 0x00] else { return nil }
         return Array(answer.dropLast(2))
-    }
-}
-
-/// What a contactless reader's ATR says about the card (PC/SC part 3, 3.1.3.2.3): a storage card
-/// has historical bytes `80 4F 0C A0 00 00 03 06 SS NN NN 00 00 00 00` (RID A000000306, standard,
-/// card name); any other ATR is an ISO-DEP card (`3B 8n 80 01` + the ATS's historical bytes) or a
-/// contact card, both of which take APDUs.
-struct PCSCCardKind {
-    let target: TargetKind
-
-    private static let storagePrefix: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06]
-
-    init(atr: [UInt8]) {
-        target = atr.starts(with: Self.storagePrefix) ? .memory : .isoDep
     }
 }

@@ -269,7 +269,7 @@ extension PCSCScenarioTests {
             let threads = Mutex<[String: Set<String>]>([:])
             PCSCCalls.observe { function in
                 let name = Thread.current.name ?? ""
-                threads.withLock { $0["\(function)", default: []].insert(name.isEmpty ? "(unnamed)" : name) }
+                threads.withLock { _ = $0["\(function)", default: []].insert(name.isEmpty ? "(unnamed)" : name) }
             }
             defer { PCSCCalls.observe(nil) }
             try await PCSCBackendFixture.with { fixture in
