@@ -62,7 +62,7 @@ final class PCSCReaderDriver: ReaderDriver {
         let uid = readUID(connection)
         // PC/SC part 3: a storage card's ATR names it (MIFARE, NTAG...); it takes no APDUs.
         let target: TargetKind = ContactlessATR.Kind(atr: atr).speaksISO7816 ? .isoDep : .memory
-        return .card(Tap(card: CardInfo(atr: atr.hexString, uid: uid?.hexString), target: target, channel: connection))
+        return .card(Tap(card: CardInfo(atr: HexBytes(atr), uid: uid.map(HexBytes.init)), target: target, channel: connection))
     }
 
     func waitForRemoval() -> PresenceWait {

@@ -22,8 +22,8 @@ extension PCSCScenarioTests {
         static let firstReader = "Virtual PCD 00 00"
         static let secondReader = "Virtual PCD 00 01"
         /// The built-in virtual card's ATR, UID and Mastercard-like application (`virtual_card.py`).
-        static let cardATR = "3B8680014B4F4E41141109"
-        static let cardUID = "04A1B2C3D4E5F6"
+        static let cardATR: HexBytes = "3B8680014B4F4E41141109"
+        static let cardUID: HexBytes = "04A1B2C3D4E5F6"
         static let mastercard = "A0000000041010"
         static let mastercardFCI = "6F1A8407A0000000041010A50F500A4D617374657243617264870101"
 

@@ -30,23 +30,23 @@ import Testing
         let directory = try #require(outcome.aid.ppse)
         #expect(directory.offered)
         #expect(directory.applications == [
-            .init(aid: Self.mastercard, label: "MASTERCARD", priority: 1), .init(aid: Self.visa, label: "VISA", priority: 2),
+            .init(aid: AID(stringLiteral: Self.mastercard), label: "MASTERCARD", priority: 1), .init(aid: AID(stringLiteral: Self.visa), label: "VISA", priority: 2),
         ])
-        #expect(outcome.aid.selected == Self.mastercard)
-        #expect(outcome.aid.attempts.map(\.aid) == [PaymentDirectory.aid.hex, Self.mastercard])
+        #expect(outcome.aid.selected == AID(stringLiteral: Self.mastercard))
+        #expect(outcome.aid.attempts.map(\.aid.hex) == [PaymentDirectory.aid.hex, Self.mastercard])
         // Only SELECTs: no READ RECORD (B2), no GET PROCESSING OPTIONS (A8), ever.
         #expect(card.received.allSatisfy { $0[1] == 0xA4 })
     }
 
     @Test func unprioritisedEntriesComeLastInCardOrderAndConfiguredAIDsFollowOnce() throws {
         let directory = PaymentDirectory(fci: Self.ppse([("A0000000651010", nil, nil), (Self.visa, "VISA", 0x0F), ("A0000000250101", "AMEX", nil)]))
-        #expect(directory.applications.map(\.aid) == [Self.visa, "A0000000651010", "A0000000250101"])
+        #expect(directory.applications.map(\.aid.hex) == [Self.visa, "A0000000651010", "A0000000250101"])
         #expect(directory.applications[1].label == nil && directory.applications[1].priority == nil)
 
         let card = FakeCard()
         card.applications[PaymentDirectory.aid.hex] = Self.ppse([(Self.visa, "VISA", 1)])
         let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.visa), try AID(hex: Self.mastercard)], ppse: true), on: card)
-        #expect(outcome.aid.attempts.map(\.aid) == [PaymentDirectory.aid.hex, Self.visa, Self.mastercard])
+        #expect(outcome.aid.attempts.map(\.aid.hex) == [PaymentDirectory.aid.hex, Self.visa, Self.mastercard])
         #expect(outcome.aid.selected == nil)
     }
 
@@ -55,7 +55,7 @@ import Testing
         card.applications[Self.mastercard] = [0x6F, 0x00]
         let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.mastercard)], ppse: true), on: card)
         #expect(outcome.aid.ppse == PaymentDirectory(offered: false, applications: []))
-        #expect(outcome.aid.attempts == [.init(aid: PaymentDirectory.aid.hex, sw: "6A82"), .init(aid: Self.mastercard, sw: "9000")])
+        #expect(outcome.aid.attempts == [.init(aid: PaymentDirectory.aid, sw: "6A82"), .init(aid: AID(stringLiteral: Self.mastercard), sw: "9000")])
     }
 
     @Test func garbageDirectoryListsNothing() {

@@ -1,3 +1,4 @@
+import ISO7816
 import PassTapCore
 import Testing
 
@@ -7,8 +8,8 @@ import Testing
     static let reader = ReaderID.pcsc("Virtual PCD 00 00")
     static let other = ReaderID.pcsc("Virtual PCD 00 01")
 
-    static func result(_ atr: String) -> ReadResult {
-        ReadResult(atr: atr, uid: nil, aid: AIDSessionResult(selected: nil, fci: nil, attempts: []), error: nil)
+    static func result(_ atr: HexBytes) -> ReadResult {
+        ReadResult(card: CardInfo(atr: atr, uid: nil), target: .isoDep, session: SessionOutcome())
     }
 
     /// Waits until `count` reads wait on `reader` (they register asynchronously, and the queue
@@ -36,13 +37,13 @@ import Testing
         let claim1 = try #require(queue.claim(reader: Self.reader))
         #expect(claim1.merchants == ["pass.a"])
         queue.finish(claim1, with: Self.result("01"))
-        #expect(try await value(of: first, "the first read's tap").atr == "01")
+        #expect(try await value(of: first, "the first read's tap").card.atr == "01")
         #expect(queue.waitingCount(on: Self.reader) == 1)
 
         let claim2 = try #require(queue.claim(reader: Self.reader))
         #expect(claim2.merchants == nil)
         queue.finish(claim2, with: Self.result("02"))
-        #expect(try await value(of: second, "the second read's tap").atr == "02")
+        #expect(try await value(of: second, "the second read's tap").card.atr == "02")
         #expect(queue.claim(reader: Self.reader) == nil)
     }
 
@@ -69,7 +70,7 @@ import Testing
         let claim = try #require(queue.claim(reader: Self.reader))
         #expect(claim.merchants == ["next"])
         queue.finish(claim, with: Self.result("03"))
-        #expect(try await value(of: next, "the next read's tap").atr == "03")
+        #expect(try await value(of: next, "the next read's tap").card.atr == "03")
     }
 
     @Test func aTimeoutThatFiresAfterTheClaimGetsTheTapsResultNotTimeout() async throws {
@@ -80,7 +81,7 @@ import Testing
         let claim = try #require(queue.claim(reader: Self.reader))
         try await withDeadline("the cued timeout to be handled") { await cue.fire() }  // runs to its end mid-tap
         queue.finish(claim, with: Self.result("04"))
-        #expect(try await value(of: read, "the read's tap").atr == "04")
+        #expect(try await value(of: read, "the read's tap").card.atr == "04")
         #expect(queue.waitingCount(on: Self.reader) == 0)
     }
 

@@ -52,7 +52,7 @@ import VAS
         let (outcome, _) = base.run(VASSessionTests.phoneWithCoffee(), settings, aids: [VASSessionTests.mastercard])
         #expect(outcome.vas?.entries.first?.status == .success)
         #expect(outcome.vas?.readAPass == false)
-        #expect(outcome.aid.selected == VASSessionTests.mastercard.hex)
+        #expect(outcome.aid.selected == VASSessionTests.mastercard)
     }
 
     @Test func anAppleAnswerBreakingTheRulesStillReportsItsWalletAndCapabilities() throws {

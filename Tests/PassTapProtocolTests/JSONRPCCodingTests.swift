@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import ISO7816
 import PassTapCore
 import PassTapProtocol
 import Testing

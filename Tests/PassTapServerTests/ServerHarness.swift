@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOPosix
+import ISO7816
 import PassTapCore
 import PassTapServer
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import ISO7816
 import PassTapCore
 import PassTapProtocol
 import PassTapServer

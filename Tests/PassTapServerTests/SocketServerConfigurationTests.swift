@@ -1,3 +1,4 @@
+import ISO7816
 import PassTapCore
 import PassTapServer
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import ISO7816
 import PassTapCore
 import PassTapProtocol
 import PassTapServer

@@ -1,3 +1,4 @@
+import ISO7816
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
@@ -10,8 +11,8 @@ import Testing
     static let reader = ServerHarness.readers[0].id
     static let merchants = ["pass.com.example.loyalty", "pass.com.example.coffee"]
 
-    static func tap(_ atr: String) -> ReadResult {
-        ReadResult(atr: atr, uid: "04A1B2", aid: AIDSessionResult(selected: nil, fci: nil, attempts: []), error: nil)
+    static func tap(_ atr: HexBytes) -> ReadResult {
+        ReadResult(card: CardInfo(atr: atr, uid: "04A1B2"), target: .isoDep, session: SessionOutcome())
     }
 
     @Test func aClientThatDisconnectsWhileWaitingLeavesTheQueue() async throws {
@@ -46,8 +47,8 @@ import Testing
                     #expect(answer1.id == .number(1))
                     let result1 = try answer1.outcome.get()
                     #expect(result1.reader == Self.reader)
-                    #expect(result1.atr == "3B01")
-                    #expect(result1.uid == "04A1B2")
+                    #expect(result1.result.card.atr == "3B01")
+                    #expect(result1.result.card.uid == "04A1B2")
                     #expect(harness.vasReads.waitingCount(on: Self.reader) == 1)
 
                     let tap2 = try #require(harness.vasReads.claim(reader: Self.reader))
@@ -55,7 +56,7 @@ import Testing
                     harness.vasReads.finish(tap2, with: Self.tap("3B02"))
                     let answer2 = try await second.read(JSONRPCResponse<VASReadResult>.self)
                     #expect(answer2.id == .number(2))
-                    #expect(try answer2.outcome.get().atr == "3B02")
+                    #expect(try answer2.outcome.get().result.card.atr == "3B02")
                     #expect(harness.vasReads.claim(reader: Self.reader) == nil)
                 }
             }
@@ -73,7 +74,7 @@ import Testing
                 harness.vasReads.finish(tap, with: Self.tap("3B03"))
                 let answer1 = try await client.read(JSONRPCResponse<VASReadResult>.self)
                 #expect(answer1.id == .number(1))
-                #expect(try answer1.outcome.get().atr == "3B03")
+                #expect(try answer1.outcome.get().result.card.atr == "3B03")
                 let answer2 = try await client.read(JSONRPCResponse<StatusResult>.self)
                 #expect(answer2.id == .number(2))
                 #expect(try answer2.outcome.get().instance == harness.daemon.instance)

@@ -19,7 +19,7 @@ public struct ReaderInfo: Sendable, Hashable, Codable {
     /// Its state now.
     public var state: State
     /// Why it is `unavailable`, for a person (`null` otherwise, and when no reason is known).
-    public var reason: String?
+    @Nullable public var reason: String?
 
     /// Creates a reader description.
     public init(id: ReaderID, name: String, backend: String, state: State, reason: String? = nil) {
@@ -28,16 +28,5 @@ public struct ReaderInfo: Sendable, Hashable, Codable {
         self.backend = backend
         self.state = state
         self.reason = reason
-    }
-
-    private enum CodingKeys: String, CodingKey { case id, name, backend, state, reason }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(name, forKey: .name)
-        try c.encode(backend, forKey: .backend)
-        try c.encode(state, forKey: .state)
-        try c.encode(reason, forKey: .reason)
     }
 }

@@ -1,8 +1,9 @@
-/// Why an exchange with a card failed below the APDU level.
+/// Why an exchange with a card failed below the APDU level: the `error` of a `read.result`
+/// (`{"code", "message"}`) and the `data.code` of a `card.transmit` error.
 ///
-/// Backends turn their library's codes into one of these; ``code`` is what `read.result` and
-/// `card.transmit` publish as `error.code`, so its raw values are a stable, documented contract.
-public struct CardTransportError: Error, Hashable, Sendable, CustomStringConvertible {
+/// Backends turn their library's codes into one of these; ``code`` is a stable, documented
+/// contract. Two errors are equal when their codes are: the message is for a person and may vary.
+public struct CardTransportError: Error, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The stable snake_case codes of transport failures (documented in `docs/socket-api.md`).
     public enum Code: String, Sendable, Codable, CaseIterable {
         /// The card left the field during the exchange. Tap again.
@@ -35,4 +36,12 @@ public struct CardTransportError: Error, Hashable, Sendable, CustomStringConvert
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    public static func == (lhs: CardTransportError, rhs: CardTransportError) -> Bool { lhs.code == rhs.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
+
+/// The top-level `error` of a `read.result`: the transport failure that cut the session short.
+/// Expected outcomes (a SELECT answered `6A82`) are not errors: they are in `attempts`.
+public typealias ReadError = CardTransportError

@@ -5,25 +5,16 @@ public struct FCIRecord: Sendable, Hashable, Codable {
     /// after redaction when ``redacted`` is set.
     public var hex: String
     /// The FCI parsed as BER-TLV.
-    public var tlv: [TLVRecord]?
+    @Nullable public var tlv: [TLVRecord]?
     /// The tags removed before publication (card data, or all but AID, label and priority of a
     /// payment application), hex; `nil` when the FCI is published as the card sent it.
-    public var redacted: [String]?
+    @Nullable public var redacted: [String]?
 
     /// Creates an FCI record.
     public init(hex: String, tlv: [TLVRecord]?, redacted: [String]? = nil) {
         self.hex = hex
         self.tlv = tlv
         self.redacted = redacted
-    }
-
-    private enum CodingKeys: String, CodingKey { case hex, tlv, redacted }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(hex, forKey: .hex)
-        try c.encode(tlv, forKey: .tlv)
-        try c.encode(redacted, forKey: .redacted)
     }
 }
 

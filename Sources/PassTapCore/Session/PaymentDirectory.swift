@@ -8,27 +8,18 @@ public import ISO7816
 public struct PaymentDirectory: Sendable, Hashable, Codable {
     /// One directory entry.
     public struct Application: Sendable, Hashable, Codable {
-        /// The application's AID, hex.
-        public var aid: String
+        /// The application's AID.
+        public var aid: AID
         /// Its label (tag `50`), when sent and printable.
-        public var label: String?
+        @Nullable public var label: String?
         /// Its priority (tag `87`, low nibble: 1 is first); `nil` when not given.
-        public var priority: Int?
+        @Nullable public var priority: Int?
 
         /// Creates an entry.
-        public init(aid: String, label: String?, priority: Int?) {
+        public init(aid: AID, label: String?, priority: Int?) {
             self.aid = aid
             self.label = label
             self.priority = priority
-        }
-
-        private enum CodingKeys: String, CodingKey { case aid, label, priority }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(aid, forKey: .aid)
-            try c.encode(label, forKey: .label)
-            try c.encode(priority, forKey: .priority)
         }
     }
 
@@ -65,7 +56,7 @@ public struct PaymentDirectory: Sendable, Hashable, Codable {
                     node.value.allSatisfy { (0x20...0x7E).contains($0) } ? String(decoding: node.value, as: UTF8.self) : nil
                 }
                 let priority = entry.first(0x87).flatMap { $0.value.count == 1 && $0.value[0] & 0x0F != 0 ? Int($0.value[0] & 0x0F) : nil }
-                found.append(Application(aid: aid.hex, label: label, priority: priority))
+                found.append(Application(aid: aid, label: label, priority: priority))
             }
         }
         let ranked = found.enumerated().sorted { lhs, rhs in

@@ -1,44 +1,55 @@
-/// The outcome of one tap's session, published as the `read.result` event.
-public struct ReadResult: Sendable, Hashable, Codable {
-    /// The card's ATR, hex.
-    public var atr: String
-    /// The card's UID, hex, or `nil` when the reader does not give one.
-    public var uid: String?
+public import ISO7816
+
+/// The outcome of one tap, published as the `read.result` event: the card as it arrived, whether
+/// it spoke ISO-DEP, and the session's outcome (none for a memory card).
+///
+/// On the wire the card's members come first, flattened: `atr, uid, atqa, sak, ats, target, aid,
+/// vas, error`, every one present (`null` when absent).
+public struct ReadResult: Sendable, Hashable {
+    /// The card, as `card.inserted` published it.
+    public var card: CardInfo
     /// ISO-DEP (the APDU session ran) or a memory card (identity only).
     public var target: TargetKind
-    /// The SELECT-by-AID part of the session; `nil` when no APDU session ran.
-    public var aid: AIDSessionResult?
-    /// The Apple VAS part; `nil` when VAS is disabled.
-    public var vas: VASSessionResult?
-    /// `nil` when the session ran to its end; else the transport failure that cut it short.
-    /// Per-merchant VAS outcomes are in `vas.entries`, not here.
-    public var error: ReadError?
+    /// What the APDU session found; `nil` when none ran (a memory card).
+    public var session: SessionOutcome?
 
-    /// Creates a result.
-    public init(atr: String, uid: String?, target: TargetKind = .isoDep, aid: AIDSessionResult?, vas: VASSessionResult? = nil, error: ReadError?) {
-        self.atr = atr
-        self.uid = uid
+    /// The result of a tap: `session` is the APDU session's outcome, `nil` for a memory card.
+    public init(card: CardInfo, target: TargetKind, session: SessionOutcome?) {
+        self.card = card
         self.target = target
-        self.aid = aid
-        self.vas = vas
-        self.error = error
+        self.session = session
     }
 
-    /// The result of a tap: `outcome` is the APDU session's, `nil` for a memory card.
-    public init(card: CardInfo, target: TargetKind, outcome: SessionOutcome?) {
-        self.init(atr: card.atr, uid: card.uid, target: target, aid: outcome?.aid, vas: outcome?.vas, error: outcome?.error)
-    }
+    /// The SELECT-by-AID part of the session; `nil` when no APDU session ran.
+    public var aid: AIDSessionResult? { session?.aid }
+    /// The Apple VAS part; `nil` when VAS is disabled or no APDU session ran.
+    public var vas: VASSessionResult? { session?.vas }
+    /// The transport failure that cut the session short, if any. Per-merchant VAS outcomes are in
+    /// `vas.entries`, not here.
+    public var error: ReadError? { session?.error }
+}
 
-    private enum CodingKeys: String, CodingKey { case atr, uid, target, aid, vas, error }
+extension ReadResult: Codable {
+    private enum CodingKeys: String, CodingKey { case target, aid, vas, error }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(atr, forKey: .atr)
-        try c.encode(uid, forKey: .uid)
-        try c.encode(target, forKey: .target)
-        try c.encode(aid, forKey: .aid)
-        try c.encode(vas, forKey: .vas)
-        try c.encode(error, forKey: .error)
+        try card.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(target, forKey: .target)
+        try container.encode(Nullable(wrappedValue: aid), forKey: .aid)
+        try container.encode(Nullable(wrappedValue: vas), forKey: .vas)
+        try container.encode(Nullable(wrappedValue: error), forKey: .error)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        card = try CardInfo(from: decoder)
+        target = try container.decodeIfPresent(TargetKind.self, forKey: .target) ?? .isoDep
+        session = try container.decodeIfPresent(AIDSessionResult.self, forKey: .aid).map { aid in
+            SessionOutcome(
+                aid: aid, vas: try container.decodeIfPresent(VASSessionResult.self, forKey: .vas),
+                error: try container.decodeIfPresent(ReadError.self, forKey: .error))
+        }
     }
 }
 
@@ -46,50 +57,32 @@ public struct ReadResult: Sendable, Hashable, Codable {
 public struct AIDSessionResult: Sendable, Hashable, Codable {
     /// One SELECT sent, and the status word it got (`nil` when the exchange itself failed).
     public struct Attempt: Sendable, Hashable, Codable {
-        /// The AID, upper-case hex.
-        public var aid: String
-        /// The final status word, hex (`9000`, `6A82`...), or `nil` on a transport failure.
-        public var sw: String?
+        /// The AID.
+        public var aid: AID
+        /// The final status word (`9000`, `6A82`...), or `nil` on a transport failure.
+        @Nullable public var sw: StatusWord?
 
         /// Creates an attempt record.
-        public init(aid: String, sw: String?) {
+        public init(aid: AID, sw: StatusWord?) {
             self.aid = aid
             self.sw = sw
         }
-
-        private enum CodingKeys: String, CodingKey { case aid, sw }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(aid, forKey: .aid)
-            try c.encode(sw, forKey: .sw)
-        }
     }
 
-    /// The first AID whose SELECT succeeded, hex; `nil` when none did.
-    public var selected: String?
+    /// The first AID whose SELECT succeeded; `nil` when none did.
+    @Nullable public var selected: AID?
     /// The selected application's FCI; `nil` when none was selected.
-    public var fci: FCIRecord?
+    @Nullable public var fci: FCIRecord?
     /// Every SELECT sent, in order (PPSE included).
     public var attempts: [Attempt]
     /// The payment directory, when `[session] ppse` is on; `nil` otherwise.
-    public var ppse: PaymentDirectory?
+    @Nullable public var ppse: PaymentDirectory?
 
     /// Creates a record of the SELECT-by-AID part of a session.
-    public init(selected: String?, fci: FCIRecord?, attempts: [Attempt], ppse: PaymentDirectory? = nil) {
+    public init(selected: AID? = nil, fci: FCIRecord? = nil, attempts: [Attempt] = [], ppse: PaymentDirectory? = nil) {
         self.selected = selected
         self.fci = fci
         self.attempts = attempts
         self.ppse = ppse
-    }
-
-    private enum CodingKeys: String, CodingKey { case selected, fci, attempts, ppse }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(selected, forKey: .selected)
-        try c.encode(fci, forKey: .fci)
-        try c.encode(attempts, forKey: .attempts)
-        try c.encode(ppse, forKey: .ppse)
     }
 }

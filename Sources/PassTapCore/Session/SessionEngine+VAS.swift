@@ -6,22 +6,18 @@ extension SessionEngine {
     /// The Apple VAS exchange (vas-protocol.md §2–§5): SELECT `OSE.VAS.01`, check the answer, one
     /// GET VAS DATA per asked merchant in configured order, decrypt, check freshness.
     ///
-    /// Returns the record and, when the card was lost or the transport failed, that error; what the
-    /// phone answered wrongly is recorded per merchant, never thrown.
-    func runVAS(_ plan: VASPlan, on channel: any CardChannel) -> (VASSessionResult, ReadError?) {
+    /// Fills `outcome.vas`; what the phone answered wrongly is recorded per merchant, never
+    /// thrown. Only a lost card or a failed transport throws, and the merchant it cut off says so.
+    func runVAS(_ plan: VASPlan, on channel: any CardChannel, into outcome: inout SessionOutcome) throws(CardTransportError) {
         let settings = plan.settings
         var result = VASSessionResult(
             offered: false, wallet: nil, version: nil, capabilities: nil, mode: settings.mode, problem: nil,
             entries: settings.merchants.map { VASEntry(passTypeID: $0.passTypeIdentifier.value, status: .notRequested) })
-        let select: ResponseAPDU
-        do {
-            select = try send(VASApplication.selectCommand, on: channel)
-        } catch {
-            return (result, ReadError(error))
-        }
+        defer { outcome.vas = result }
+        let select = try send(VASApplication.selectCommand, on: channel)
         guard select.statusWord.isSuccess else {
             result.problem = "no VAS applet: SELECT OSE.VAS.01 answered \(select.statusWord.hex)"
-            return (result, nil)
+            return
         }
         result.offered = true
         let answer: VASSelectResponse
@@ -33,18 +29,18 @@ extension SessionEngine {
             result.version = reported.version?.hexString
             result.capabilities = reported.capabilities.map(VASSessionResult.Capabilities.init)
             result.problem = "the VAS applet's answer does not follow the protocol: \(error)"
-            return (result, nil)
+            return
         }
         result.wallet = answer.wallet.label
         result.version = answer.version?.hexString
         result.capabilities = answer.capabilities.map(VASSessionResult.Capabilities.init)
         guard answer.wallet == .applePay else {
             result.problem = "the wallet \(answer.wallet.label) does not do Apple VAS"
-            return (result, nil)
+            return
         }
         guard answer.vasMayBePerformed else {
             result.problem = "the phone says VAS may not be performed now (9F23 bit vas_may_be_performed clear)"
-            return (result, nil)
+            return
         }
         let asked = settings.merchants.indices.filter { plan.asks(settings.merchants[$0]) }
         let commands = GetVASDataCommand.sequence(for: asked.map { settings.merchants[$0].request }, mode: settings.mode)
@@ -55,18 +51,17 @@ extension SessionEngine {
             } catch {
                 result.entries[index].problem =
                     "asked, but the tap ended without a usable answer (\(error.code.rawValue): see the read.result error)"
-                return (result, ReadError(error))
+                throw error
             }
             result.entries[index] = entry(for: settings.merchants[index], response, settings: settings)
         }
-        return (result, nil)
     }
 
     /// One merchant's entry from the phone's answer: status word, parse, key, decryption, freshness.
     private func entry(for merchant: Configuration.VASMerchant, _ response: ResponseAPDU, settings: Configuration.VAS) -> VASEntry {
         let answer = VASDataResponse(response, expectsCryptogram: merchant.request.isFullVAS)
         var entry = VASEntry(
-            passTypeID: merchant.passTypeIdentifier.value, status: answer.status, sw: response.statusWord.hex,
+            passTypeID: merchant.passTypeIdentifier.value, status: answer.status, sw: response.statusWord,
             problem: answer.problem)
         if answer.status == .unexpectedStatus {
             entry.problem = "the phone answered \(response.statusWord.hex) (\(response.statusWord.meaning))"
@@ -75,7 +70,7 @@ extension SessionEngine {
             return entry
         }
         let decryption = decryptor.decrypt(cryptogram)
-        entry.keyID = decryption.keyID?.hex
+        entry.keyID = decryption.keyID
         entry.status = decryption.status
         entry.problem = decryption.problem
         guard decryption.status == .success, let payload = decryption.payload else { return entry }

@@ -22,72 +22,59 @@ public struct SessionEngine: Sendable {
 
     /// Runs `plan` against the card behind `channel`.
     ///
-    /// A transport failure (card pulled, reader gone, hostile chaining) ends the session: what was
-    /// learnt so far is kept and the failure is the outcome's `error`.
+    /// Each step fills the one outcome; a transport failure (card pulled, reader gone, hostile
+    /// chaining) ends the session there, what was learnt so far is kept, and the failure is the
+    /// outcome's `error`.
     public func run(_ plan: SessionPlan, on channel: any CardChannel) -> SessionOutcome {
-        var vas: VASSessionResult?
-        if let vasPlan = plan.vas, vasPlan.settings.order == .beforeAIDs {
-            let (result, error) = runVAS(vasPlan, on: channel)
-            vas = result
-            if let error {
-                return SessionOutcome(aid: AIDSessionResult(selected: nil, fci: nil, attempts: []), vas: vas, error: error)
+        var outcome = SessionOutcome()
+        do {
+            if let vas = plan.vas, vas.settings.order == .beforeAIDs {
+                try runVAS(vas, on: channel, into: &outcome)
+                if vas.settings.stopOnFirstPass, outcome.vas?.readAPass == true { return outcome }
             }
-            if vasPlan.settings.stopOnFirstPass, result.readAPass {
-                return SessionOutcome(aid: AIDSessionResult(selected: nil, fci: nil, attempts: []), vas: vas, error: nil)
+            try runAIDs(plan, on: channel, into: &outcome.aid)
+            if let vas = plan.vas, vas.settings.order == .afterAIDs {
+                try runVAS(vas, on: channel, into: &outcome)
             }
+        } catch {
+            outcome.error = error
         }
-        let (aid, aidError) = runAIDs(plan, on: channel)
-        if let aidError {
-            return SessionOutcome(aid: aid, vas: vas, error: aidError)
-        }
-        if let vasPlan = plan.vas, vasPlan.settings.order == .afterAIDs {
-            let (result, error) = runVAS(vasPlan, on: channel)
-            return SessionOutcome(aid: aid, vas: result, error: error)
-        }
-        return SessionOutcome(aid: aid, vas: vas, error: nil)
+        return outcome
     }
 
     /// PPSE (when planned), then SELECT by AID: the directory's applications by priority, then
-    /// the configured list, each AID once.
-    private func runAIDs(_ plan: SessionPlan, on channel: any CardChannel) -> (AIDSessionResult, ReadError?) {
-        var attempts: [AIDSessionResult.Attempt] = []
-        var directory: PaymentDirectory?
+    /// the configured list, each AID once. Every SELECT sent is recorded, the failed one too.
+    private func runAIDs(_ plan: SessionPlan, on channel: any CardChannel, into record: inout AIDSessionResult) throws(CardTransportError) {
         var order: [AID] = []
         if plan.ppse {
-            do {
-                let response = try send(.select(aid: PaymentDirectory.aid), on: channel)
-                attempts.append(.init(aid: PaymentDirectory.aid.hex, sw: response.statusWord.hex))
-                if response.statusWord.isSuccess {
-                    let found = PaymentDirectory(fci: response.data)
-                    directory = found
-                    order = found.applications.compactMap { try? AID(hex: $0.aid) }
-                } else {
-                    directory = PaymentDirectory(offered: false, applications: [])
-                }
-            } catch {
-                attempts.append(.init(aid: PaymentDirectory.aid.hex, sw: nil))
-                return (AIDSessionResult(selected: nil, fci: nil, attempts: attempts, ppse: directory), ReadError(error))
-            }
+            let response = try select(PaymentDirectory.aid, on: channel, into: &record)
+            let directory = response.statusWord.isSuccess ? PaymentDirectory(fci: response.data) : PaymentDirectory(offered: false, applications: [])
+            record.ppse = directory
+            order = directory.applications.map(\.aid)
         }
-        order += plan.aids.filter { !order.contains($0) }
+        for aid in plan.aids where !order.contains(aid) { order.append(aid) }
         for aid in order {
-            let response: ResponseAPDU
-            do {
-                response = try send(.select(aid: aid), on: channel)
-            } catch {
-                attempts.append(.init(aid: aid.hex, sw: nil))
-                return (AIDSessionResult(selected: nil, fci: nil, attempts: attempts, ppse: directory), ReadError(error))
-            }
-            attempts.append(.init(aid: aid.hex, sw: response.statusWord.hex))
+            let response = try select(aid, on: channel, into: &record)
             if response.statusWord.isSuccess {
-                let listed = directory?.applications.contains { $0.aid == aid.hex } == true
+                let listed = record.ppse?.applications.contains { $0.aid == aid } == true
                 let payment = listed || PaymentSchemes.contains(aid)
-                let fci = FCIRecord(bytes: response.data, scope: payment ? .paymentApplication : .withoutCardData)
-                let record = AIDSessionResult(selected: aid.hex, fci: fci, attempts: attempts, ppse: directory)
-                return (record, nil)
+                record.selected = aid
+                record.fci = FCIRecord(bytes: response.data, scope: payment ? .paymentApplication : .withoutCardData)
+                return
             }
         }
-        return (AIDSessionResult(selected: nil, fci: nil, attempts: attempts, ppse: directory), nil)
+    }
+
+    /// One SELECT by name, recorded as an attempt (with no status word when the exchange failed).
+    private func select(_ aid: AID, on channel: any CardChannel, into record: inout AIDSessionResult) throws(CardTransportError) -> ResponseAPDU {
+        do {
+            let response = try send(.select(aid: aid), on: channel)
+            record.attempts.append(.init(aid: aid, sw: response.statusWord))
+            return response
+        } catch {
+            record.attempts.append(.init(aid: aid, sw: nil))
+            throw error
+        }
     }
 
     /// Sends one command with chaining, turning every failure into a ``CardTransportError``.

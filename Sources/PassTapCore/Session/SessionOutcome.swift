@@ -1,6 +1,6 @@
-/// What the session engine produced on one tap, before the card's identity is added.
+/// What the session engine found on one tap's card: filled step by step as the session runs.
 public struct SessionOutcome: Sendable, Hashable {
-    /// The SELECT-by-AID record.
+    /// The SELECT-by-AID record (empty when the session ended before the AID list).
     public var aid: AIDSessionResult
     /// The Apple VAS record; `nil` when VAS is disabled.
     public var vas: VASSessionResult?
@@ -8,7 +8,7 @@ public struct SessionOutcome: Sendable, Hashable {
     public var error: ReadError?
 
     /// Creates an outcome.
-    public init(aid: AIDSessionResult, vas: VASSessionResult? = nil, error: ReadError?) {
+    public init(aid: AIDSessionResult = AIDSessionResult(), vas: VASSessionResult? = nil, error: ReadError? = nil) {
         self.aid = aid
         self.vas = vas
         self.error = error

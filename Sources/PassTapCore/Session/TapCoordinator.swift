@@ -33,7 +33,7 @@ public final class TapCoordinator: TapHandler {
         guard tap.target == .isoDep, let channel = tap.channel else {
             // No APDU session for a card without ISO-DEP: its identity is the whole result, and a
             // waiting vas.read is left for a tap that can answer it.
-            let result = ReadResult(card: tap.card, target: tap.target, outcome: nil)
+            let result = ReadResult(card: tap.card, target: tap.target, session: nil)
             events.publish(.readResult, reader, .readResult(result))
             log(result, reader: reader, onDemand: false)
             return result
@@ -42,7 +42,7 @@ public final class TapCoordinator: TapHandler {
         let vas = configuration.vas.enabled ? VASPlan(settings: configuration.vas, requested: claim?.merchants) : nil
         let plan = SessionPlan(aids: configuration.aids(for: reader), ppse: configuration.ppse, vas: vas)
         let outcome = engine.run(plan, on: channel)
-        let result = ReadResult(card: tap.card, target: .isoDep, outcome: outcome)
+        let result = ReadResult(card: tap.card, target: .isoDep, session: outcome)
         events.publish(.readResult, reader, .readResult(result))
         if let claim { vasReads.finish(claim, with: result) }
         log(result, reader: reader, onDemand: claim != nil)

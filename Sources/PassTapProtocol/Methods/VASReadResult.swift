@@ -1,39 +1,44 @@
 public import PassTapCore
+import ISO7816
 
 /// The result of `vas.read`: the tap that answered it, with its VAS record.
 ///
 /// `{"reader": "pcsc:...", "atr": "...", "uid": "...", "vas": {...}, "error": null}`: `vas` is the
 /// same object as that tap's `read.result` carries; `error` is its transport error, if the card
 /// was lost mid-session.
-public struct VASReadResult: Sendable, Hashable, Codable {
+public struct VASReadResult: Sendable, Hashable {
     /// The reader the card was tapped on.
     public var reader: ReaderID
-    /// The card's ATR, hex.
-    public var atr: String
-    /// The card's UID, hex, when the reader gives one.
-    public var uid: String?
-    /// The VAS record of the tap.
-    public var vas: VASSessionResult?
-    /// The transport failure that cut the tap short, if any.
-    public var error: ReadError?
+    /// The tap's result, as its `read.result` published it.
+    public var result: ReadResult
 
     /// The `vas.read` answer for a tap's result.
     public init(reader: ReaderID, result: ReadResult) {
         self.reader = reader
-        atr = result.atr
-        uid = result.uid
-        vas = result.vas
-        error = result.error
+        self.result = result
     }
+}
 
+extension VASReadResult: Codable {
     private enum CodingKeys: String, CodingKey { case reader, atr, uid, vas, error }
 
+    /// Writes the reader and the tap's card identity, VAS record and error: a subset of its
+    /// `read.result`.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(reader, forKey: .reader)
-        try c.encode(atr, forKey: .atr)
-        try c.encode(uid, forKey: .uid)
-        try c.encode(vas, forKey: .vas)
-        try c.encode(error, forKey: .error)
+        try c.encode(result.card.atr, forKey: .atr)
+        try c.encode(Nullable(wrappedValue: result.card.uid), forKey: .uid)
+        try c.encode(Nullable(wrappedValue: result.vas), forKey: .vas)
+        try c.encode(Nullable(wrappedValue: result.error), forKey: .error)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        reader = try c.decode(ReaderID.self, forKey: .reader)
+        let card = CardInfo(atr: try c.decode(HexBytes.self, forKey: .atr), uid: try c.decodeIfPresent(HexBytes.self, forKey: .uid))
+        let session = SessionOutcome(
+            vas: try c.decodeIfPresent(VASSessionResult.self, forKey: .vas), error: try c.decodeIfPresent(ReadError.self, forKey: .error))
+        result = ReadResult(card: card, target: .isoDep, session: session)
     }
 }

@@ -31,3 +31,20 @@ public struct VASKeyID: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { hex }
 }
+
+extension VASKeyID: Codable {
+    /// Reads the id's hex form (`"C0B77375"`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let bytes = try? [UInt8](hex: try container.decode(String.self)), bytes.count == Self.length else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "a VAS key id is 4 bytes of hex")
+        }
+        self.init(validated: bytes)
+    }
+
+    /// Writes the id as upper-case hex.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(hex)
+    }
+}

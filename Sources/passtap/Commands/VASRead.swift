@@ -1,4 +1,5 @@
 import ArgumentParser
+import ISO7816
 import PassTapCore
 import PassTapProtocol
 
@@ -39,9 +40,10 @@ struct VASRead: AsyncParsableCommand {
         if options.json {
             try Output.json(result)
         } else {
-            print("[\(result.reader)] uid=\(result.uid ?? "-")" + (result.error.map { " error=\($0.code) (\($0.message))" } ?? ""))
-            if let vas = result.vas { VASLines.render(vas).forEach { print("  " + $0) } }
+            let tap = result.result
+            print("[\(result.reader)] uid=\(tap.card.uid?.hex ?? "-")" + (tap.error.map { " error=\($0.code.rawValue) (\($0.message))" } ?? ""))
+            if let vas = tap.vas { VASLines.render(vas).forEach { print("  " + $0) } }
         }
-        guard result.vas?.readAPass == true else { throw ExitCode(65) }
+        guard result.result.vas?.readAPass == true else { throw ExitCode(65) }
     }
 }

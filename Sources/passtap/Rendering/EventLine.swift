@@ -1,4 +1,5 @@
 import Foundation
+import ISO7816
 import PassTapCore
 import VAS
 
@@ -17,24 +18,25 @@ enum EventLine {
             line += " state=\(info.state.rawValue)"
             if let reason = info.reason { line += " reason=\"\(reason)\"" }
         case .card(let card):
-            line += " atr=\(card.atr) uid=\(card.uid ?? "-")"
+            line += " atr=\(card.atr) uid=\(card.uid?.hex ?? "-")"
             if let atqa = card.atqa { line += " atqa=\(atqa)" }
             if let sak = card.sak { line += " sak=\(sak)" }
+            if let ats = card.ats { line += " ats=\(ats)" }
         case .cardRemoved:
             break
         case .readResult(let result):
-            line += " uid=\(result.uid ?? "-")"
+            line += " uid=\(result.card.uid?.hex ?? "-")"
             guard let aid = result.aid else {
                 line += " target=\(result.target.rawValue) (no APDU session)"
                 break
             }
-            line += " aid=\(aid.selected ?? "none")"
-            let attempts = aid.attempts.map { "\($0.aid):\($0.sw ?? "----")" }
+            line += " aid=\(aid.selected?.hex ?? "none")"
+            let attempts = aid.attempts.map { "\($0.aid):\($0.sw?.hex ?? "----")" }
             if !attempts.isEmpty { line += " tried=" + attempts.joined(separator: ",") }
             if let directory = aid.ppse, directory.offered {
                 line += " ppse=" + directory.applications.map { "\($0.aid)(\($0.label ?? "-"))" }.joined(separator: ",")
             }
-            if let error = result.error { line += " error=\(error.code) (\(error.message))" }
+            if let error = result.error { line += " error=\(error.code.rawValue) (\(error.message))" }
             if let vas = result.vas {
                 line += VASLines.render(vas).map { "\n    " + $0 }.joined()
             }

@@ -1,3 +1,4 @@
+import ISO7816
 import PassTapCore
 import VAS
 
@@ -29,11 +30,13 @@ enum VASLines {
         var line = "vas \(entry.passTypeID): \(entry.status.rawValue)"
         if let sw = entry.sw, entry.status != .success { line += " (\(sw))" }
         if let keyID = entry.keyID { line += " key=\(keyID)" }
-        if let timestamp = entry.timestamp { line += " at \(timestamp)" }
-        if let message = entry.message {
-            line += " message=\(quoted(message))"
-        } else if let hex = entry.messageHex {
-            line += " message_hex=\(hex)"
+        if let payload = entry.payload {
+            line += " at \(RFC3339.string(from: payload.date))"
+            if let message = payload.messageText {
+                line += " message=\(quoted(message))"
+            } else {
+                line += " message_hex=\(payload.message.hexString)"
+            }
         }
         if let problem = entry.problem, entry.status != .dataNotFound { line += " — \(problem)" }
         return line

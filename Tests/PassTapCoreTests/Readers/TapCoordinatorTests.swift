@@ -43,7 +43,7 @@ import Testing
         let result = coordinator(try configuration(), events: events)
             .read(reader: reader, tap: Tap(card: info, target: .memory, channel: card))
         #expect(result.target == .memory)
-        #expect(result.uid == "04112233445566")
+        #expect(result.card.uid == "04112233445566")
         #expect(result.aid == nil && result.vas == nil && result.error == nil)
         #expect(card.received.isEmpty)
         guard case .readResult(let published) = events.payloads.first else {

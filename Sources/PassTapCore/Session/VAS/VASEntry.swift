@@ -1,4 +1,5 @@
 import Foundation
+public import ISO7816
 public import VAS
 
 /// One merchant's outcome in a tap's VAS exchange.
@@ -6,32 +7,26 @@ public import VAS
 /// `status` is a ``VASReadStatus`` (`success`, `data_not_found`, `no_matching_key`, `stale`,
 /// `not_requested`...). `sw` is the GET VAS DATA status word when one was received. `key_id` is
 /// shown whenever the phone sent a cryptogram (so `no_matching_key` says which key it wanted).
-/// The payload fields (`timestamp`, `timestamp_raw`, `message`, `message_hex`, `variant`) are null
-/// unless the status is `success`, or `stale` with `[vas] publish_stale = true`.
-public struct VASEntry: Sendable, Hashable, Codable {
+/// The payload members (`timestamp`, `timestamp_raw`, `message`, `message_hex`, `variant`) are
+/// null unless the status is `success`, or `stale` with `[vas] publish_stale = true`.
+public struct VASEntry: Sendable, Hashable {
     /// The merchant's pass type identifier, as configured.
     public var passTypeID: String
     /// The outcome.
     public var status: VASReadStatus
-    /// The status word, hex; `nil` when no GET VAS DATA was answered.
-    public var sw: String?
-    /// The key id the cryptogram names, hex.
-    public var keyID: String?
-    /// The pass timestamp, RFC 3339 UTC.
-    public var timestamp: String?
-    /// The pass timestamp as sent: seconds since 2001-01-01 00:00:00 UTC.
-    public var timestampRaw: UInt32?
-    /// The pass message as text, when it is valid UTF-8.
-    public var message: String?
-    /// The pass message, hex (always set when the payload is published).
-    public var messageHex: String?
-    /// The shared-info variant that decrypted it (`A` or `B`).
-    public var variant: String?
+    /// The status word; `nil` when no GET VAS DATA was answered.
+    public var sw: StatusWord?
+    /// The key id the cryptogram names.
+    public var keyID: VASKeyID?
+    /// The decrypted pass, when it is published.
+    public var payload: VASPayload?
+    /// The shared-info variant that decrypted it.
+    public var variant: VASCipherVariant?
     /// Why the status is not `success`, for a person (never key material or plaintext).
     public var problem: String?
 
     /// An entry without payload.
-    public init(passTypeID: String, status: VASReadStatus, sw: String? = nil, keyID: String? = nil, problem: String? = nil) {
+    public init(passTypeID: String, status: VASReadStatus, sw: StatusWord? = nil, keyID: VASKeyID? = nil, problem: String? = nil) {
         self.passTypeID = passTypeID
         self.status = status
         self.sw = sw
@@ -39,31 +34,51 @@ public struct VASEntry: Sendable, Hashable, Codable {
         self.problem = problem
     }
 
-    /// Adds a decrypted payload.
+    /// Adds a decrypted payload, to be published.
     public mutating func publish(_ payload: VASPayload, variant: VASCipherVariant?) {
-        timestamp = RFC3339.string(from: payload.date)
-        timestampRaw = payload.timestampRaw
-        message = payload.messageText
-        messageHex = payload.messageHex
-        self.variant = variant?.rawValue
+        self.payload = payload
+        self.variant = variant
     }
 
+    /// Whether this entry carries a pass: a `success` with a published payload (a URL-only
+    /// merchant's `success` carries none).
+    public var hasPass: Bool { status == .success && payload != nil }
+}
+
+extension VASEntry: Codable {
     private enum CodingKeys: String, CodingKey {
         case passTypeID = "pass_type_id", status, sw, keyID = "key_id", timestamp, timestampRaw = "timestamp_raw"
         case message, messageHex = "message_hex", variant, problem
     }
 
+    /// The payload is written as its timestamp (RFC 3339 and raw), message (text when UTF-8, and
+    /// hex) and variant.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(passTypeID, forKey: .passTypeID)
         try c.encode(status, forKey: .status)
-        try c.encode(sw, forKey: .sw)
-        try c.encode(keyID, forKey: .keyID)
-        try c.encode(timestamp, forKey: .timestamp)
-        try c.encode(timestampRaw, forKey: .timestampRaw)
-        try c.encode(message, forKey: .message)
-        try c.encode(messageHex, forKey: .messageHex)
-        try c.encode(variant, forKey: .variant)
-        try c.encode(problem, forKey: .problem)
+        try c.encode(Nullable(wrappedValue: sw), forKey: .sw)
+        try c.encode(Nullable(wrappedValue: keyID), forKey: .keyID)
+        try c.encode(Nullable(wrappedValue: payload.map { RFC3339.string(from: $0.date) }), forKey: .timestamp)
+        try c.encode(Nullable(wrappedValue: payload?.timestampRaw), forKey: .timestampRaw)
+        try c.encode(Nullable(wrappedValue: payload?.messageText), forKey: .message)
+        try c.encode(Nullable(wrappedValue: payload.map { HexBytes($0.message) }), forKey: .messageHex)
+        try c.encode(Nullable(wrappedValue: variant?.rawValue), forKey: .variant)
+        try c.encode(Nullable(wrappedValue: problem), forKey: .problem)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        passTypeID = try c.decode(String.self, forKey: .passTypeID)
+        status = try c.decode(VASReadStatus.self, forKey: .status)
+        sw = try c.decodeIfPresent(StatusWord.self, forKey: .sw)
+        keyID = try c.decodeIfPresent(VASKeyID.self, forKey: .keyID)
+        if let raw = try c.decodeIfPresent(UInt32.self, forKey: .timestampRaw),
+            let message = try c.decodeIfPresent(HexBytes.self, forKey: .messageHex)
+        {
+            payload = VASPayload(timestampRaw: raw, message: message.bytes)
+        }
+        variant = try c.decodeIfPresent(String.self, forKey: .variant).flatMap(VASCipherVariant.init(rawValue:))
+        problem = try c.decodeIfPresent(String.self, forKey: .problem)
     }
 }

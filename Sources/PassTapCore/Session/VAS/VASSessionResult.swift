@@ -28,15 +28,15 @@ public struct VASSessionResult: Sendable, Hashable, Codable {
     /// Whether the tag answered SELECT `OSE.VAS.01` with `90 00`.
     public var offered: Bool
     /// The wallet label (`ApplePay`, `AndroidPay`, other), when the answer had one.
-    public var wallet: String?
+    @Nullable public var wallet: String?
     /// The `9F21` application version, hex.
-    public var version: String?
+    @Nullable public var version: String?
     /// The `9F23` mobile capabilities.
-    public var capabilities: Capabilities?
+    @Nullable public var capabilities: Capabilities?
     /// The mode asked for (`vas_only`, `vas_or_payment`, `vas_and_payment`).
     public var mode: VASMode
     /// Why no GET VAS DATA was sent although the applet answered; `nil` otherwise.
-    public var problem: String?
+    @Nullable public var problem: String?
     /// One entry per configured merchant, in request order.
     public var entries: [VASEntry]
 
@@ -56,18 +56,5 @@ public struct VASSessionResult: Sendable, Hashable, Codable {
 
     /// Whether some merchant's pass was read and published in this tap. A URL-only merchant's
     /// `success` (the phone took the sign-up URL) carries no pass and does not count.
-    public var readAPass: Bool { entries.contains { $0.status == .success && $0.messageHex != nil } }
-
-    private enum CodingKeys: String, CodingKey { case offered, wallet, version, capabilities, mode, problem, entries }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(offered, forKey: .offered)
-        try c.encode(wallet, forKey: .wallet)
-        try c.encode(version, forKey: .version)
-        try c.encode(capabilities, forKey: .capabilities)
-        try c.encode(mode, forKey: .mode)
-        try c.encode(problem, forKey: .problem)
-        try c.encode(entries, forKey: .entries)
-    }
+    public var readAPass: Bool { entries.contains(where: \.hasPass) }
 }
