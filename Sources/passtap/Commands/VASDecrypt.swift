@@ -118,16 +118,17 @@ struct VASDecrypt: ParsableCommand {
     /// What is printed, as text or (with `--json`) one object; in text the problem goes to
     /// standard error, with the exit code.
     struct Decrypted: Encodable {
+        // Every field is written, `null` when absent, as the socket's VAS entries are.
         let status: String
         let passTypeID: String
-        let keyID: String?
+        @Nullable var keyID: String?
         let keys: [String]
-        let variant: String?
-        let timestamp: String?
-        let timestampRaw: UInt32?
-        let message: String?
-        let messageHex: String?
-        let problem: String?
+        @Nullable var variant: String?
+        @Nullable var timestamp: String?
+        @Nullable var timestampRaw: UInt32?
+        @Nullable var message: String?
+        @Nullable var messageHex: String?
+        @Nullable var problem: String?
 
         /// The result of decrypting a cryptogram.
         init(pass: PassTypeIdentifier, keys: [MerchantKey], _ decryption: VASDecryption) {
@@ -176,21 +177,6 @@ struct VASDecrypt: ParsableCommand {
             case keyID = "key_id"
             case timestampRaw = "timestamp_raw"
             case messageHex = "message_hex"
-        }
-
-        /// Every field, `null` when absent, as the socket's VAS entries are written.
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(status, forKey: .status)
-            try c.encode(passTypeID, forKey: .passTypeID)
-            try c.encode(keyID, forKey: .keyID)
-            try c.encode(keys, forKey: .keys)
-            try c.encode(variant, forKey: .variant)
-            try c.encode(timestamp, forKey: .timestamp)
-            try c.encode(timestampRaw, forKey: .timestampRaw)
-            try c.encode(message, forKey: .message)
-            try c.encode(messageHex, forKey: .messageHex)
-            try c.encode(problem, forKey: .problem)
         }
     }
 }
