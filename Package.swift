@@ -105,6 +105,9 @@ let package = Package(
         ),
         .executableTarget(name: "vas-bench", dependencies: ["VAS", "ISO7816"], swiftSettings: upcoming),
 
+        // Test helpers shared by the test targets (a time limit on every wait); not a product.
+        .target(name: "PassTapTestSupport", swiftSettings: upcoming),
+
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"], swiftSettings: upcoming),
         .testTarget(
             name: "VASTests",
@@ -114,7 +117,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapCoreTests",
-            dependencies: ["PassTapCore", "ISO7816", "VAS", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: upcoming
         ),
         .testTarget(
@@ -125,7 +128,7 @@ let package = Package(
         .testTarget(
             name: "PassTapServerTests",
             dependencies: [
-                "PassTapServer", "PassTapProtocol", "PassTapCore", "ISO7816",
+                "PassTapServer", "PassTapTestSupport", "PassTapProtocol", "PassTapCore", "ISO7816",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

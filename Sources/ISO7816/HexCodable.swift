@@ -1,10 +1,22 @@
 /// ISO 7816 values on the wire: upper-case hex strings (`"A0000000041010"`, `"9000"`); any case,
 /// spaces allowed, when read.
+extension SingleValueDecodingContainer {
+    /// The bytes of a hex string member, or a `dataCorrupted` error that says what was expected.
+    func decodeHex(_ what: String) throws -> [UInt8] {
+        let text = try decode(String.self)
+        do {
+            return try [UInt8](hex: text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: self, debugDescription: "not \(what): \(error)")
+        }
+    }
+}
+
 extension AID: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         do {
-            self = try AID(hex: try container.decode(String.self))
+            self = try AID(bytes: try container.decodeHex("an AID"))
         } catch let error as DecodingError {
             throw error
         } catch {
@@ -21,14 +33,7 @@ extension AID: Codable {
 extension StatusWord: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        let bytes: [UInt8]
-        do {
-            bytes = try [UInt8](hex: try container.decode(String.self))
-        } catch let error as DecodingError {
-            throw error
-        } catch {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a status word: \(error)")
-        }
+        let bytes = try container.decodeHex("a status word")
         guard bytes.count == 2 else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "a status word is 2 bytes, not \(bytes.count)")
         }
@@ -58,14 +63,7 @@ public struct HexBytes: Hashable, Sendable, Codable, CustomStringConvertible, Ex
     public var description: String { hex }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        do {
-            bytes = try [UInt8](hex: try container.decode(String.self))
-        } catch let error as DecodingError {
-            throw error
-        } catch {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not hex: \(error)")
-        }
+        bytes = try decoder.singleValueContainer().decodeHex("hex")
     }
 
     public func encode(to encoder: any Encoder) throws {

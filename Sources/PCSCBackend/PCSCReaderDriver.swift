@@ -33,15 +33,26 @@ final class PCSCReaderDriver: ReaderDriver {
 
     private var readerID: ReaderID { .pcsc(port.readerName) }
 
-    func waitForCard() -> CardWait {
+    /// One wait slice: `.success(true)` when the reader's state changed (now in `watch`),
+    /// `.success(false)` when the slice ended or a wake came first, the fault when the reader went
+    /// away or cannot be used.
+    private func waitForChange() -> Result<Bool, ReaderFault> {
         do {
             watch = try context.waitForChange([ReaderWatch(name: port.readerName, state: watch.known)], timeoutMilliseconds: Self.waitSliceMilliseconds)[0]
         } catch where error.code == .timeout || error.code == .cancelled {
-            return .idle
+            return .success(false)
         } catch {
-            return .failed(error.readerFault)
+            return .failure(error.readerFault)
         }
-        if watch.isGone { return .failed(ReaderFault(.gone, "the reader was removed")) }
+        return watch.isGone ? .failure(ReaderFault(.gone, "the reader was removed")) : .success(true)
+    }
+
+    func waitForCard() -> CardWait {
+        switch waitForChange() {
+        case .failure(let fault): return .failed(fault)
+        case .success(false): return .idle
+        case .success(true): break
+        }
         guard watch.hasCard else { return .idle }
         let connection: PCSCCardConnection
         do {
@@ -66,14 +77,11 @@ final class PCSCReaderDriver: ReaderDriver {
     }
 
     func waitForRemoval() -> PresenceWait {
-        do {
-            watch = try context.waitForChange([ReaderWatch(name: port.readerName, state: watch.known)], timeoutMilliseconds: Self.waitSliceMilliseconds)[0]
-        } catch where error.code == .timeout || error.code == .cancelled {
-            return .present
-        } catch {
-            return .failed(error.readerFault)
+        switch waitForChange() {
+        case .failure(let fault): return .failed(fault)
+        case .success(false): return .present
+        case .success(true): break
         }
-        if watch.isGone { return .failed(ReaderFault(.gone, "the reader was removed")) }
         // Gone, or removed and presented again between two waits (the event count moved).
         if !watch.hasCard || watch.state >> 16 != arrivalCount { return .removed }
         return .present

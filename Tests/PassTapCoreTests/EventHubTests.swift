@@ -1,6 +1,7 @@
 import Foundation
 import ISO7816
 import PassTapCore
+import PassTapTestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct EventHubTests {

@@ -1,5 +1,6 @@
 import ISO7816
 import PassTapCore
+import PassTapTestSupport
 import Testing
 
 /// `vas.read`'s queue: one tap per waiting read, oldest first, per reader; timeouts and

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import PassTapProtocol
+import PassTapTestSupport
 import Synchronization
 
 /// A test client of the socket that splits the server's output into lines itself (so the tests

@@ -4,6 +4,7 @@ import NIOPosix
 import ISO7816
 import PassTapCore
 import PassTapServer
+import PassTapTestSupport
 import Testing
 
 /// Runs a ``SocketServer`` on a socket in a fresh temporary directory for one test.

@@ -6,6 +6,7 @@ import PassTapCore
 import PassTapProtocol
 import PassTapServer
 import ServiceLifecycle
+import PassTapTestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct SocketFileTests {

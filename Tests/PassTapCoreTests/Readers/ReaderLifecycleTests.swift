@@ -3,6 +3,7 @@ import ISO7816
 import Logging
 import PassTapCore
 import Synchronization
+import PassTapTestSupport
 import Testing
 
 /// The shared reader lifecycle, with a fake backend: arrival, session, queued requests, removal,

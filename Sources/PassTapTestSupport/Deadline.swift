@@ -1,24 +1,32 @@
 import Synchronization
 
-// The same helper is in PassTapServerTests/Deadline.swift: test targets share no code.
+// Shared by the test targets (PassTapTestSupport is not a product).
 
 /// A wait in a test that did not end in time. The test fails at once, naming what it waited
 /// for, instead of hanging until the suite's time limit.
-struct DeadlineExceeded: Error, CustomStringConvertible {
-    let what: String
-    let seconds: Double
+public struct DeadlineExceeded: Error, CustomStringConvertible {
+    /// What was waited for.
+    public let what: String
+    /// How long.
+    public let seconds: Double
 
-    var description: String { "waited \(seconds) s for \(what) in vain" }
+    /// A deadline of `seconds` for `what` that passed.
+    public init(what: String, seconds: Double) {
+        self.what = what
+        self.seconds = seconds
+    }
+
+    public var description: String { "waited \(seconds) s for \(what) in vain" }
 }
 
 /// How long an in-process wait may take. Events between tasks of one process arrive in
 /// microseconds; this is slack for a loaded 2-core machine, not a timing assertion.
-let defaultDeadlineSeconds = 5.0
+public let defaultDeadlineSeconds = 5.0
 
 /// Runs `operation` in a task of its own and returns what it returns, or throws
 /// ``DeadlineExceeded`` once `seconds` have passed. At the deadline the operation is cancelled
 /// and left behind, so this returns on time even when the operation ignores cancellation.
-func withDeadline<Value: Sendable>(
+public func withDeadline<Value: Sendable>(
     _ what: String, seconds: Double = defaultDeadlineSeconds, _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
     let outcome = FirstOutcome<Value>()
@@ -45,7 +53,7 @@ func withDeadline<Value: Sendable>(
 }
 
 /// The value of `task` within a deadline; `task` is cancelled if the deadline passes first.
-func value<Value: Sendable, Failure: Error>(
+public func value<Value: Sendable, Failure: Error>(
     of task: Task<Value, Failure>, _ what: String, seconds: Double = defaultDeadlineSeconds
 ) async throws -> Value {
     try await withDeadline(what, seconds: seconds) {
