@@ -2,6 +2,7 @@ import Foundation
 import ISO7816
 import Logging
 import PassTapCore
+import PassTapTestSupport
 import Testing
 
 /// The tap coordinator without pcscd: an ISO-DEP card gets the APDU session, a memory card its
@@ -59,5 +60,19 @@ import Testing
             .read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8F8001804F0CA0000003060300030000000068", uid: "04112233445566"), target: .memory, channel: nil))
         #expect(result.error == nil)
         #expect(result.target == .memory)
+    }
+
+    @Test func aMemoryCardLeavesAWaitingVASReadForThePhoneThatComesNext() async throws {
+        var configuration = try configuration()
+        configuration.vas.enabled = true
+        let vasReads = VASReadQueue()
+        let waiting = Task { try await vasReads.nextTap(on: reader, merchants: nil, timeout: .seconds(30)) }
+        defer { waiting.cancel() }
+        try await withDeadline("the vas.read to queue") {
+            while vasReads.waitingCount(on: reader) == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        coordinator(configuration, vasReads: vasReads, events: EventRecorder())
+            .read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8F8001804F0CA0000003060300030000000068", uid: "04112233445566"), target: .memory, channel: FakeCard()))
+        #expect(vasReads.waitingCount(on: reader) == 1)
     }
 }
