@@ -42,6 +42,24 @@ public struct CardTransportError: Error, Hashable, Sendable, Codable, CustomStri
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
+extension CardTransportError {
+    private enum CodingKeys: String, CodingKey { case code, message }
+
+    /// Reads `{"code", "message"}`. A code this build does not know (a newer daemon's) is read as
+    /// `transport_failed`, its own name kept at the head of the message: clients ignore what they
+    /// do not know rather than fail the whole event.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try container.decode(String.self, forKey: .code)
+        let message = try container.decode(String.self, forKey: .message)
+        if let code = Code(rawValue: name) {
+            self.init(code, message)
+        } else {
+            self.init(.transportFailed, "\(name): \(message)")
+        }
+    }
+}
+
 /// The top-level `error` of a `read.result`: the transport failure that cut the session short.
 /// Expected outcomes (a SELECT answered `6A82`) are not errors: they are in `attempts`.
 public typealias ReadError = CardTransportError
