@@ -60,7 +60,9 @@ public final class ReaderSlot: Sendable {
     ///
     /// Answered at once with an error when there is no card, the reader is unavailable or the
     /// slot is stopping. A task cancelled while its request is queued takes it out of the queue
-    /// at once (``ReaderCommandError/cancelled``); one the thread has begun runs to its end.
+    /// at once (``ReaderCommandError/cancelled``); one the thread has begun is answered
+    /// `cancelled` at once too, while the exchange with the card runs to its end and its answer is
+    /// dropped.
     public func transmit(_ command: CommandAPDU, raw: Bool) async throws(ReaderCommandError) -> ResponseAPDU {
         let id = shared.withLock { shared in
             defer { shared.nextRequest += 1 }
