@@ -32,7 +32,7 @@ final class PCSCContext: @unchecked Sendable {
 
     /// Wakes a `SCardGetStatusChange` waiting on this context. Safe from any thread. A cancel
     /// that arrives while no wait is pending is lost: callers bound their waits (see
-    /// ``PCSCReaderLoop/waitSliceMilliseconds``).
+    /// ``PCSCReaderDriver/waitSliceMilliseconds``).
     func cancel() {
         if let error = pcscRelease("SCardCancel", { SCardCancel(handle) }) {
             logger.debug("Cancel failed (pcscd gone?)", metadata: ["error": "\(error)"])
