@@ -1,5 +1,6 @@
 internal import CPCSCLite
 import Glibc
+import Synchronization
 import Logging
 
 /// One pcsc-lite context (`SCARDCONTEXT`), owned by one thread.
@@ -8,8 +9,9 @@ import Logging
 /// every reader thread each establish their own. Only ``cancel()`` may be called from another
 /// thread: that is what `SCardCancel` is for.
 final class PCSCContext: @unchecked Sendable {
-    // @unchecked: `handle` is immutable; pcsc-lite documents SCardCancel as callable from any
-    // thread, and every other call is made only by the owning thread. `Logger` is Sendable.
+    // @unchecked: `handle` is immutable and `released` is a Mutex; pcsc-lite documents
+    // SCardCancel as callable from any thread, and every other call is made only by the owning
+    // thread. `Logger` is Sendable.
     let handle: SCARDCONTEXT
     private let logger: Logger
 
@@ -24,16 +26,34 @@ final class PCSCContext: @unchecked Sendable {
         self.logger = logger
     }
 
-    deinit {
+    /// Whether ``release()`` ran.
+    private let released = Mutex(false)
+
+    /// Releases the context (`SCardReleaseContext`, a call to pcscd). The owning thread calls it
+    /// when it is done, so that the release never runs where the last reference happens to be
+    /// dropped (a task handing the context to the canceller, say). Later calls do nothing.
+    func release() {
+        let first = released.withLock { released in
+            defer { released = true }
+            return !released
+        }
+        guard first else { return }
         if let error = pcscRelease("SCardReleaseContext", { SCardReleaseContext(handle) }) {
             logger.debug("Context release failed (pcscd gone?)", metadata: ["error": "\(error)"])
         }
+    }
+
+    deinit {
+        // A context its owner forgot to release is released here, on whatever thread this is.
+        release()
     }
 
     /// Wakes a `SCardGetStatusChange` waiting on this context. Safe from any thread. A cancel
     /// that arrives while no wait is pending is lost: callers bound their waits (see
     /// ``PCSCReaderDriver/waitSliceMilliseconds``).
     func cancel() {
+        // A released context has nothing to wake (and its handle may be reused).
+        guard !released.withLock({ $0 }) else { return }
         if let error = pcscRelease("SCardCancel", { SCardCancel(handle) }) {
             logger.debug("Cancel failed (pcscd gone?)", metadata: ["error": "\(error)"])
         }

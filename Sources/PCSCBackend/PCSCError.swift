@@ -59,15 +59,18 @@ struct PCSCError: Error, CustomStringConvertible {
 
     var description: String { "\(function): \(message) (\(code))" }
 
-    /// What the reader lifecycle does about this failure: pcscd or the reader gone ends the
-    /// reader's thread (the monitor reconnects, and finds readers anew); another process holding
-    /// the reader is waited out; anything else reopens the reader with backoff.
+    /// What the reader lifecycle does about this failure: pcscd gone ends the reader's thread
+    /// (the monitor reconnects, and finds readers anew); another process holding the reader is
+    /// waited out; anything else, the reader reported missing included, reopens it with backoff
+    /// until the monitor, which watches the reader list, stops it.
     var readerFault: ReaderFault {
         switch code {
         case .noService, .serviceStopped, .communicationError, .invalidHandle:
             return ReaderFault(.gone, "pcscd went away (\(message))")
         case .unknownReader, .readerUnavailable:
-            return ReaderFault(.gone, "the reader was removed (\(message))")
+            // Retried: pcscd marks a reader unavailable while its driver has trouble (an ACR122U's
+            // communication errors); whether it is really gone is the monitor's call.
+            return ReaderFault(.failed, "the reader is unavailable (\(message))")
         case .sharingViolation:
             return ReaderFault(.inUse, "another process holds the reader exclusively (\(message))")
         default:

@@ -96,6 +96,7 @@ final class PCSCMonitor: Sendable {
             }
             let reason = watchReaders(context)
             shared.withLock { $0.context = nil }
+            context.release()
             removeAll()
             if let reason, !isStopping {
                 logger.warning("pcscd went away; reconnecting", metadata: ["error": "\(reason)"])
@@ -144,7 +145,7 @@ final class PCSCMonitor: Sendable {
         }
         for slot in removed {
             logger.info("Reader removed", metadata: ["reader.id": "\(slot.id)"])
-            slot.stop()
+            slot.stop(because: "the reader was removed")
         }
         // A reader that came back before its old thread ended is added once that thread has
         // published its reader.removed.
@@ -171,7 +172,12 @@ final class PCSCMonitor: Sendable {
     }
 
     private func threadEnded(_ name: String) {
-        shared.withLock { _ = $0.running.remove(name) }
+        shared.withLock { shared in
+            shared.running.remove(name)
+            // A thread that ended by itself leaves no reader behind: the next reconcile (within
+            // a wait slice) adds the reader anew if pcscd still lists it.
+            if let slot = shared.slots[name], !slot.isStopping { shared.slots[name] = nil }
+        }
         wake.lock()
         wake.broadcast()
         wake.unlock()
@@ -192,11 +198,12 @@ final class PCSCMonitor: Sendable {
     /// Stops every reader and waits for their threads, so their `reader.removed` events come
     /// before the `backend.down` that may follow.
     private func removeAll() {
-        let slots = shared.withLock { shared in
+        let (slots, stopping) = shared.withLock { shared in
             defer { shared.slots.removeAll() }
-            return Array(shared.slots.values)
+            return (Array(shared.slots.values), shared.stopping)
         }
-        slots.forEach { $0.stop() }
+        // At shutdown the slots are stopped already (answering `shutting_down`).
+        if !stopping { slots.forEach { $0.stop(because: "pcscd went away") } }
         waitForThreads(of: slots.map(\.id.name))
     }
 

@@ -28,7 +28,9 @@ final class PCSCReaderDriver: ReaderDriver {
     }
 
     deinit {
+        // Runs on the reader's thread, which drops its driver: the release is a call to pcscd.
         port.detach(context)
+        context.release()
     }
 
     private var readerID: ReaderID { .pcsc(port.readerName) }
@@ -44,7 +46,8 @@ final class PCSCReaderDriver: ReaderDriver {
         } catch {
             return .failure(error.readerFault)
         }
-        return watch.isGone ? .failure(ReaderFault(.gone, "the reader was removed")) : .success(true)
+        // Unknown or unavailable: retried with backoff; the monitor stops a reader that left the list.
+        return watch.isGone ? .failure(ReaderFault(.failed, "pcscd reports the reader unavailable")) : .success(true)
     }
 
     func waitForCard() -> CardWait {

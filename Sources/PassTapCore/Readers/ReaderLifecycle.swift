@@ -73,14 +73,21 @@ public struct ReaderLifecycle: Sendable {
                 delay = min(delay * 2, backoff.last)
             }
         }
-        finish(reason: nil)
+        finish(reason: slot.stopReason)
     }
 
     /// Waits for cards and serves them until the driver fails or the slot stops.
     private func serve(_ driver: any ReaderDriver, delay: inout Double) -> ReaderFault {
-        markAvailable()
+        // Usable once a wait has worked: a reader another process holds opens fine and fails
+        // only when the card is connected, and must not flicker to `empty` on every retry.
+        var working = false
         while !slot.isStopping {
-            switch driver.waitForCard() {
+            let wait = driver.waitForCard()
+            if !working, !wait.isFailure {
+                working = true
+                markAvailable()
+            }
+            switch wait {
             case .idle:
                 // Requests that raced with a removal: there is no card to send them to.
                 slot.failPending(.noCard(slot.id))
@@ -114,7 +121,7 @@ public struct ReaderLifecycle: Sendable {
         }
         let stopping = slot.isStopping
         if !stopping { slot.setState(.empty) }
-        slot.failPending(stopping ? .shuttingDown : .noCard(slot.id))
+        slot.failPending(stopping ? slot.stopAnswer : .noCard(slot.id))
         driver.endTap(stopping: stopping)
         events.publish(.cardRemoved, slot.id, .cardRemoved)
         return fault
@@ -147,8 +154,16 @@ public struct ReaderLifecycle: Sendable {
     /// The reader's last event.
     private func finish(reason: String?) {
         slot.setState(.unavailable, reason: reason)
-        slot.failPending(slot.isStopping ? .shuttingDown : .readerUnavailable(slot.id, reason: reason))
+        slot.failPending(slot.isStopping ? slot.stopAnswer : .readerUnavailable(slot.id, reason: reason))
         events.publish(.readerRemoved, slot.id, .reader(slot.info))
         logger.debug("Reader thread ended", metadata: ["reader.id": "\(slot.id)"])
+    }
+}
+
+extension CardWait {
+    /// Whether the wait ended with a fault.
+    fileprivate var isFailure: Bool {
+        if case .failed = self { return true }
+        return false
     }
 }

@@ -18,6 +18,8 @@ public final class ReaderSlot: Sendable {
         /// Of those, the ones whose task was cancelled before they could be queued.
         var cancelledEarly: Set<UInt64> = []
         var stopping = false
+        /// Why the slot stopped, for a person; `nil` when the daemon is shutting down.
+        var stopReason: String?
     }
 
     /// The reader's id.
@@ -83,7 +85,7 @@ public final class ReaderSlot: Sendable {
         let refusal: ReaderCommandError? = shared.withLock { shared in
             shared.allocated.remove(request.id)
             if shared.cancelledEarly.remove(request.id) != nil { return .cancelled }
-            if shared.stopping { return .shuttingDown }
+            if shared.stopping { return Self.stopAnswer(id, shared.stopReason) }
             switch shared.state {
             case .present:
                 shared.queue.append(request)
@@ -141,15 +143,29 @@ public final class ReaderSlot: Sendable {
         }
     }
 
-    /// Asks the reader's thread to end: queued requests are answered `shuttingDown` at once (the
-    /// thread may be stuck in a transfer), and the backend's `stop` verb ends its wait.
-    public func stop() {
+    /// Why the slot stopped (``stop(because:)``); `nil` while it runs, or when the daemon stops.
+    public var stopReason: String? { shared.withLock { $0.stopReason } }
+
+    /// What a request gets once the slot has stopped.
+    var stopAnswer: ReaderCommandError { shared.withLock { Self.stopAnswer(id, $0.stopReason) } }
+
+    private static func stopAnswer(_ id: ReaderID, _ reason: String?) -> ReaderCommandError {
+        reason.map { .readerUnavailable(id, reason: $0) } ?? .shuttingDown
+    }
+
+    /// Asks the reader's thread to end: queued and in-flight requests are answered at once (the
+    /// thread may be stuck in a transfer), and the backend's `stop` verb ends its wait. With a
+    /// `reason` (the reader was unplugged, its stack went away) they are answered
+    /// `reader_unavailable` with it, and `reader.removed` carries it; without, `shutting_down`.
+    public func stop(because reason: String? = nil) {
         let first = shared.withLock { shared in
-            defer { shared.stopping = true }
-            return !shared.stopping
+            guard !shared.stopping else { return false }
+            shared.stopping = true
+            shared.stopReason = reason
+            return true
         }
         guard first else { return }
-        failPending(.shuttingDown)
+        failPending(stopAnswer)
         port.stop()
         pause.lock()
         pause.broadcast()

@@ -99,9 +99,17 @@ final class FakeReaderDriver: ReaderDriver {
         self.world = world
     }
 
+    /// Whether no wait was made yet: like `SCardGetStatusChange` from an unaware state, the first
+    /// wait reports the reader's state at once.
+    private var fresh = true
+
     func waitForCard() -> CardWait {
         let served = self.served
-        _ = world.wait { $0.woken || $0.stopped || $0.waitFault != nil || ($0.card.map { $0.number != served } ?? false) }
+        if fresh {
+            fresh = false
+        } else {
+            _ = world.wait { $0.woken || $0.stopped || $0.waitFault != nil || ($0.card.map { $0.number != served } ?? false) }
+        }
         return world.state.withLock { state in
             state.woken = false
             if let fault = state.waitFault {
