@@ -15,6 +15,8 @@ final class FakeReaderWorld: Sendable {
         var openFaults: [ReaderFault] = []
         /// A fault the next wait returns.
         var waitFault: ReaderFault?
+        /// A fault every wait returns while it is set (another process holding the reader).
+        var persistentFault: ReaderFault?
         var woken = false
         var stopped = false
         var opens = 0
@@ -112,6 +114,7 @@ final class FakeReaderDriver: ReaderDriver {
         }
         return world.state.withLock { state in
             state.woken = false
+            if let fault = state.persistentFault { return .failed(fault) }
             if let fault = state.waitFault {
                 state.waitFault = nil
                 return .failed(fault)

@@ -137,6 +137,42 @@ import Testing
         #expect(events.kinds == [.readerAdded, .cardInserted, .cardRemoved, .readerRemoved])
     }
 
+    @Test func aReaderStoppedBecauseItWasRemovedAnswersUnavailableWithTheReasonNotShuttingDown() async throws {
+        let handler = GatedTapHandler(holding: true)
+        start(handler)
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        let request = Task { try await slot.transmit(Self.select, raw: true) }
+        try await waitUntil("the request to queue") { slot.queuedCount == 1 }
+        slot.stop(because: "the reader was removed")
+        await #expect(throws: ReaderCommandError.readerUnavailable(reader, reason: "the reader was removed")) { try await request.value }
+        handler.release()
+        #expect(await threads.allExited(within: .seconds(10)))
+        guard case .reader(let info) = events.payloads.last else {
+            Issue.record("reader.removed carries no reader")
+            return
+        }
+        #expect(info.reason == "the reader was removed")
+        await #expect(throws: ReaderCommandError.readerUnavailable(reader, reason: "the reader was removed")) {
+            try await slot.transmit(Self.select, raw: true)
+        }
+    }
+
+    @Test func aReaderHeldOnEveryConnectStaysUnavailableWithoutFlickering() async throws {
+        // PC/SC: the context opens fine, and the sharing violation comes at every connect.
+        world.change { $0.persistentFault = ReaderFault(.inUse, "held") }
+        start(GatedTapHandler(), backoff: .init(first: 0.001, last: 0.001))
+        try await waitUntil("20 reopens") { world.state.withLock { $0.opens } >= 20 }
+        let states: [ReaderInfo.State] = events.payloads.compactMap { if case .reader(let info) = $0 { return info.state } else { return nil } }
+        #expect(states == [.empty, .unavailable], "\(states)")
+        world.change { $0.persistentFault = nil }
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        // Unavailable once, usable once: no event per retry.
+        #expect(events.kinds.filter { $0 == .readerChanged }.count == 2)
+        await stop()
+    }
+
     @Test func aReaderGoneWithACardInTheFieldPublishesCardRemovedThenReaderRemovedLast() async throws {
         start(GatedTapHandler())
         world.insert()
