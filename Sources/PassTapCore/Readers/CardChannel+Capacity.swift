@@ -34,9 +34,9 @@ extension APDUTransmitter {
     /// Sends `command` once over `channel`, without chaining: the answer as the card gave it.
     public func sendRaw(_ command: CommandAPDU, on channel: any CardChannel) throws(CardTransportError) -> ResponseAPDU {
         let answer = try channel.exchange(command.bytes)
-        guard answer.count >= 2 else {
+        guard let response = try? ResponseAPDU(bytes: answer) else {
             throw CardTransportError(.malformedResponse, "the card answered \(answer.count) byte(s), fewer than the 2 status bytes")
         }
-        return ResponseAPDU(data: Array(answer.dropLast(2)), statusWord: StatusWord(sw1: answer[answer.count - 2], sw2: answer[answer.count - 1]))
+        return response
     }
 }
