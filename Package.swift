@@ -29,6 +29,11 @@ let package = Package(
             pkgConfig: "libpcsclite",
             providers: [.apt(["libpcsclite-dev"])]
         ),
+        .systemLibrary(
+            name: "CNFC",
+            pkgConfig: "libnfc",
+            providers: [.apt(["libnfc-dev"])]
+        ),
 
         // Pure Swift protocol core: no C, no NIO.
         .target(name: "ISO7816", swiftSettings: upcoming),
@@ -49,6 +54,12 @@ let package = Package(
         .target(
             name: "PCSCBackend",
             dependencies: ["PassTapCore", "CPCSCLite", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: upcoming
+        ),
+
+        .target(
+            name: "NFCBackend",
+            dependencies: ["PassTapCore", "ISO7816", "VAS", "CNFC", .product(name: "Logging", package: "swift-log")],
             swiftSettings: upcoming
         ),
 
@@ -76,7 +87,7 @@ let package = Package(
         .target(
             name: "PassTapDaemon",
             dependencies: [
-                "PassTapCore", "PassTapServer", "PCSCBackend", "VAS",
+                "PassTapCore", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 public import PassTapCore
 import PCSCBackend
+import NFCBackend
 import PassTapServer
 import ServiceLifecycle
 import UnixSignals
@@ -43,6 +44,9 @@ public struct Daemon: Sendable {
                 PCSCReaderBackend(configuration: configuration.section(.pcsc), tapHandler: coordinator, events: hub.sink, logger: logger))
         } else {
             logger.notice("[pcsc] enabled = false: no PC/SC readers will be driven")
+        }
+        if configuration.section(.nfc).enabled {
+            backends.append(NFCReaderBackend(configuration: configuration, tapHandler: coordinator, events: hub.sink, logger: logger))
         }
         let readers = ReaderBackends(backends)
         let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)

@@ -70,7 +70,8 @@ public struct Configuration: Sendable, Hashable {
     public var events = Events()
     /// `[log] level`.
     public var logLevel: Logger.Level = .info
-    /// Each backend's section, by backend name (`[pcsc]`); a backend without one is not run.
+    /// Each backend's section, by backend name (`[pcsc]`, `[libnfc]`); a backend without one is
+    /// not run.
     public var backends: [ReaderID.Backend: BackendSection] = [.pcsc: BackendSection()]
     /// `[session] aids`: the global SELECT order.
     public var aids: [AID] = []
@@ -78,6 +79,8 @@ public struct Configuration: Sendable, Hashable {
     public var ppse: Bool = false
     /// `[vas]`: Apple VAS.
     public var vas = VAS()
+    /// `[libnfc]`: the libnfc backend's devices and polling (whether it runs: `backends[.nfc]`).
+    public var libnfc = LibNFC()
     /// `[[reader]]` entries, in file order; the first whose `match` fits a reader applies.
     public var readerOverrides: [ReaderOverride] = []
 

@@ -3,6 +3,7 @@ public import PassTapCore
 import ISO7816
 import Logging
 import TOMLKit
+import VAS
 
 /// Reads and validates `passtapd.toml`.
 ///
@@ -65,6 +66,11 @@ public enum ConfigLoader {
             try pcsc.rejectUnknownKeys()
             configuration.backends[.pcsc] = section
         }
+        var libnfcTable: TableReader?
+        if var libnfc = try subtable("libnfc", of: &root) {
+            try readLibNFC(&libnfc, into: &configuration)
+            libnfcTable = libnfc
+        }
         if var session = try subtable("session", of: &root) {
             configuration.aids = try aids("aids", of: &session) ?? []
             configuration.ppse = try session.bool("ppse") ?? configuration.ppse
@@ -77,7 +83,66 @@ public enum ConfigLoader {
         if var vas = try subtable("vas", of: &root) {
             configuration.vas = try readVAS(&vas)
         }
+        if let libnfcTable { try checkECPFrame(of: configuration, in: libnfcTable) }
         return configuration
+    }
+
+    /// libnfc 1.8's drivers that take a connection string here.
+    static let libnfcDrivers = ["pn532_uart", "pn53x_usb", "acr122_usb", "pn532_spi", "pn532_i2c", "arygon"]
+
+    private static func readLibNFC(_ table: inout TableReader, into configuration: inout Configuration) throws(ConfigurationError) {
+        var section = configuration.section(.nfc)
+        section.enabled = try table.bool("enabled") ?? section.enabled
+        configuration.backends[.nfc] = section
+        var settings = configuration.libnfc
+        if let devices = try table.strings("devices") {
+            for (offset, device) in devices.enumerated() {
+                let driver = device.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+                guard libnfcDrivers.contains(driver) else {
+                    throw table.error("devices", element: offset, "expected a libnfc connection string starting with one of \(libnfcDrivers.joined(separator: ", ")), found \"\(device)\"")
+                }
+                let rest = device.dropFirst(driver.count)
+                if driver == "pn532_uart" || driver == "arygon", !rest.hasPrefix(":/") {
+                    throw table.error("devices", element: offset, "expected \(driver):/dev/PATH[:BAUD] (a serial device has no scan: name its path, preferably under /dev/serial/by-id), found \"\(device)\"")
+                }
+            }
+            guard Set(devices).count == devices.count else {
+                throw table.error("devices", "expected each device once, found a repeated connection string")
+            }
+            settings.devices = devices
+        }
+        settings.pollIntervalMilliseconds = try table.integer("poll_interval_ms", in: 10...1000) ?? settings.pollIntervalMilliseconds
+        settings.rearmMilliseconds = try table.integer("rearm_ms", in: 100...60_000) ?? settings.rearmMilliseconds
+        guard settings.rearmMilliseconds >= 2 * settings.pollIntervalMilliseconds else {
+            throw table.error("rearm_ms", "expected at least two poll intervals (\(2 * settings.pollIntervalMilliseconds) ms), found \(settings.rearmMilliseconds)")
+        }
+        if let ecp = try table.string("ecp") {
+            guard let value = Configuration.LibNFC.ECP(rawValue: ecp) else {
+                throw table.error("ecp", "expected \"auto\" or \"off\", found \"\(ecp)\"")
+            }
+            settings.ecp = value
+        }
+        if let text = try table.string("ecp_frame") {
+            guard let bytes = try? [UInt8](hex: text) else {
+                throw table.error("ecp_frame", "expected the frame in hex without its CRC (e.g. \"6A01000002\"), found \"\(text)\"")
+            }
+            do {
+                settings.ecpFrame = try ECPFrame(bytes: bytes)
+            } catch {
+                throw table.error("ecp_frame", "expected an ECP frame: \(error.description), found \"\(text)\"")
+            }
+        }
+        try table.rejectUnknownKeys()
+        configuration.libnfc = settings
+    }
+
+    /// A VAS frame in `ecp_frame` must ask for what `[vas] mode` asks for in `9F26`.
+    private static func checkECPFrame(of configuration: Configuration, in table: TableReader) throws(ConfigurationError) {
+        guard configuration.vas.enabled, let frame = configuration.libnfc.ecpFrame, case .some(let asked) = frame.vasRequest else { return }
+        guard asked == configuration.vas.mode else {
+            let what = asked.map { "VAS mode \"\($0.rawValue)\"" } ?? "payment only"
+            throw table.error("ecp_frame", "expected a frame matching [vas] mode = \"\(configuration.vas.mode.rawValue)\" (\(ECPFrame(mode: configuration.vas.mode))), found \(frame), which asks for \(what)")
+        }
     }
 
     private static func readSocket(_ socket: inout TableReader, into settings: inout Configuration.Socket) throws(ConfigurationError) {

@@ -1,0 +1,148 @@
+internal import CNFC
+import Synchronization
+
+/// One libnfc device opened in a context of its own, in initiator (reader) mode.
+///
+/// Only the thread that opened it calls it, except ``abort()``, which any thread may call once
+/// to end a blocking call early (pn532_uart wakes its `select` through a pipe): hence
+/// `@unchecked Sendable`, so the port can hold it for that one call.
+final class NFCDevice: @unchecked Sendable {
+    /// A target libnfc selected, as far as PassTap uses it.
+    struct Target {
+        var uid: [UInt8]
+        var atqa: [UInt8]
+        var sak: UInt8
+        /// The ATS as libnfc keeps it: without its length byte TL.
+        var atsAfterLength: [UInt8]
+    }
+
+    /// The connection string it was opened with.
+    let connstring: String
+    private let context: OpaquePointer
+    private let device: OpaquePointer
+    /// Set once closed; ``abort()`` then does nothing.
+    private let state = Mutex(State())
+
+    private struct State {
+        var closed = false
+        var aborted = false
+    }
+
+    /// Opens `connstring` (`nfc_open`) and sets the chip up as an initiator.
+    /// - Throws: ``NFCError`` with code `openFailed` when libnfc returns no device (it never
+    ///   says why: the caller diagnoses), or the error of the first set-up call that failed.
+    init(connstring: String) throws(NFCError) {
+        self.connstring = connstring
+        var context: OpaquePointer?
+        NFCCalls.setupCall("nfc_init") { nfc_init(&context) }
+        guard let context else {
+            throw NFCError(code: .software, function: "nfc_init", message: "libnfc could not allocate a context")
+        }
+        let device: OpaquePointer? = NFCCalls.setupCall("nfc_open") { nfc_open(context, connstring) }
+        guard let device else {
+            NFCCalls.setupCall("nfc_exit") { nfc_exit(context) }
+            throw NFCError(code: .openFailed, function: "nfc_open", message: "libnfc could not open \(connstring)")
+        }
+        self.context = context
+        self.device = device
+        do {
+            try nfc("nfc_initiator_init", device) { nfc_initiator_init(device) }
+            // Finite retries: an empty select answers at once instead of waiting ~300 ms.
+            try set(NP_INFINITE_SELECT, false)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// libnfc's name for the device (`PN532 v1.6`, `ACS / ACR122U PICC Interface`).
+    var name: String { String(cString: nfc_device_get_name(device)) }
+
+    /// Sets a boolean property (`nfc_device_set_property_bool`).
+    func set(_ property: nfc_property, _ value: Bool) throws(NFCError) {
+        try nfc("nfc_device_set_property_bool", device) { nfc_device_set_property_bool(device, property, value) }
+    }
+
+    /// Sets an integer property (`nfc_device_set_property_int`).
+    func set(_ property: nfc_property, _ value: Int32) throws(NFCError) {
+        try nfc("nfc_device_set_property_int", device) { nfc_device_set_property_int(device, property, value) }
+    }
+
+    /// The chip's RF timeout for raw frames and non-ISO-DEP exchanges (`NP_TIMEOUT_COM`).
+    func setRawFrameTimeout(milliseconds: Int32) throws(NFCError) {
+        try set(NP_TIMEOUT_COM, milliseconds)
+    }
+
+    /// One select of a passive ISO 14443-A target at 106 kbps: the target, or `nil` when none
+    /// answered.
+    func selectISO14443A() throws(NFCError) -> Target? {
+        var target = nfc_target()
+        let modulation = nfc_modulation(nmt: NMT_ISO14443A, nbr: NBR_106)
+        let found = try nfc("nfc_initiator_select_passive_target", device) {
+            nfc_initiator_select_passive_target(device, modulation, nil, 0, &target)
+        }
+        guard found > 0 else { return nil }
+        let info = target.nti.nai
+        let uid = withUnsafeBytes(of: info.abtUid) { Array($0.prefix(min(info.szUidLen, $0.count))) }
+        let ats = withUnsafeBytes(of: info.abtAts) { Array($0.prefix(min(info.szAtsLen, $0.count))) }
+        let atqa = withUnsafeBytes(of: info.abtAtqa) { Array($0) }
+        return Target(uid: uid, atqa: atqa, sak: info.btSak, atsAfterLength: ats)
+    }
+
+    /// Sends `bytes` to the selected target and returns its answer (`nfc_initiator_transceive_bytes`:
+    /// InDataExchange with easy framing, InCommunicateThru without).
+    func transceive(_ bytes: [UInt8], maxAnswer: Int, timeoutMilliseconds: Int32) throws(NFCError) -> [UInt8] {
+        var answer = [UInt8](repeating: 0, count: maxAnswer)
+        let count = try answer.withUnsafeMutableBufferPointer { (buffer) throws(NFCError) -> Int32 in
+            try nfc("nfc_initiator_transceive_bytes", device) {
+                nfc_initiator_transceive_bytes(device, bytes, bytes.count, buffer.baseAddress, buffer.count, timeoutMilliseconds)
+            }
+        }
+        return Array(answer.prefix(Int(count)))
+    }
+
+    /// Whether the selected target still answers (`nfc_initiator_target_is_present`).
+    func targetIsPresent() throws(NFCError) -> Bool {
+        do {
+            try nfc("nfc_initiator_target_is_present", device) { nfc_initiator_target_is_present(device, nil) }
+            return true
+        } catch where error.meansRFFailure || error.code == .invalidArgument {
+            return false
+        }
+    }
+
+    /// S(DESELECT) for an ISO-DEP target, HLTA otherwise (`nfc_initiator_deselect_target`).
+    func deselect() throws(NFCError) {
+        try nfc("nfc_initiator_deselect_target", device) { nfc_initiator_deselect_target(device) }
+    }
+
+    /// Turns the RF field off and on again, so every target in it resets.
+    func cycleField() throws(NFCError) {
+        try set(NP_ACTIVATE_FIELD, false)
+        try set(NP_ACTIVATE_FIELD, true)
+    }
+
+    /// Ends the call in progress on the device's thread (`nfc_abort_command`). At most once:
+    /// pn532_uart makes a new pipe on each call and leaks the old one.
+    func abort() {
+        state.withLock { state in
+            guard !state.closed, !state.aborted else { return }
+            state.aborted = true
+            NFCCalls.willCall("nfc_abort_command")
+            _ = nfc_abort_command(device)
+        }
+    }
+
+    /// Closes the device and its context (`nfc_close` drops the field; `nfc_exit`). Idempotent.
+    func close() {
+        let wasOpen = state.withLock { state in
+            defer { state.closed = true }
+            return !state.closed
+        }
+        guard wasOpen else { return }
+        NFCCalls.setupCall("nfc_close") { nfc_close(device) }
+        NFCCalls.setupCall("nfc_exit") { nfc_exit(context) }
+    }
+}

@@ -1,0 +1,216 @@
+public import ISO7816
+public import Logging
+public import PassTapCore
+import Foundation
+import Synchronization
+import VAS
+
+/// Readers driven through libnfc: PN532/PN533 boards, SCL3711 sticks, ACR122U units. PassTap
+/// runs their polling loop itself, so it can send Apple's ECP frame (docs/vas-protocol.md §7).
+///
+/// Every libnfc call runs on a thread this backend owns: one thread per device, running the
+/// shared ``ReaderLifecycle``, and a monitor thread that watches for devices coming and going
+/// (serial paths, USB devices in sysfs). Nothing here blocks a Swift task's thread.
+public final class NFCReaderBackend: ReaderBackend {
+    public let name = ReaderID.Backend.nfc
+
+    private let monitor: NFCMonitor
+    private let threads = ReaderThreads()
+    private let logger: Logger
+
+    /// Creates the backend; nothing runs until ``start()``.
+    /// - Parameters:
+    ///   - configuration: the whole configuration (`[libnfc]`, and `[vas]` for the ECP frame).
+    ///   - tapHandler: called on a reader's thread for every card that arrives.
+    ///   - transmitter: the chaining and caps used for `card.transmit`.
+    ///   - events: where the readers' events go (the event hub).
+    ///   - backoff: pauses before reopening a device that failed.
+    ///   - sysfs, proc: where sysfs and procfs are (tests use fake trees).
+    public init(
+        configuration: Configuration, tapHandler: any TapHandler, transmitter: APDUTransmitter = APDUTransmitter(),
+        events: EventSink, backoff: ReaderLifecycle.Backoff = .standard, sysfs: String = "/sys", proc: String = "/proc", logger: Logger
+    ) {
+        self.logger = logger
+        let settings = configuration.libnfc
+        let polling = NFCPolling(
+            interval: .milliseconds(settings.pollIntervalMilliseconds), rearm: .milliseconds(settings.rearmMilliseconds),
+            ecpFrame: settings.pollingFrame(vas: configuration.vas)?.bytes,
+            deselectsAfterRFFailure: Configuration.LibNFC.deselectsAfterRFFailure(vas: configuration.vas))
+        let diagnosis = NFCDiagnosis(sysfs: sysfs, proc: proc)
+        monitor = NFCMonitor(devices: settings.devices, sysfs: sysfs, threads: threads, logger: logger) { spec in
+            let port = NFCReaderPort(spec: spec, polling: polling, diagnosis: diagnosis, logger: logger)
+            let slot = ReaderSlot(id: spec.id, port: port)
+            return ReaderLifecycle(
+                slot: slot, port: port, tapHandler: tapHandler, transmitter: transmitter, events: events, backoff: backoff, logger: logger)
+        }
+    }
+
+    /// Starts the monitor thread.
+    public func start() {
+        let monitor = self.monitor
+        threads.spawn(name: "nfc-monitor") { monitor.run() }
+    }
+
+    public func shutdown(deadline: Duration = .milliseconds(1000)) async {
+        monitor.stop()
+        if !(await threads.allExited(within: deadline)) {
+            logger.warning(
+                "libnfc threads still busy at the shutdown deadline; leaving them",
+                metadata: ["nfc.live_threads": "\(threads.liveCount)"])
+        }
+    }
+
+    public func readers() -> [ReaderInfo] {
+        monitor.slots.map(\.info).sorted { $0.id < $1.id }
+    }
+
+    public func transmit(_ apdu: CommandAPDU, raw: Bool, on reader: ReaderID) async throws(ReaderCommandError) -> ResponseAPDU {
+        guard let slot = monitor.slot(for: reader) else { throw .unknownReader(reader) }
+        return try await slot.transmit(apdu, raw: raw)
+    }
+}
+
+/// The body of the libnfc monitor thread: finds the devices to drive and gives each a thread of
+/// its own running the shared lifecycle; starts a device again (with backoff) after it was lost.
+///
+/// Configured serial devices are there while their path exists. USB devices come from sysfs (by
+/// vendor and product id), so they are found without libnfc's scan, which calls
+/// `usb_set_configuration` on every device it matches and so disturbs readers already open.
+final class NFCMonitor: Sendable {
+    /// How often the device list is looked at again (a stat per serial device, a sysfs listing).
+    static let period: Double = 0.5
+    /// Pauses before a lost device's reader starts again: doubling from first to last, seconds.
+    static let backoff: (first: Double, last: Double) = (0.25, 5)
+    /// A reader that ran this long before it was lost starts its backoff from the first pause.
+    static let healthySeconds: Double = 10
+
+    private struct Shared {
+        var slots: [ReaderID: ReaderSlot] = [:]
+        var retry: [ReaderID: (after: ContinuousClock.Instant, delay: Double)] = [:]
+        var stopping = false
+        var missingLogged: Set<String> = []
+    }
+
+    private let shared = Mutex(Shared())
+    private let wake = NSCondition()
+    private let devices: [String]
+    private let sysfs: String
+    private let threads: ReaderThreads
+    private let logger: Logger
+    private let makeLifecycle: @Sendable (NFCDeviceSpec) -> ReaderLifecycle
+
+    init(devices: [String], sysfs: String, threads: ReaderThreads, logger: Logger, makeLifecycle: @escaping @Sendable (NFCDeviceSpec) -> ReaderLifecycle) {
+        self.devices = devices
+        self.sysfs = sysfs
+        self.threads = threads
+        self.logger = logger
+        self.makeLifecycle = makeLifecycle
+    }
+
+    var slots: [ReaderSlot] { shared.withLock { Array($0.slots.values) } }
+
+    func slot(for id: ReaderID) -> ReaderSlot? {
+        guard id.backend == .nfc else { return nil }
+        return shared.withLock { $0.slots[id] }
+    }
+
+    private var isStopping: Bool { shared.withLock { $0.stopping } }
+
+    /// Stops the monitor and every reader. Never blocks.
+    func stop() {
+        let slots = shared.withLock { shared in
+            shared.stopping = true
+            return Array(shared.slots.values)
+        }
+        slots.forEach { $0.stop() }
+        wake.lock()
+        wake.broadcast()
+        wake.unlock()
+    }
+
+    func run() {
+        if devices.isEmpty {
+            logger.info("libnfc: driving the USB readers sysfs shows (serial readers must be listed in [libnfc] devices)")
+        }
+        while !isStopping {
+            reconcile(present())
+            sleep(seconds: Self.period)
+        }
+        logger.debug("libnfc monitor thread ended")
+    }
+
+    /// The devices there now.
+    private func present() -> [NFCDeviceSpec] {
+        var specs: [NFCDeviceSpec] = []
+        let usb = NFCUSB.readers(sysfs: sysfs)
+        if devices.isEmpty {
+            specs = usb.compactMap(NFCDeviceSpec.init(usb:))
+        }
+        for connstring in devices {
+            if NFCDeviceSpec.isUSB(connstring) {
+                specs += usb.filter { device in
+                    guard let own = device.connstring else { return false }
+                    // `pn53x_usb` names every such device; `pn53x_usb:001:005` one of them.
+                    return own == connstring || own.hasPrefix(connstring + ":")
+                }.compactMap(NFCDeviceSpec.init(usb:))
+            } else if let path = NFCDeviceSpec.serialPath(of: connstring) {
+                if access(path, F_OK) == 0 {
+                    specs.append(NFCDeviceSpec(serial: connstring))
+                    _ = shared.withLock { $0.missingLogged.remove(connstring) }
+                } else if shared.withLock({ $0.missingLogged.insert(connstring).inserted }) {
+                    logger.warning("libnfc device not there; waiting for it", metadata: ["nfc.connstring": "\(connstring)", "path": "\(path)"])
+                }
+            } else {
+                specs.append(NFCDeviceSpec(serial: connstring))
+            }
+        }
+        return specs
+    }
+
+    /// Starts a reader for each device there that has none (and whose backoff has passed).
+    private func reconcile(_ specs: [NFCDeviceSpec]) {
+        let now = ContinuousClock.now
+        let starting: [(NFCDeviceSpec, ReaderLifecycle)] = shared.withLock { shared in
+            guard !shared.stopping else { return [] }
+            var starting: [(NFCDeviceSpec, ReaderLifecycle)] = []
+            for spec in specs where shared.slots[spec.id] == nil {
+                if let retry = shared.retry[spec.id], retry.after > now { continue }
+                let lifecycle = makeLifecycle(spec)
+                shared.slots[spec.id] = lifecycle.slot
+                starting.append((spec, lifecycle))
+            }
+            return starting
+        }
+        for (spec, lifecycle) in starting {
+            logger.info("libnfc reader starting", metadata: ["reader.id": "\(spec.id)", "nfc.connstring": "\(spec.connstring)"])
+            threads.spawn(name: "nfc-reader") { [self] in
+                let started = ContinuousClock.now
+                lifecycle.run()
+                ended(spec.id, ranFor: started.duration(to: .now))
+            }
+        }
+    }
+
+    /// A reader's thread ended (its device was lost, or the backend stops): forget its slot, so
+    /// the device starts anew once it is back, after a backoff.
+    private func ended(_ id: ReaderID, ranFor: Duration) {
+        shared.withLock { shared in
+            shared.slots[id] = nil
+            let previous = shared.retry[id]?.delay ?? 0
+            let delay = ranFor.seconds >= Self.healthySeconds || previous == 0 ? Self.backoff.first : min(previous * 2, Self.backoff.last)
+            shared.retry[id] = (ContinuousClock.now + .milliseconds(Int(delay * 1000)), delay)
+        }
+        wake.lock()
+        wake.broadcast()
+        wake.unlock()
+    }
+
+    /// Sleeps, but returns at once when ``stop()`` is called or a reader ends.
+    private func sleep(seconds: Double) {
+        wake.lock()
+        defer { wake.unlock() }
+        if !isStopping {
+            _ = wake.wait(until: Date(timeIntervalSinceNow: seconds))
+        }
+    }
+}

@@ -1,0 +1,217 @@
+internal import CNFC
+import ISO7816
+import Logging
+import PassTapCore
+
+/// One libnfc device opened for its reader's thread: runs the polling cycle (ECP, then one select
+/// of an ISO 14443-A target), holds a target for its session, then lets it go (S(DESELECT) and a
+/// field drop, so a phone shows its check mark) and waits until no target has answered for
+/// `rearm_ms` before the next session can start.
+///
+/// Phones change their UID on every activation, so a target that keeps answering after its
+/// session is the same tap, whatever its UID: it gives one `card.inserted`, one `read.result`
+/// and one `card.removed`, `rearm_ms` after it left.
+final class NFCReaderDriver: ReaderDriver {
+    private enum Phase {
+        /// Polling for a new card.
+        case armed
+        /// A target is selected (a session, or a request served after it).
+        case held
+        /// The tap's target was let go; it last answered at `lastSeen`.
+        case rearming(lastSeen: ContinuousClock.Instant)
+    }
+
+    private let port: NFCReaderPort
+    private let device: NFCDevice
+    private let logger: Logger
+    private var phase = Phase.armed
+    private var nextCycle = ContinuousClock.now
+    /// Set when an exchange failed for RF reasons (the target did not answer, or left).
+    fileprivate var rfFailed = false
+    /// Set when the device itself was lost during an exchange: every later call reports it.
+    fileprivate var lost: ReaderFault?
+
+    init(port: NFCReaderPort, device: NFCDevice, logger: Logger) {
+        self.port = port
+        self.device = device
+        self.logger = logger
+    }
+
+    deinit {
+        port.detach()
+        device.close()
+    }
+
+    private var polling: NFCPolling { port.polling }
+    private var readerID: ReaderID { port.spec.id }
+
+    func waitForCard() -> CardWait {
+        if let lost { return .failed(lost) }
+        guard sleepUntilNextCycle() else { return .idle }
+        let target: NFCDevice.Target?
+        do {
+            target = try pollCycle()
+        } catch {
+            return .failed(fault(error))
+        }
+        guard let target else { return .idle }
+        phase = .held
+        rfFailed = false
+        return .card(tap(for: target))
+    }
+
+    func waitForRemoval() -> PresenceWait {
+        if let lost { return .failed(lost) }
+        switch phase {
+        case .armed:
+            return .removed
+        case .held:
+            // The session and the requests queued with it are done: let the target go.
+            release()
+            if let lost { return .failed(lost) }
+            phase = .rearming(lastSeen: .now)
+            return .present
+        case .rearming(let lastSeen):
+            guard sleepUntilNextCycle() else { return .present }
+            do {
+                if try pollCycle() != nil {
+                    phase = .rearming(lastSeen: .now)
+                    // Reset it, so it answers the next cycle's select again.
+                    try device.cycleField()
+                } else if lastSeen.duration(to: .now) >= polling.rearm {
+                    return .removed
+                }
+            } catch {
+                return .failed(fault(error))
+            }
+            return .present
+        }
+    }
+
+    func endTap(stopping: Bool) {
+        if case .held = phase { release() }
+        phase = .armed
+    }
+
+    /// Selects the tap's card again for a request that came after the session let it go: one
+    /// cycle (ECP, select). Throws `card_removed` when nothing answers.
+    fileprivate func reacquire() throws(CardTransportError) {
+        if let lost { throw CardTransportError(.readerUnavailable, lost.reason) }
+        guard case .rearming = phase else { return }
+        let target: NFCDevice.Target?
+        do {
+            target = try pollCycle()
+        } catch {
+            throw transportError(error)
+        }
+        guard target != nil else { throw CardTransportError(.cardRemoved, "the card left the field") }
+        phase = .held
+        rfFailed = false
+    }
+
+    /// Sleeps until the next cycle is due; false when woken (a request) or stopped.
+    private func sleepUntilNextCycle() -> Bool {
+        guard port.signal.sleep(until: nextCycle) else { return false }
+        let now = ContinuousClock.now
+        nextCycle = max(nextCycle + polling.interval, now)
+        return true
+    }
+
+    /// ECP (when configured), then one select with finite retries.
+    private func pollCycle() throws(NFCError) -> NFCDevice.Target? {
+        if let frame = polling.ecpFrame { try sendECP(frame) }
+        return try device.selectISO14443A()
+    }
+
+    /// Sends the ECP frame in raw framing (easy framing off, CRC on) and ignores the expected
+    /// non-answer: no target answers ECP; a phone answers a later select.
+    private func sendECP(_ frame: [UInt8]) throws(NFCError) {
+        try device.set(NP_EASY_FRAMING, false)
+        defer { try? device.set(NP_EASY_FRAMING, true) }
+        do {
+            _ = try device.transceive(frame, maxAnswer: 64, timeoutMilliseconds: polling.ecpTimeoutMilliseconds)
+        } catch where !error.meansDeviceLost && error.code != .aborted {
+            // The chip's timeout (or an RF error): what ECP always gets.
+        }
+    }
+
+    /// S(DESELECT) (not after an RF failure in VAS-and-payment modes), then a field drop.
+    private func release() {
+        do {
+            if !rfFailed || polling.deselectsAfterRFFailure {
+                do {
+                    try device.deselect()
+                } catch where !error.meansDeviceLost {
+                    logger.debug("DESELECT failed", metadata: ["reader.id": "\(readerID)", "error": "\(error)"])
+                }
+            }
+            try device.cycleField()
+        } catch {
+            _ = fault(error)
+        }
+        phase = .armed
+    }
+
+    private func tap(for target: NFCDevice.Target) -> Tap {
+        let atr = ContactlessATR.iso14443A(sak: target.sak, atsAfterLength: target.atsAfterLength)
+        let isoDep = ContactlessATR.isISO14443_4(sak: target.sak)
+        let ats = isoDep ? HexBytes([UInt8(truncatingIfNeeded: target.atsAfterLength.count + 1)] + target.atsAfterLength) : nil
+        let card = CardInfo(
+            atr: HexBytes(atr), uid: HexBytes(target.uid), atqa: HexBytes(target.atqa), sak: HexBytes([target.sak]), ats: ats)
+        return Tap(card: card, target: isoDep ? .isoDep : .memory, channel: isoDep ? NFCChannel(driver: self, device: device, polling: polling) : nil)
+    }
+
+    /// Records a lost device; returns the fault for the lifecycle.
+    private func fault(_ error: NFCError) -> ReaderFault {
+        let fault = error.readerFault
+        if error.meansDeviceLost { lost = fault }
+        return fault
+    }
+
+    fileprivate func transportError(_ error: NFCError) -> CardTransportError {
+        if error.meansDeviceLost {
+            lost = error.readerFault
+            return CardTransportError(.readerUnavailable, "the reader went away (\(error.message)); passtapd reopens it when it is back")
+        }
+        switch error.code {
+        case .timeout:
+            rfFailed = true
+            return CardTransportError(.timeout, "the card did not answer in time")
+        case .rfTransmission, .targetReleased:
+            rfFailed = true
+            return CardTransportError(.cardRemoved, "the card left the field (\(error.message))")
+        case .overflow:
+            return CardTransportError(.responseTooLong, "the answer did not fit the reader's frame")
+        default:
+            return CardTransportError(.transportFailed, "\(error.function) failed: \(error.message) (\(error.code))")
+        }
+    }
+}
+
+/// The exchange with an ISO-DEP target through libnfc (InDataExchange: the PN53x does the
+/// ISO-DEP block chaining); used only by the reader's thread.
+final class NFCChannel: CardChannel {
+    /// A short APDU both ways: InDataExchange carries at most 262 bytes, and an answer longer
+    /// than 263 bytes cannot be received (`NFC_ECHIP`).
+    let capacity = ChannelCapacity(maxCommandBytes: 261, maxAnswerBytes: 258)
+    private weak var driver: NFCReaderDriver?
+    private let device: NFCDevice
+    private let polling: NFCPolling
+
+    fileprivate init(driver: NFCReaderDriver, device: NFCDevice, polling: NFCPolling) {
+        self.driver = driver
+        self.device = device
+        self.polling = polling
+    }
+
+    func transmit(_ command: [UInt8]) throws(CardTransportError) -> [UInt8] {
+        guard let driver else { throw CardTransportError(.readerUnavailable, "the reader was closed") }
+        try driver.reacquire()
+        do {
+            // One byte more than the capacity, so a longer answer shows as too long.
+            return try device.transceive(command, maxAnswer: capacity.maxAnswerBytes + 1, timeoutMilliseconds: polling.apduTimeoutMilliseconds)
+        } catch {
+            throw driver.transportError(error)
+        }
+    }
+}

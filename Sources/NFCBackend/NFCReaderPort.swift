@@ -1,0 +1,126 @@
+import Foundation
+import Logging
+import PassTapCore
+import Synchronization
+
+/// How a libnfc reader polls: the cycle's period, the ECP frame, and how long a target must be
+/// silent before the next session can start.
+struct NFCPolling: Sendable, Hashable {
+    /// `poll_interval_ms`: a cycle (ECP, then one select) starts this often.
+    var interval: Duration
+    /// `rearm_ms`: no target may have answered for this long before a new session starts.
+    var rearm: Duration
+    /// The ECP frame sent at the start of every cycle (without CRC: the chip appends CRC_A).
+    var ecpFrame: [UInt8]?
+    /// Whether a session that failed for RF reasons still ends with S(DESELECT).
+    var deselectsAfterRFFailure: Bool
+    /// How long one APDU may take before it is a `timeout`.
+    var apduTimeoutMilliseconds: Int32 = 1500
+    /// How long the host waits for the chip's answer to the ECP frame, which no target answers
+    /// (the chip reports its own timeout at once; this bounds a chip that stays silent).
+    var ecpTimeoutMilliseconds: Int32 = 50
+    /// The chip's own RF timeout for raw frames (`NP_TIMEOUT_COM`): a PN53x gives up on the
+    /// unanswered ECP frame after about this long, instead of its default 51 ms.
+    var chipTimeoutMilliseconds: Int32 = 5
+}
+
+/// Wakes a reader's thread from its sleep between poll cycles: once for a request, for good
+/// to stop.
+final class NFCWakeSignal: @unchecked Sendable {
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var woken = false
+    private var stopped = false
+
+    func wake() {
+        condition.lock()
+        woken = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var isStopped: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopped
+    }
+
+    /// Sleeps until `deadline`: true when it passed, false when woken (the wake is used up) or
+    /// stopped.
+    func sleep(until deadline: ContinuousClock.Instant) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !woken, !stopped {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return true }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: left.seconds))
+        }
+        woken = false
+        return false
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+/// One libnfc device as the shared reader lifecycle opens it: `open()` on the reader's thread
+/// opens the device (or takes the one the monitor opened to see it answer); `stop()` also
+/// aborts a libnfc call in progress.
+final class NFCReaderPort: ReaderPort {
+    let spec: NFCDeviceSpec
+    let polling: NFCPolling
+    let signal = NFCWakeSignal()
+    private let diagnosis: NFCDiagnosis
+    private let logger: Logger
+    /// The device the reader's thread has open, for ``stop()``'s abort.
+    private let current = Mutex<NFCDevice?>(nil)
+
+    init(spec: NFCDeviceSpec, polling: NFCPolling, diagnosis: NFCDiagnosis = NFCDiagnosis(), logger: Logger) {
+        self.spec = spec
+        self.polling = polling
+        self.diagnosis = diagnosis
+        self.logger = logger
+    }
+
+    func open() throws(ReaderFault) -> any ReaderDriver {
+        guard !signal.isStopped else { throw ReaderFault(.gone, "stopping") }
+        let device: NFCDevice
+        do {
+            device = try NFCDevice(connstring: spec.connstring)
+            try device.setRawFrameTimeout(milliseconds: polling.chipTimeoutMilliseconds)
+        } catch where error.code == .openFailed {
+            throw diagnosis.openFailure(connstring: spec.connstring, usb: spec.usb)
+        } catch {
+            throw error.readerFault
+        }
+        logger.info("libnfc device open", metadata: ["reader.id": "\(spec.id)", "nfc.device": "\(device.name)"])
+        current.withLock { $0 = device }
+        // A stop that came while the device was opening: abort it now.
+        if signal.isStopped { device.abort() }
+        return NFCReaderDriver(port: self, device: device, logger: logger)
+    }
+
+    /// The driver let go of its device.
+    func detach() {
+        current.withLock { $0 = nil }
+    }
+
+    func wake() { signal.wake() }
+
+    func stop() {
+        signal.stop()
+        current.withLock { $0 }?.abort()
+    }
+}
