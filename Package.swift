@@ -148,6 +148,11 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "NFCBackendTests",
+            dependencies: ["NFCBackend", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "PassTapDaemonTests",
             dependencies: ["PassTapDaemon", "PassTapCore", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log")],
             swiftSettings: upcoming
