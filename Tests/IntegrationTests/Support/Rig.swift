@@ -43,21 +43,29 @@ final class Rig {
     /// started on the second reader with those arguments (`{rig}` replaced too).
     init(
         config: String, cardArguments: [String] = [], secondCardArguments: [String]? = nil,
+        pcscd: Bool = true, emulatorArguments: [String]? = nil,
         prepare: (URL) throws -> Void = { _ in }
     ) throws {
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("passtap-rig-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try prepare(directory)
-        try Self.waitForNoForeignPcscd()
-        let output = try Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["start", directory.path])
-        guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("port=") }), let port = Int(line.dropFirst(5)) else {
-            throw Failure(description: "pcscd-rig did not report a port: \(output)")
+        if pcscd {
+            try Self.waitForNoForeignPcscd()
+            let output = try Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["start", directory.path])
+            guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("port=") }), let port = Int(line.dropFirst(5)) else {
+                throw Failure(description: "pcscd-rig did not report a port: \(output)")
+            }
+            self.port = port
+        } else {
+            port = 0
         }
-        self.port = port
         do {
-            try startCard(1, arguments: cardArguments)
-            if let secondCardArguments { try startCard(2, arguments: secondCardArguments) }
-            try startDaemon(config: config)
+            if pcscd {
+                try startCard(1, arguments: cardArguments)
+                if let secondCardArguments { try startCard(2, arguments: secondCardArguments) }
+            }
+            if let emulatorArguments { try startEmulator(arguments: emulatorArguments) }
+            try startDaemon(config: config.replacingOccurrences(of: "{rig}", with: directory.path))
         } catch {
             stop()
             throw error
@@ -79,6 +87,49 @@ final class Rig {
                 "--control", socket, "--port", String(port + number - 1),
             ] + arguments.map { $0.replacingOccurrences(of: "{rig}", with: directory.path) }, stdout: log, stderr: log)
         try waitFor("virtual card \(number)'s control socket") { FileManager.default.fileExists(atPath: socket) }
+    }
+
+    /// The emulated PN532's pty link (libnfc opens `pn532_uart:` + this path).
+    var emulatorLink: String { directory.appendingPathComponent("pn532").path }
+    /// The emulated PN532's reader id in passtapd.
+    var nfcReaderID: String { "nfc:pn532_uart:" + emulatorLink }
+    private var emulator: Spawned?
+
+    /// Starts the emulated PN532 (`scripts/rig/pn532_emulator.py`) on a pty linked at
+    /// ``emulatorLink``, with `arguments` added (`{rig}` replaced by the rig's folder); its control
+    /// socket is `pn532.sock`, its frame record `pn532-frames.jsonl`, its log `pn532.log`.
+    func startEmulator(arguments: [String] = []) throws {
+        guard emulator == nil else { throw Failure(description: "the emulated PN532 already runs") }
+        let log = try touch("pn532.log").path
+        let ready = directory.appendingPathComponent("pn532.ready").path
+        emulator = try Spawned.start(
+            "/usr/bin/env",
+            [
+                "python3", Self.repository.appendingPathComponent("scripts/rig/pn532_emulator.py").path,
+                "--link", emulatorLink, "--control", emulatorSocket, "--ready-file", ready,
+                "--record", directory.appendingPathComponent("pn532-frames.jsonl").path,
+            ] + arguments.map { $0.replacingOccurrences(of: "{rig}", with: directory.path) }, stdout: log, stderr: log)
+        try waitFor("the emulated PN532 to be ready") { FileManager.default.fileExists(atPath: ready) }
+    }
+
+    private var emulatorSocket: String { directory.appendingPathComponent("pn532.sock").path }
+
+    /// Sends a line command to the emulated PN532 and returns its JSON answer.
+    @discardableResult
+    func emulatorCommand(_ command: String) throws -> [String: Any] {
+        guard emulator != nil else { throw Failure(description: "the emulated PN532 was not started") }
+        let control = try LineSocket(path: emulatorSocket)
+        try control.sendLine(command)
+        let answer = try control.readLine(timeout: 15, what: "the emulated PN532's answer to \(command)")
+        guard let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any], object["ok"] as? Bool == true else {
+            throw Failure(description: "the emulated PN532 refused '\(command)': \(answer)")
+        }
+        return object
+    }
+
+    /// The emulator's log so far, for failure messages.
+    var emulatorLog: String {
+        (try? String(contentsOf: directory.appendingPathComponent("pn532.log"), encoding: .utf8)) ?? ""
     }
 
     private func controlSocket(of card: Int) -> String {
@@ -165,7 +216,14 @@ final class Rig {
             card.wait(seconds: 10)
         }
         cards = [:]
-        _ = try? Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["stop", directory.path])
+        if let emulator {
+            emulator.signal(SIGTERM)
+            emulator.wait(seconds: 10)
+            self.emulator = nil
+        }
+        if port != 0 {
+            _ = try? Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["stop", directory.path])
+        }
     }
 
     private func touch(_ name: String) throws -> URL {

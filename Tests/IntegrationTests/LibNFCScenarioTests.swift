@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+import VAS
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The libnfc backend through the real stack: libnfc 1.8's own `pn532_uart` driver talking to our
+/// emulated PN532 on a pseudo-terminal (`scripts/rig/pn532_emulator.py`), whose target is the
+/// same virtual card and virtual iPhone the vpcd rig uses, and the built passtapd, seen by a
+/// socket client. No pcscd: these run beside the PC/SC scenarios (one libnfc client per emulator).
+@Suite(.serialized) struct LibNFCScenarioTests {
+    static let coffee = "pass.com.example.coffee"
+
+    /// passtapd with only the libnfc backend, on the rig's emulator, and `extra` TOML.
+    static func config(_ extra: String = "", ecp: String = "auto", rearmMilliseconds: Int = 1000) -> String {
+        """
+        [pcsc]
+        enabled = false
+        [libnfc]
+        enabled = true
+        devices = ["pn532_uart:{rig}/pn532"]
+        ecp = "\(ecp)"
+        rearm_ms = \(rearmMilliseconds)
+        \(extra)
+        """
+    }
+
+    /// VAS on, in `mode`, for the coffee merchant (key `coffee.pem` in the rig's folder).
+    static func vas(mode: String) -> String {
+        """
+        [session]
+        aids = ["A0000000041010"]
+        [vas]
+        enabled = true
+        mode = "\(mode)"
+        [[vas.merchants]]
+        pass_type_id = "\(coffee)"
+        keys = ["coffee.pem"]
+        """
+    }
+
+    /// Writes the coffee key and a phone holding the coffee pass (`requires_ecp` as given).
+    static func preparePhone(requiresECP: Bool) -> (URL) throws -> Void {
+        { folder in
+            let key = MerchantKey.generate()
+            try key.write(toFile: folder.appendingPathComponent("coffee.pem").path, format: .sec1)
+            let phone: [String: Any] = [
+                "requires_ecp": requiresECP, "ecp_cycles": 2,
+                "passes": [["pass_type_id": coffee, "key": folder.appendingPathComponent("coffee.pem").path, "message": "member 0042"]],
+            ]
+            try JSONSerialization.data(withJSONObject: phone).write(to: folder.appendingPathComponent("phone.json"))
+        }
+    }
+
+    static func event(_ client: LineSocket, _ kind: String, timeout: Double = 10) throws -> [String: Any] {
+        let message = try client.readJSON(timeout: timeout, what: kind) { message in
+            (message["params"] as? [String: Any])?["kind"] as? String == kind
+        }
+        return message["params"] as! [String: Any]
+    }
+
+    /// The host frames the emulator recorded (PN532 commands, `D4` first), in hex.
+    static func hostFrames(_ rig: Rig) throws -> [String] {
+        let frames = try #require(try rig.emulatorCommand("frames")["frames"] as? [[String: Any]])
+        return frames.filter { $0["dir"] as? String == "host" }.compactMap { $0["hex"] as? String }
+    }
+
+    /// Waits until the reader is listed as `state` (by `readers.list`).
+    static func waitForReader(_ rig: Rig, state: String, timeout: Double = 15) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let client = try LineSocket(path: rig.socketPath)
+            try client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"readers.list"}"#)
+            let answer = try client.readJSON(what: "readers.list") { $0["id"] as? Int == 1 }
+            let readers = ((answer["result"] as? [String: Any])?["readers"] as? [[String: Any]]) ?? []
+            if readers.contains(where: { $0["id"] as? String == rig.nfcReaderID && $0["state"] as? String == state }) { return }
+            guard Date() < deadline else { throw Rig.Failure(description: "reader never \(state): \(readers)\n\(rig.daemonLog)") }
+            usleep(50_000)
+        }
+    }
+
+    @Test func anIPhoneThatNeedsECPGivesItsPassAndTheFramesCarryTheModeByte() throws {
+        let rig = try Rig(
+            config: Self.config(Self.vas(mode: "vas_only")), pcscd: false, emulatorArguments: ["--phone", "{rig}/phone.json"],
+            prepare: Self.preparePhone(requiresECP: true))
+        defer { rig.stop() }
+        let (client, _) = try rig.subscriber()
+        try Self.waitForReader(rig, state: "empty")
+        try rig.emulatorCommand("tap")
+        let inserted = try Self.event(client, "card.inserted")
+        #expect(inserted["reader"] as? String == rig.nfcReaderID)
+        let uid = try #require(inserted["uid"] as? String)
+        #expect(uid.count == 8 && uid.hasPrefix("08"), "a phone's random 4-byte UID: \(uid)")
+        #expect(inserted["atqa"] as? String == "0004")
+        #expect(inserted["sak"] as? String == "20")
+        #expect(inserted["ats"] is String)
+
+        let result = try Self.event(client, "read.result")
+        #expect(result["target"] as? String == "iso_dep")
+        #expect(result["error"] is NSNull, "\(result)")
+        let vas = try #require(result["vas"] as? [String: Any], "\(result)")
+        #expect(vas["offered"] as? Bool == true)
+        #expect(vas["mode"] as? String == "vas_only")
+        let entries = try #require(vas["entries"] as? [[String: Any]])
+        #expect(entries.first?["status"] as? String == "success")
+        #expect(entries.first?["message"] as? String == "member 0042")
+
+        let frames = try Self.hostFrames(rig)
+        // InCommunicateThru (D4 42) with the VAS-only frame 6A 01 00 00 02; the chip adds CRC_A.
+        #expect(frames.contains("D4426A01000002"), "\(frames.filter { $0.hasPrefix("D442") })")
+        #expect(!frames.contains { $0.hasPrefix("D4426A") && $0 != "D4426A01000002" })
+        // The session ends with S(DESELECT) (InDeselect) and a field drop (RFConfiguration field off).
+        let lastExchange = try #require(frames.lastIndex { $0.hasPrefix("D440") })
+        let after = frames[(lastExchange + 1)...]
+        let deselect = try #require(after.firstIndex { $0.hasPrefix("D444") }, "no InDeselect after the session: \(Array(after.prefix(8)))")
+        #expect(frames[deselect...].contains { $0 == "D4320100" }, "no field drop after the DESELECT")
+    }
+
+    @Test func withECPOffTheVASSelectGets6A82AndThePaymentApplicationStillSelects() throws {
+        let rig = try Rig(
+            config: Self.config(Self.vas(mode: "vas_or_payment"), ecp: "off"), pcscd: false,
+            emulatorArguments: ["--phone", "{rig}/phone.json"], prepare: Self.preparePhone(requiresECP: true))
+        defer { rig.stop() }
+        let (client, _) = try rig.subscriber()
+        try Self.waitForReader(rig, state: "empty")
+        try rig.emulatorCommand("tap")
+        let result = try Self.event(client, "read.result")
+        let vas = try #require(result["vas"] as? [String: Any], "\(result)")
+        #expect(vas["offered"] as? Bool == false, "\(vas)")
+        #expect((vas["problem"] as? String)?.contains("6A82") == true, "\(vas)")
+        let aid = try #require(result["aid"] as? [String: Any])
+        #expect(aid["selected"] as? String == "A0000000041010")
+        #expect(try !Self.hostFrames(rig).contains { $0.hasPrefix("D4426A") }, "ECP sent with ecp = off")
+    }
+
+    @Test func aMemoryTagGetsItsIdentityAndNoSession() throws {
+        let rig = try Rig(config: Self.config("[session]\naids = [\"A0000000041010\"]"), pcscd: false, emulatorArguments: ["--profile", "memory-ultralight"])
+        defer { rig.stop() }
+        let (client, _) = try rig.subscriber()
+        try Self.waitForReader(rig, state: "empty")
+        try rig.emulatorCommand("clear")
+        try rig.emulatorCommand("tap")
+        let result = try Self.event(client, "read.result")
+        #expect(result["target"] as? String == "memory")
+        #expect(result["uid"] as? String == "04A1B2C3D4E5F6")
+        #expect(result["atqa"] as? String == "0044")
+        #expect(result["sak"] as? String == "00")
+        #expect(result["ats"] is NSNull)
+        #expect(result["atr"] as? String == "3B8F8001804F0CA0000003060300030000000068")
+        #expect(result["aid"] is NSNull && result["vas"] is NSNull && result["error"] is NSNull)
+        #expect(try !Self.hostFrames(rig).contains { $0.hasPrefix("D440") }, "an APDU was sent to a memory tag")
+    }
+
+    @Test func theDeviceVanishesAndComesBackAndTheNextTapIsRead() throws {
+        let rig = try Rig(config: Self.config("[session]\naids = [\"A0000000041010\"]"), pcscd: false, emulatorArguments: [])
+        defer { rig.stop() }
+        let (client, _) = try rig.subscriber(kinds: ["reader.added", "reader.removed", "read.result"])
+        try Self.waitForReader(rig, state: "empty")
+        try rig.emulatorCommand("vanish")
+        let removed = try Self.event(client, "reader.removed")
+        #expect(removed["reader"] as? String == rig.nfcReaderID)
+        try rig.emulatorCommand("reappear")
+        let added = try Self.event(client, "reader.added", timeout: 15)
+        #expect(added["reader"] as? String == rig.nfcReaderID)
+        try Self.waitForReader(rig, state: "empty")
+        try rig.emulatorCommand("tap")
+        let result = try Self.event(client, "read.result")
+        #expect((result["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010", "\(result)")
+        #expect(Rig.isAlive(rig.daemonPID))
+    }
+
+    @Test func aPhoneRestingFiveSecondsIsReadOnceAndRemovedRearmLaterAndReadAgainWhenPresentedAgain() throws {
+        let rig = try Rig(
+            config: Self.config(Self.vas(mode: "vas_or_payment"), rearmMilliseconds: 600), pcscd: false,
+            emulatorArguments: ["--phone", "{rig}/phone.json"], prepare: Self.preparePhone(requiresECP: true))
+        defer { rig.stop() }
+        let (client, _) = try rig.subscriber(kinds: ["card.inserted", "read.result", "card.removed"])
+        try Self.waitForReader(rig, state: "empty")
+        try rig.emulatorCommand("tap")
+        _ = try Self.event(client, "card.inserted")
+        _ = try Self.event(client, "read.result")
+        // Five seconds on the reader: the phone keeps answering the polls with new UIDs, and no
+        // event at all may come (the line wait must time out).
+        #expect(throws: (any Error).self) {
+            _ = try client.readJSON(timeout: 5, what: "any event while the phone rests") { _ in true }
+        }
+        let selects = try #require(try rig.emulatorCommand("stats")["selects"] as? Int)
+        #expect(selects > 10, "the phone was polled \(selects) times while resting")
+        try rig.emulatorCommand("remove")
+        _ = try Self.event(client, "card.removed", timeout: 5)
+        // Presented again: a new tap.
+        try rig.emulatorCommand("tap")
+        _ = try Self.event(client, "card.inserted")
+        let again = try Self.event(client, "read.result")
+        #expect(((again["vas"] as? [String: Any])?["entries"] as? [[String: Any]])?.first?["status"] as? String == "success")
+    }
+}
+
+extension PCSCScenarioTests {
+    /// Both backends in one daemon: a card on the vpcd reader and one on the emulated PN532.
+    @Suite(.serialized) struct MixedBackendScenarioTests {
+        @Test func pcscAndLibNFCReadersWorkInTheSameDaemonAtTheSameTime() throws {
+            let config = """
+                [libnfc]
+                enabled = true
+                devices = ["pn532_uart:{rig}/pn532"]
+                [session]
+                aids = ["A0000000041010"]
+                """
+            let rig = try Rig(config: config, emulatorArguments: [])
+            defer { rig.stop() }
+            let (client, _) = try rig.subscriber(kinds: ["read.result"])
+            try LibNFCScenarioTests.waitForReader(rig, state: "empty")
+            try rig.cardCommand("tap")
+            try rig.emulatorCommand("tap")
+            var readers: Set<String> = []
+            for _ in 0..<2 {
+                let result = try LibNFCScenarioTests.event(client, "read.result")
+                #expect((result["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010", "\(result)")
+                readers.insert(result["reader"] as? String ?? "?")
+            }
+            #expect(readers == [rig.readerID, rig.nfcReaderID])
+        }
+    }
+}
