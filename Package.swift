@@ -160,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "PassTapProtocol", "PassTapCore", "PCSCBackend", "ISO7816", "VAS",
+                "PassTapProtocol", "PassTapCore", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcoming

@@ -497,7 +497,7 @@ private struct PcscdLock {
 // MARK: - Recorders
 
 /// Every event the backend published, in order, with a read cursor for waiting on the next one.
-private final class RecordedEvents: Sendable {
+final class RecordedEvents: Sendable {
     struct Entry: Sendable {
         let kind: EventKind
         let reader: ReaderID?
@@ -563,7 +563,7 @@ private final class RecordedEvents: Sendable {
 }
 
 /// A tap handler that selects one application over the channel it is given and records the answer.
-private final class SelectingTapHandler: TapHandler {
+final class SelectingTapHandler: TapHandler {
     struct Tap: Sendable {
         let reader: ReaderID
         let card: CardInfo

@@ -1,0 +1,127 @@
+import Foundation
+import ISO7816
+import Logging
+import PassTapCore
+import Synchronization
+import Testing
+
+@testable import NFCBackend
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The libnfc backend in-process, against libnfc 1.8's own `pn532_uart` driver and the emulated
+/// PN532: which threads make the libnfc calls, and how fast it stops.
+@Suite(.serialized) struct NFCBackendTests {
+    static let mastercard = "A0000000041010"
+
+    /// The emulator on a pty in a folder of its own, with a line-command socket.
+    final class Emulator {
+        let directory: URL
+        let process: Spawned
+        var link: String { directory.appendingPathComponent("pn532").path }
+        var socket: String { directory.appendingPathComponent("pn532.sock").path }
+
+        init(arguments: [String] = []) throws {
+            let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("passtap-nfc-\(UUID().uuidString.prefix(8))")
+            self.directory = directory
+            let link = directory.appendingPathComponent("pn532").path
+            let socket = directory.appendingPathComponent("pn532.sock").path
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let ready = directory.appendingPathComponent("ready").path
+            let log = directory.appendingPathComponent("pn532.log").path
+            FileManager.default.createFile(atPath: log, contents: nil)
+            let process = try Spawned.start(
+                "/usr/bin/env",
+                ["python3", Rig.repository.appendingPathComponent("scripts/rig/pn532_emulator.py").path, "--link", link, "--control", socket, "--ready-file", ready]
+                    + arguments, stdout: log, stderr: log)
+            self.process = process
+            let deadline = Date().addingTimeInterval(15)
+            while !FileManager.default.fileExists(atPath: ready) {
+                guard Date() < deadline, !process.hasExited() else { throw Rig.Failure(description: "the emulator did not start") }
+                usleep(20_000)
+            }
+        }
+
+        @discardableResult
+        func command(_ line: String) throws -> [String: Any] {
+            let control = try LineSocket(path: socket)
+            try control.sendLine(line)
+            let answer = try control.readLine(timeout: 10, what: "the emulator's answer to \(line)")
+            guard let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any], object["ok"] as? Bool == true else {
+                throw Rig.Failure(description: "the emulator refused \(line): \(answer)")
+            }
+            return object
+        }
+
+        deinit {
+            process.signal(SIGTERM)
+            _ = process.wait(seconds: 10)
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    static func backend(on emulator: Emulator, events: RecordedEvents, handler: some TapHandler) -> NFCReaderBackend {
+        var configuration = Configuration()
+        configuration.backends[.nfc] = Configuration.BackendSection()
+        configuration.libnfc.devices = ["pn532_uart:" + emulator.link]
+        return NFCReaderBackend(
+            configuration: configuration, tapHandler: handler, events: EventSink(events.append), logger: Logger(label: "test"))
+    }
+
+    @Test func everyLibNFCCallRunsOnAThreadTheBackendOwns() async throws {
+        let threads = Mutex<[String: Set<String>]>([:])
+        NFCCalls.observe { function in
+            let name = Thread.current.name ?? ""
+            threads.withLock { _ = $0["\(function)", default: []].insert(name.isEmpty ? "(unnamed)" : name) }
+        }
+        defer { NFCCalls.observe(nil) }
+        let emulator = try Emulator()
+        let events = RecordedEvents()
+        let handler = SelectingTapHandler(aid: Self.mastercard)
+        let backend = Self.backend(on: emulator, events: events, handler: handler)
+        backend.start()
+        let reader = try await events.next(.readerAdded)
+        try emulator.command("tap")
+        let tap = try await handler.next()
+        #expect(tap.card.uid == HexBytes([0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]))
+        #expect(try tap.answer.get().suffix(2) == [0x90, 0x00])
+        // Requests from tasks, served by the reader's thread after the session let the card go.
+        let select = try CommandAPDU.select(aid: AID(hex: Self.mastercard))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 {
+                group.addTask { _ = try await backend.transmit(select, raw: false, on: reader.reader!) }
+            }
+            try await group.waitForAll()
+        }
+        try emulator.command("remove")
+        _ = try await events.next(.cardRemoved)
+        await backend.shutdown(deadline: .seconds(2))
+        let seen = threads.withLock { $0 }
+        #expect(seen["nfc_initiator_transceive_bytes"] != nil && seen["nfc_open"] != nil, "\(seen)")
+        for (function, names) in seen {
+            #expect(names.allSatisfy { $0.hasPrefix("nfc-") }, "\(function) ran on \(names.sorted())")
+        }
+    }
+
+    @Test func shutdownWithACardThatNeverAnswersEndsWellInsideItsDeadline() async throws {
+        let emulator = try Emulator()
+        let events = RecordedEvents()
+        let handler = SelectingTapHandler(aid: Self.mastercard)
+        let backend = Self.backend(on: emulator, events: events, handler: handler)
+        backend.start()
+        _ = try await events.next(.readerAdded)
+        try emulator.command("stall")
+        try emulator.command("tap")
+        _ = try await events.next(.cardInserted)
+        let clock = ContinuousClock()
+        let started = clock.now
+        // The session's SELECT is stuck in nfc_initiator_transceive_bytes: the stop aborts it.
+        await backend.shutdown(deadline: .seconds(5))
+        let took = clock.now - started
+        #expect(took < .seconds(1), "shutdown took \(took)")
+        let kinds = events.entries.map(\.kind)
+        #expect(Array(kinds.suffix(2)) == [.cardRemoved, .readerRemoved], "\(kinds)")
+    }
+}
