@@ -30,6 +30,10 @@ final class NFCReaderDriver: ReaderDriver {
     fileprivate var rfFailed = false
     /// Set when the device itself was lost during an exchange: every later call reports it.
     fileprivate var lost: ReaderFault?
+    /// Poll cycles that failed in a row (other than by a lost device).
+    private var pollFailures = 0
+    /// How many failed poll cycles in a row make the reader be reopened.
+    static let pollFailuresBeforeFault = 3
 
     init(port: NFCReaderPort, device: NFCDevice, logger: Logger) {
         self.port = port
@@ -51,8 +55,9 @@ final class NFCReaderDriver: ReaderDriver {
         let target: NFCDevice.Target?
         do {
             target = try pollCycle()
+            pollFailures = 0
         } catch {
-            return .failed(fault(error))
+            return pollFailed(error).map(CardWait.failed) ?? .idle
         }
         guard let target else { return .idle }
         phase = .held
@@ -79,10 +84,12 @@ final class NFCReaderDriver: ReaderDriver {
                     // Reset it, so it answers the next cycle's select again.
                     try device.cycleField()
                 } else if lastSeen.duration(to: .now) >= polling.rearm {
+                    pollFailures = 0
                     return .removed
                 }
+                pollFailures = 0
             } catch {
-                return .failed(fault(error))
+                return pollFailed(error).map(PresenceWait.failed) ?? .present
             }
             return .present
         }
@@ -159,6 +166,18 @@ final class NFCReaderDriver: ReaderDriver {
         let card = CardInfo(
             atr: HexBytes(atr), uid: HexBytes(target.uid), atqa: HexBytes(target.atqa), sak: HexBytes([target.sak]), ats: ats)
         return Tap(card: card, target: isoDep ? .isoDep : .memory, channel: isoDep ? NFCChannel(driver: self, device: device, polling: polling) : nil)
+    }
+
+    /// A poll cycle that failed: a lost device ends the reader at once; a stop's abort is not a
+    /// failure; anything else (a chip timeout, a garbled frame on the UART) must happen
+    /// ``pollFailuresBeforeFault`` times in a row before the reader is reopened, so one glitch
+    /// does not flap the reader's state.
+    private func pollFailed(_ error: NFCError) -> ReaderFault? {
+        if error.meansDeviceLost { return fault(error) }
+        if error.code == .aborted { return nil }
+        pollFailures += 1
+        logger.debug("Poll cycle failed", metadata: ["reader.id": "\(readerID)", "error": "\(error)", "in_a_row": "\(pollFailures)"])
+        return pollFailures >= Self.pollFailuresBeforeFault ? fault(error) : nil
     }
 
     /// Records a lost device; returns the fault for the lifecycle.

@@ -144,7 +144,7 @@ import Glibc
         try rig.emulatorCommand("tap")
         let result = try Self.event(client, "read.result")
         #expect(result["target"] as? String == "memory")
-        #expect(result["uid"] as? String == "04A1B2C3D4E5F6")
+        #expect(result["uid"] as? String == "04A23C1A7F2D80")
         #expect(result["atqa"] as? String == "0044")
         #expect(result["sak"] as? String == "00")
         #expect(result["ats"] is NSNull)
