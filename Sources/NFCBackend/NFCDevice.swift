@@ -57,6 +57,24 @@ final class NFCDevice: @unchecked Sendable {
 
     deinit { close() }
 
+    /// libnfc's own device scan (`nfc_list_devices`): the devices named in `/etc/nfc` and
+    /// `LIBNFC_DEVICE`, and the USB readers it finds. It calls `usb_set_configuration` on every
+    /// USB reader it matches, which disturbs one already open: call it only before any is.
+    static func scan(maximum: Int = 16) -> [String] {
+        var context: OpaquePointer?
+        NFCCalls.setupCall("nfc_init") { nfc_init(&context) }
+        guard let context else { return [] }
+        defer { NFCCalls.setupCall("nfc_exit") { nfc_exit(context) } }
+        let buffer = UnsafeMutablePointer<nfc_connstring>.allocate(capacity: maximum)
+        defer { buffer.deallocate() }
+        let found = NFCCalls.setupCall("nfc_list_devices") { nfc_list_devices(context, buffer, maximum) }
+        return (0..<min(found, maximum)).map { index in
+            withUnsafeBytes(of: buffer[index]) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+        }
+    }
+
     /// libnfc's name for the device (`PN532 v1.6`, `ACS / ACR122U PICC Interface`).
     var name: String { String(cString: nfc_device_get_name(device)) }
 

@@ -129,24 +129,30 @@ final class NFCMonitor: Sendable {
     }
 
     func run() {
+        // An empty list means the devices libnfc's scan finds: scanned once, before any device is
+        // open. Its USB finds are followed through sysfs from then on (a rescan would reconfigure
+        // readers already open); the others (devices named in /etc/nfc, LIBNFC_DEVICE) are kept.
+        let scanned = devices.isEmpty ? NFCDevice.scan().filter { !NFCDeviceSpec.isUSB($0) } : []
         if devices.isEmpty {
-            logger.info("libnfc: driving the USB readers sysfs shows (serial readers must be listed in [libnfc] devices)")
+            logger.info(
+                "libnfc: no [libnfc] devices: driving the USB readers sysfs shows and the devices libnfc's scan found",
+                metadata: ["nfc.scanned": "\(scanned)"])
         }
         while !isStopping {
-            reconcile(present())
+            reconcile(present(scanned: scanned))
             sleep(seconds: Self.period)
         }
         logger.debug("libnfc monitor thread ended")
     }
 
     /// The devices there now.
-    private func present() -> [NFCDeviceSpec] {
+    private func present(scanned: [String]) -> [NFCDeviceSpec] {
         var specs: [NFCDeviceSpec] = []
         let usb = NFCUSB.readers(sysfs: sysfs)
         if devices.isEmpty {
             specs = usb.compactMap(NFCDeviceSpec.init(usb:))
         }
-        for connstring in devices {
+        for connstring in devices + scanned {
             if NFCDeviceSpec.isUSB(connstring) {
                 specs += usb.filter { device in
                     guard let own = device.connstring else { return false }

@@ -135,6 +135,30 @@ import Glibc
         #expect(try !Self.hostFrames(rig).contains { $0.hasPrefix("D4426A") }, "ECP sent with ecp = off")
     }
 
+    /// docs/vas-protocol.md §4.3: after a read that failed on the radio, VAS-and-payment modes
+    /// must not DESELECT (the phone would stop routing to VAS); VAS only may. Both drop the field.
+    @Test(arguments: [("vas_or_payment", false), ("vas_and_payment", false), ("vas_only", true)])
+    func aPhonePulledMidSessionGetsNoDeselectInTheVASAndPaymentModes(mode: String, deselects: Bool) throws {
+        let rig = try Rig(
+            config: Self.config(Self.vas(mode: mode)), pcscd: false,
+            emulatorArguments: ["--phone", "{rig}/phone.json"], prepare: Self.preparePhone(requiresECP: true))
+        defer { rig.stop() }
+        let (client, _) = try rig.subscriber(kinds: ["read.result", "card.removed"])
+        try Self.waitForReader(rig, state: "empty")
+        try rig.emulatorCommand("pull-after 2")
+        try rig.emulatorCommand("tap")
+        let result = try Self.event(client, "read.result")
+        let error = try #require(result["error"] as? [String: Any], "\(result)")
+        #expect(["card_removed", "timeout"].contains(error["code"] as? String ?? ""), "\(error)")
+        _ = try Self.event(client, "card.removed")
+        let frames = try Self.hostFrames(rig)
+        let failed = try #require(frames.lastIndex { $0.hasPrefix("D440") })
+        let after = Array(frames[(failed + 1)...])
+        let fieldOff = try #require(after.firstIndex(of: "D4320100"), "no field drop after the failed read: \(after.prefix(8))")
+        #expect(after[..<fieldOff].contains { $0.hasPrefix("D444") } == deselects, "\(mode): \(after.prefix(fieldOff + 1))")
+        #expect(Rig.isAlive(rig.daemonPID))
+    }
+
     @Test func aMemoryTagGetsItsIdentityAndNoSession() throws {
         let rig = try Rig(config: Self.config("[session]\naids = [\"A0000000041010\"]"), pcscd: false, emulatorArguments: ["--profile", "memory-ultralight"])
         defer { rig.stop() }

@@ -108,6 +108,29 @@ import Glibc
         }
     }
 
+    @Test func withNoDevicesConfiguredTheDevicesLibnfcsScanFindsAreDriven() async throws {
+        let emulator = try Emulator(arguments: ["--tap"])
+        // What /etc/nfc/libnfc.conf's device.connstring would say; AUTO_SCAN off keeps the scan
+        // away from the machine's USB devices.
+        setenv("LIBNFC_DEVICE", "pn532_uart:" + emulator.link, 1)
+        setenv("LIBNFC_AUTO_SCAN", "false", 1)
+        defer {
+            unsetenv("LIBNFC_DEVICE")
+            unsetenv("LIBNFC_AUTO_SCAN")
+        }
+        let events = RecordedEvents()
+        let handler = SelectingTapHandler(aid: Self.mastercard)
+        var configuration = Configuration()
+        configuration.backends[.nfc] = Configuration.BackendSection()
+        let backend = NFCReaderBackend(configuration: configuration, tapHandler: handler, events: EventSink(events.append), logger: Logger(label: "test"))
+        backend.start()
+        let added = try await events.next(.readerAdded)
+        #expect(added.reader?.rawValue == "nfc:pn532_uart:" + emulator.link)
+        let tap = try await handler.next()
+        #expect(try tap.answer.get().suffix(2) == [0x90, 0x00])
+        await backend.shutdown(deadline: .seconds(2))
+    }
+
     @Test func shutdownWithACardThatNeverAnswersEndsWellInsideItsDeadline() async throws {
         let aborts = Mutex(0)
         NFCCalls.observe { function in
