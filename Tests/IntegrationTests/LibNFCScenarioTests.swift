@@ -67,6 +67,24 @@ import Glibc
         return frames.filter { $0["dir"] as? String == "host" }.compactMap { $0["hex"] as? String }
     }
 
+    /// The host frames once `done` holds for them (the daemon lets the target go after it
+    /// publishes `read.result`, so its last frames may still be on their way).
+    static func hostFrames(_ rig: Rig, until done: ([String]) -> Bool) throws -> [String] {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let frames = try hostFrames(rig)
+            if done(frames) { return frames }
+            guard Date() < deadline else { return frames }
+            usleep(20_000)
+        }
+    }
+
+    /// Whether `frames` has a field drop (RFConfiguration field off) after the last exchange.
+    static func droppedFieldAfterLastExchange(_ frames: [String]) -> Bool {
+        guard let last = frames.lastIndex(where: { $0.hasPrefix("D440") }) else { return false }
+        return frames[(last + 1)...].contains("D4320100")
+    }
+
     /// Waits until the reader is listed as `state` (by `readers.list`).
     static func waitForReader(_ rig: Rig, state: String, timeout: Double = 15) throws {
         let deadline = Date().addingTimeInterval(timeout)
@@ -107,7 +125,7 @@ import Glibc
         #expect(entries.first?["status"] as? String == "success")
         #expect(entries.first?["message"] as? String == "member 0042")
 
-        let frames = try Self.hostFrames(rig)
+        let frames = try Self.hostFrames(rig, until: Self.droppedFieldAfterLastExchange)
         // InCommunicateThru (D4 42) with the VAS-only frame 6A 01 00 00 02; the chip adds CRC_A.
         #expect(frames.contains("D4426A01000002"), "\(frames.filter { $0.hasPrefix("D442") })")
         #expect(!frames.contains { $0.hasPrefix("D4426A") && $0 != "D4426A01000002" })
@@ -151,7 +169,7 @@ import Glibc
         let error = try #require(result["error"] as? [String: Any], "\(result)")
         #expect(["card_removed", "timeout"].contains(error["code"] as? String ?? ""), "\(error)")
         _ = try Self.event(client, "card.removed")
-        let frames = try Self.hostFrames(rig)
+        let frames = try Self.hostFrames(rig, until: Self.droppedFieldAfterLastExchange)
         let failed = try #require(frames.lastIndex { $0.hasPrefix("D440") })
         let after = Array(frames[(failed + 1)...])
         let fieldOff = try #require(after.firstIndex(of: "D4320100"), "no field drop after the failed read: \(after.prefix(8))")
