@@ -81,7 +81,7 @@ FIRMWARE = bytes.fromhex("32010607")  # IC PN532, version 1.6, supports ISO 1444
 # PN532 status byte values (user manual §7.1) used here.
 OK = 0x00
 TIMEOUT = 0x01  # the target did not answer
-MIFARE_ERROR = 0x14  # a MIFARE / Type 2 tag answered NAK
+MIFARE_ERROR = 0x14  # a MIFARE / Type 2 tag answered NAK (READ past its last page)
 BAD_CONTEXT = 0x27  # command not acceptable in the current context (e.g. no such target)
 
 MAX_EXCHANGE_DATA = 262  # the PN532's InDataExchange buffer; longer answers come in MI pieces
@@ -320,8 +320,10 @@ class Target:
         if self.is_memory:
             if len(frame) == 2 and frame[0] == 0x30:
                 return self.read_pages(frame[1])
-            if frame[:1] == b"\x50":  # HLTA
-                self.state = "halt"
+            # HLTA halts it; anything else it does not support (an APDU, an EV1 GET_VERSION)
+            # sends it back to idle without an answer, as a MIFARE Ultralight (MF0ICU1) does:
+            # nfc-mfultralight re-selects the tag after its GET_VERSION probe for that reason.
+            self.state = "halt" if frame[:1] == b"\x50" else "idle"
             return None
         if not self.layer4:
             if len(frame) == 2 and frame[0] == 0xE0:  # RATS
@@ -690,11 +692,12 @@ class Chip:
             return [TIMEOUT]
         if number & 0x3F != 0x01:
             return [BAD_CONTEXT]
-        if target.is_memory:
+        if target.is_memory:  # not ISO-DEP: MIFARE Ultralight commands only
             if len(data) == 2 and data[0] == 0x30:
                 pages = target.read_pages(data[1])
-                return [OK] + list(pages) if pages is not None else [MIFARE_ERROR]
-            return [MIFARE_ERROR]  # not ISO-DEP: the tag NAKs an APDU
+                return [OK] + list(pages) if pages is not None else [MIFARE_ERROR]  # NAK past the end
+            target.raw(data)  # an APDU: no answer, and the tag falls back to idle
+            return [TIMEOUT]
         if not target.layer4:
             answer = target.raw(data)
             return [OK] + list(answer) if answer is not None else [TIMEOUT]

@@ -189,15 +189,21 @@ class PassiveTargetTests(ChipTestCase):
         chip.tap()
         self.assertEqual(self.poll(chip), bytes.fromhex("4B010100042004" "04A1B2C3" "0B787781024B4F4E411411"))
 
-    def test_memory_tag_has_no_ats_and_refuses_apdus(self):
+    def test_memory_tag_has_no_ats_reads_pages_and_ignores_apdus(self):
         chip = self.chip(Card(dict(BUILTIN_PROFILES["memory-ultralight"])))
         chip.tap()
         self.assertEqual(self.poll(chip), bytes.fromhex("4B0101004400") + bytes([7]) + bytes.fromhex("04A23C1A7F2D80"))
-        self.assertEqual(self.run_command(chip, "4001" + SELECT_MASTERCARD.hex()), bytes.fromhex("4114"))
         pages = self.run_command(chip, "40013000")
         self.assertEqual(pages[:2], b"\x41\x00")
         self.assertEqual(pages[2:10], bytes.fromhex("04A23C") + bytes([0x88 ^ 0x04 ^ 0xA2 ^ 0x3C]) + bytes.fromhex("1A7F2D80"))
         self.assertEqual(len(pages), 18)
+        self.assertEqual(self.run_command(chip, "40013010"), bytes.fromhex("4114"))  # NAK past page 15
+        # An APDU (or any command an Ultralight lacks) gets no answer and sends the tag back to
+        # idle, so it answers the next poll again.
+        self.assertEqual(self.run_command(chip, "4001" + SELECT_MASTERCARD.hex()), bytes.fromhex("4101"))
+        self.assertEqual(self.poll(chip)[1], 1)
+        self.assertEqual(self.run_command(chip, "4260F832"), bytes.fromhex("4301"))  # EV1 GET_VERSION
+        self.assertEqual(self.poll(chip)[1], 1)
 
     def test_phone_gets_a_new_random_uid_on_every_activation(self):
         chip = self.chip(self.phone())
@@ -627,6 +633,16 @@ class LibnfcTests(unittest.TestCase):
         self.assertIn("UID (NFCID1): 04  a2  3c  1a  7f  2d  80", result.stdout)
         self.assertIn("SAK (SEL_RES): 00", result.stdout)
         self.assertNotIn("ATS:", result.stdout)
+
+    @unittest.skipUnless(shutil.which("nfc-mfultralight"), "nfc-mfultralight (libnfc-bin) is needed")
+    def test_nfc_mfultralight_reads_the_memory_tag(self):
+        emulator = Spawned(self, "--profile", "memory-ultralight", "--tap")
+        dump = os.path.join(self.folder.name, "dump.mfd")
+        result = emulator.run("nfc-mfultralight", "r", dump)  # probes EV1 GET_VERSION, re-selects, reads
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("16 of 16 pages read", result.stdout)
+        with open(dump, "rb") as handle:
+            self.assertEqual(handle.read(8), bytes.fromhex("04A23C121A7F2D80"))
 
     def test_nfc_list_with_no_target(self):
         emulator = Spawned(self)
