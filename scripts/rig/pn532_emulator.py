@@ -146,13 +146,27 @@ def build_frame(payload):
 class FrameParser:
     """Splits the host's byte stream into frames. Bytes before a start code (the wake-up 55 55 00
     00..., preambles, postambles) are skipped. `feed` returns events: ("ack", raw), ("nack", raw),
-    ("frame", payload from the TFI on), ("bad", raw, reason) for a checksum or TFI error."""
+    ("frame", payload from the TFI on), ("bad", raw, reason) for a checksum or TFI error. A frame
+    left incomplete for STALE_NS (a client that died mid-write) is dropped, so that it cannot
+    swallow the next client's frames; after a bad checksum the search goes on just past the
+    start code for the same reason."""
+
+    STALE_NS = 100_000_000  # libnfc writes each frame with one write()
 
     def __init__(self):
         self.buffer = bytearray()
+        self.waiting_since = None
 
-    def feed(self, data):
+    def feed(self, data, now_ns=None):
+        now_ns = time.monotonic_ns() if now_ns is None else now_ns
+        if self.buffer and self.waiting_since is not None and now_ns - self.waiting_since > self.STALE_NS:
+            self.buffer.clear()
         self.buffer += data
+        events = self.split()
+        self.waiting_since = now_ns if self.buffer else None
+        return events
+
+    def split(self):
         events = []
         buf = self.buffer
         while True:
@@ -191,6 +205,7 @@ class FrameParser:
             del buf[:end]
             if not payload or (sum(payload) + raw[-1]) & 0xFF:
                 events.append(("bad", raw, "data checksum"))
+                buf[:0] = raw[2:]  # look for a start code inside it
             elif payload[0] != HOST_TFI:
                 events.append(("bad", raw, "TFI %02X" % payload[0]))
             else:

@@ -103,6 +103,17 @@ class FramingTests(unittest.TestCase):
         self.assertEqual([event[0] for event in events], ["bad", "bad", "bad", "frame"])
         self.assertEqual([event[2] for event in events[:3]], ["data checksum", "length checksum", "TFI D5"])
 
+    def test_a_frame_left_incomplete_does_not_swallow_the_next_one(self):
+        parser = FrameParser()
+        self.assertEqual(parser.feed(host_frame(b"\x40\x01" + bytes(20))[:9], now_ns=0), [])
+        later = parser.feed(bytes.fromhex("5555") + bytes(14) + host_frame(b"\x14\x01"), now_ns=FrameParser.STALE_NS + 1)
+        self.assertEqual(later, [("frame", b"\xD4\x14\x01")])
+        # Without the pause, the bad frame is reported and the real one inside it still found.
+        parser = FrameParser()
+        parser.feed(host_frame(b"\x40\x01" + bytes(20))[:9], now_ns=0)
+        events = parser.feed(host_frame(b"\x14\x01") + bytes(20), now_ns=1)
+        self.assertEqual([event[0] for event in events], ["bad", "frame"])
+
     def test_crcs_match_the_published_ecp_frames(self):
         self.assertEqual(pn532.crc_a(ECP_VAS), bytes.fromhex("F6F1"))
         self.assertEqual(pn532.crc_b(ECP_VAS), bytes.fromhex("D73E"))
