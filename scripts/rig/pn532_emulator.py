@@ -18,6 +18,8 @@ Usage:
   --ready-file PATH  written (JSON: link, pty, control, pid) once the pty, link and socket exist;
                      a line "ready link=... pty=... control=..." is also printed on stdout
   --tap              start with the target in the field
+  --tap-every SEC [--hold SEC]   the target enters the field every SEC seconds and leaves HOLD
+                     (1) seconds later: the demo's tapping phone
   --profile, --no-uid, --phone: as virtual_card.py; --requires-ecp / --ecp-cycles N override the
                      phone file's "requires_ecp" / "ecp_cycles"
 
@@ -1101,11 +1103,21 @@ class Emulator:
             os.replace(temporary, self.ready_file)
         print("ready link=%s pty=%s control=%s" % (self.link, self.slave_name, self.control_path), flush=True)
 
-    def serve(self):
+    def serve(self, tap_every=None, hold=None):
+        """Runs until `quit`. With `tap_every`, the target enters the field every `tap_every`
+        seconds and leaves `hold` seconds later (the demo)."""
         try:
             self.start()
+            next_change = time.monotonic() if tap_every else None
             while not self.quit:
-                self.step()
+                if next_change is not None and time.monotonic() >= next_change:
+                    if self.chip.target.present:
+                        self.chip.remove()
+                        next_change += tap_every - hold
+                    else:
+                        self.chip.tap()
+                        next_change = time.monotonic() + hold
+                self.step(None if next_change is None else max(next_change - time.monotonic(), 0))
         finally:
             self.stop()
 
@@ -1211,16 +1223,20 @@ def main():
     parser.add_argument("--requires-ecp", action="store_true", help="the phone waits for ECP (overrides the file)")
     parser.add_argument("--ecp-cycles", type=int, help="ECP frames the phone needs (overrides the file)")
     parser.add_argument("--tap", action="store_true", help="start with the target in the field")
+    parser.add_argument("--tap-every", type=float, metavar="SEC", help="the target enters the field every SEC seconds (the demo)")
+    parser.add_argument("--hold", type=float, default=1.0, metavar="SEC", help="with --tap-every: and leaves after SEC seconds (1)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log frames on stderr")
     args = parser.parse_args()
 
+    if args.tap_every is not None and not 0 < args.hold < args.tap_every:
+        raise SystemExit("pn532_emulator: --hold must be more than 0 and less than --tap-every")
     card = make_card(args)
     emulator = Emulator(card, args.link, args.control, args.record, args.ready_file, args.verbose)
     if args.tap:
         emulator.chip.tap()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
-    emulator.serve()
+    emulator.serve(args.tap_every, args.hold)
 
 
 if __name__ == "__main__":

@@ -602,6 +602,26 @@ class Spawned:
         self.process.stdout.close()
 
 
+class TapEveryTests(unittest.TestCase):
+    """--tap-every/--hold, the demo's tapping phone: the target comes and goes by itself."""
+
+    def test_the_target_enters_and_leaves_the_field_on_its_own(self):
+        emulator = Spawned(self, "--tap-every", "0.3", "--hold", "0.1")
+        seen = set()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not (len(seen) == 2 and emulator.command("stats")["taps"] >= 3):
+            seen.add(emulator.command("stats")["present"])
+            select.select([], [], [], 0.02)
+        stats = emulator.command("stats")
+        self.assertGreaterEqual(stats["taps"], 3)
+        self.assertEqual(seen, {True, False})
+
+    def test_a_hold_as_long_as_the_period_is_refused(self):
+        result = subprocess.run([sys.executable, EMULATOR, "--tap-every", "1", "--hold", "1"], capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("--hold must be", result.stderr)
+
+
 @unittest.skipUnless(HAVE_LIBNFC, "nfc-list (libnfc-bin) and libnfc.so.6 are needed")
 class LibnfcTests(unittest.TestCase):
     """The real libnfc 1.8 pn532_uart driver against the emulator."""
