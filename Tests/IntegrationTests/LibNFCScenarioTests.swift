@@ -213,6 +213,31 @@ import Glibc
         #expect(Rig.isAlive(rig.daemonPID))
     }
 
+    /// libnfc reports a garbled frame as `NFC_EIO`, as it does an unplug: a device still there is
+    /// not lost, and a glitch or two neither removes the reader nor marks it unavailable.
+    @Test func garbledFramesOnTheLineNeitherRemoveTheReaderNorLoseTheNextTap() throws {
+        let rig = try Rig(config: Self.config("[session]\naids = [\"A0000000041010\"]"), pcscd: false, emulatorArguments: [])
+        defer { rig.stop() }
+        try Self.waitForReader(rig, state: "empty")
+        let (client, _) = try rig.subscriber(kinds: ["reader.added", "reader.changed", "reader.removed", "read.result"])
+        try rig.emulatorCommand("garble 2")
+        // Wait until both bad frames went out and the reader polled on.
+        let deadline = Date().addingTimeInterval(10)
+        var stats = try rig.emulatorCommand("stats")
+        let polledBefore = stats["polls"] as? Int ?? 0
+        while (stats["garbled"] as? Int ?? 0) < 2 || (stats["polls"] as? Int ?? 0) < polledBefore + 3 {
+            guard Date() < deadline else { throw Rig.Failure(description: "the reader stopped polling: \(stats)\n\(rig.daemonLog)") }
+            usleep(20_000)
+            stats = try rig.emulatorCommand("stats")
+        }
+        try rig.emulatorCommand("tap")
+        // Nothing happened to the reader in between: the first reader event is the tap's read.
+        let next = try client.readJSON(timeout: 10, what: "the next event") { _ in true }
+        let result = try #require(next["params"] as? [String: Any])
+        #expect(result["kind"] as? String == "read.result", "\(result)\n\(rig.daemonLog)")
+        #expect((result["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010", "\(result)")
+    }
+
     @Test func aPhoneRestingFiveSecondsIsReadOnceAndRemovedRearmLaterAndReadAgainWhenPresentedAgain() throws {
         let rig = try Rig(
             config: Self.config(Self.vas(mode: "vas_or_payment"), rearmMilliseconds: 600), pcscd: false,

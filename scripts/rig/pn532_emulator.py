@@ -33,6 +33,8 @@ Line commands (each answered with one JSON line {"ok": true, ...} or {"ok": fals
   delay MS          answer every exchange with the target MS ms late (`delay 0`: on time)
   pull-after N      on the next tap, the target leaves the field on its Nth InDataExchange
                     (answered with status 01, timeout)
+  garble [N]        the next N (1) chip answers go out with a bad data checksum, as a line glitch
+                    would corrupt them (libnfc: NFC_EIO, "Data checksum mismatch")
   frames            {"frames": [{"t_ns", "dir", "kind", "hex"}, ...]} since start or `clear`
   clear             forget the recorded frames and ECP frames
   stats             counters and CLOCK_MONOTONIC ns timings (see the README)
@@ -865,6 +867,8 @@ class Emulator:
         self.frames = []
         self.frames_dropped = 0
         self.host_frames = 0
+        self.garble_next = 0  # answers still to send with a bad data checksum (`garble N`)
+        self.garbled = 0
         self.last_host_frame_ns = None
         self.record_file = open(record, "a") if record else None
         self.server = None
@@ -948,6 +952,11 @@ class Emulator:
         frame = build_frame(payload)
         self.last_sent = frame
         self.record("chip", "answer", payload)
+        if self.garble_next > 0:
+            # A line glitch: the data checksum (second to last byte) is wrong.
+            self.garble_next -= 1
+            frame = frame[:-2] + bytes([frame[-2] ^ 0xFF]) + frame[-1:]
+            self.garbled += 1
         self.send(frame)
 
     def host_bytes(self, data):
@@ -1042,6 +1051,12 @@ class Emulator:
                 raise ValueError("pull-after takes a count from 1, not %d" % count)
             chip.pull_after = count
             return {"ok": True}
+        if command == "garble":
+            count = int(rest[0]) if rest else 1
+            if count < 1:
+                raise ValueError("garble takes a count from 1, not %d" % count)
+            self.garble_next = count
+            return {"ok": True, "garble": count}
         if command == "frames":
             return {"ok": True, "frames": list(self.frames), "dropped": self.frames_dropped}
         if command == "clear":
@@ -1056,7 +1071,7 @@ class Emulator:
         reply = self.card.control(command, rest)
         if reply is not None:
             return reply
-        known = "tap, remove, vanish, reappear, stall, delay MS, pull-after N, frames, clear, stats, quit"
+        known = "tap, remove, vanish, reappear, stall, delay MS, pull-after N, garble [N], frames, clear, stats, quit"
         known = ", ".join(filter(None, [known, self.card.control_commands]))
         return {"ok": False, "error": "unknown command %r (%s)" % (command, known)}
 
@@ -1065,7 +1080,8 @@ class Emulator:
         holders = pty_holders(self.slave_name, os.getpid()) if self.slave_name and not self.vanished else []
         stats.update({"connected": bool(holders), "holders": holders, "link": self.link,
                       "pty": None if self.vanished else self.slave_name, "vanished": self.vanished,
-                      "host_frames": self.host_frames, "last_host_frame_ns": self.last_host_frame_ns})
+                      "host_frames": self.host_frames, "last_host_frame_ns": self.last_host_frame_ns,
+                      "garbled": self.garbled})
         stats.update(self.card.status())
         return stats
 
