@@ -16,9 +16,10 @@ func nfc(_ function: StaticString, _ device: OpaquePointer, _ call: () -> Int32)
 /// The chokepoint's seam, and the lock for libnfc's process-wide calls.
 package enum NFCCalls {
     private static let observer = Mutex<(@Sendable (StaticString) -> Void)?>(nil)
-    /// `nfc_init`, `nfc_exit`, `nfc_open`, `nfc_close` and `nfc_list_devices` touch libnfc's
-    /// and libusb-0.1's global state (log set-up, the USB bus list), which is not thread-safe:
-    /// they run one at a time across all device threads.
+    /// `nfc_init`, `nfc_exit` and `nfc_list_devices`, and `nfc_open`/`nfc_close` of a USB device,
+    /// touch libnfc's and libusb-0.1's global state (log set-up, the USB bus list), which is not
+    /// thread-safe: they run one at a time across all device threads. A serial open (which can
+    /// block for a second on a board that does not answer) takes no lock.
     private static let setup = Mutex(())
 
     /// Sets (or, with `nil`, clears) an observer told of every libnfc call before it is made, on
@@ -32,9 +33,10 @@ package enum NFCCalls {
         if let body = observer.withLock({ $0 }) { body(function) }
     }
 
-    /// Runs one of libnfc's process-wide calls under the set-up lock.
-    static func setupCall<T>(_ function: StaticString, _ call: () -> T) -> T {
+    /// Runs one of libnfc's process-wide calls under the set-up lock (unless `locked` is false).
+    static func setupCall<T>(_ function: StaticString, locked: Bool = true, _ call: () -> T) -> T {
         willCall(function)
+        guard locked else { return call() }
         return setup.withLock { _ in call() }
     }
 }

@@ -1,4 +1,5 @@
 internal import CNFC
+import Foundation
 import Synchronization
 
 /// One libnfc device opened in a context of its own, in initiator (reader) mode.
@@ -38,7 +39,8 @@ final class NFCDevice: @unchecked Sendable {
         guard let context else {
             throw NFCError(code: .software, function: "nfc_init", message: "libnfc could not allocate a context")
         }
-        let device: OpaquePointer? = NFCCalls.setupCall("nfc_open") { nfc_open(context, connstring) }
+        let usb = NFCDeviceSpec.isUSB(connstring)
+        let device: OpaquePointer? = NFCCalls.setupCall("nfc_open", locked: usb) { nfc_open(context, connstring) }
         guard let device else {
             NFCCalls.setupCall("nfc_exit") { nfc_exit(context) }
             throw NFCError(code: .openFailed, function: "nfc_open", message: "libnfc could not open \(connstring)")
@@ -136,9 +138,11 @@ final class NFCDevice: @unchecked Sendable {
         try nfc("nfc_initiator_deselect_target", device) { nfc_initiator_deselect_target(device) }
     }
 
-    /// Turns the RF field off and on again, so every target in it resets.
-    func cycleField() throws(NFCError) {
+    /// Turns the RF field off for `offMilliseconds`, then on again, so every target in it resets
+    /// (a card needs the field gone for about 5 ms: EMV's reset time is 5.1 ms).
+    func cycleField(offMilliseconds: Int) throws(NFCError) {
         try set(NP_ACTIVATE_FIELD, false)
+        usleep(useconds_t(offMilliseconds * 1000))
         try set(NP_ACTIVATE_FIELD, true)
     }
 
@@ -160,7 +164,7 @@ final class NFCDevice: @unchecked Sendable {
             return !state.closed
         }
         guard wasOpen else { return }
-        NFCCalls.setupCall("nfc_close") { nfc_close(device) }
+        NFCCalls.setupCall("nfc_close", locked: NFCDeviceSpec.isUSB(connstring)) { nfc_close(device) }
         NFCCalls.setupCall("nfc_exit") { nfc_exit(context) }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import PassTapCore
 
 /// One device the backend drives: the connection string libnfc opens and the reader id PassTap
@@ -27,6 +28,16 @@ struct NFCDeviceSpec: Hashable, Sendable {
         self.connstring = connstring
         id = ReaderID(backend: .nfc, name: "\(driver):\(device.port)")
         usb = device
+    }
+
+    /// Whether the device is still there: its path exists (serial), or its USB port still holds
+    /// the same device (a replug gives it a new device number, and so a new connection string).
+    func isPresent(sysfs: String) -> Bool {
+        if let usb {
+            return NFCUSB.devices(sysfs: sysfs).contains { $0.port == usb.port && $0.bus == usb.bus && $0.number == usb.number }
+        }
+        guard let path = Self.serialPath(of: connstring) else { return true }
+        return access(path, F_OK) == 0
     }
 
     /// The device path of a serial connection string (`pn532_uart:/dev/ttyUSB0:115200` →

@@ -44,18 +44,24 @@ struct NFCError: Error, CustomStringConvertible {
     /// libnfc's text (`nfc_strerror`), or ours when libnfc has none.
     let message: String
 
-    /// Whether the device itself is lost (unplugged, serial port gone): the reader is closed and
-    /// reopened once it is back.
-    var meansDeviceLost: Bool { code == .io || code == .noSuchDevice }
+    /// libnfc's own codes (`NFC_E*`); pn53x_usb passes libusb's errno through instead (`-ENODEV`
+    /// after an unplug, `-EIO`, whose value is `NFC_EOVFLOW`'s).
+    static let libnfcCodes: Set<Code> = [.io, .invalidArgument, .notSupported, .noSuchDevice, .overflow, .timeout, .aborted, .targetReleased, .rfTransmission, .chip, .software, Code(NFC_ENOTIMPL), Code(NFC_EMFCAUTHFAIL)]
+
+    /// Whether the device may be lost: `NFC_EIO` (which libnfc also gives for a garbled frame),
+    /// `NFC_ENOTSUCHDEV`, or a code that is not libnfc's. The driver then looks whether the
+    /// device is still there (its path, its USB port) before it calls the reader gone.
+    var mayMeanDeviceLost: Bool { code == .io || code == .noSuchDevice || !Self.libnfcCodes.contains(code) }
 
     /// Whether the card did not answer or left the field (as opposed to the device failing).
     var meansRFFailure: Bool { code == .rfTransmission || code == .timeout || code == .targetReleased }
 
     var description: String { "\(function): \(message) (\(code))" }
 
-    /// What the reader lifecycle does about it: a lost device ends the reader (`reader.removed`,
-    /// then reopened when it is back); anything else is retried with backoff.
-    var readerFault: ReaderFault {
-        ReaderFault(meansDeviceLost ? .gone : .failed, "libnfc \(function) failed: \(message)")
+    /// What the reader lifecycle does about it, once the driver knows whether the device is
+    /// still there: a lost device ends the reader (`reader.removed`, then started again when it is
+    /// back); anything else is retried with backoff.
+    func readerFault(deviceLost: Bool) -> ReaderFault {
+        ReaderFault(deviceLost ? .gone : .failed, deviceLost ? "the device is gone (libnfc \(function): \(message))" : "libnfc \(function) failed: \(message)")
     }
 }

@@ -40,8 +40,9 @@ public final class NFCReaderBackend: ReaderBackend {
         monitor = NFCMonitor(devices: settings.devices, sysfs: sysfs, threads: threads, logger: logger) { spec in
             let port = NFCReaderPort(spec: spec, polling: polling, diagnosis: diagnosis, logger: logger)
             let slot = ReaderSlot(id: spec.id, port: port)
-            return ReaderLifecycle(
+            let lifecycle = ReaderLifecycle(
                 slot: slot, port: port, tapHandler: tapHandler, transmitter: transmitter, events: events, backoff: backoff, logger: logger)
+            return (port, lifecycle)
         }
     }
 
@@ -86,6 +87,10 @@ final class NFCMonitor: Sendable {
 
     private struct Shared {
         var slots: [ReaderID: ReaderSlot] = [:]
+        /// The device each running reader was started for.
+        var specs: [ReaderID: NFCDeviceSpec] = [:]
+        /// Readers whose thread runs (a stopped reader's until its thread ends).
+        var running: Set<ReaderID> = []
         var retry: [ReaderID: (after: ContinuousClock.Instant, delay: Double)] = [:]
         var stopping = false
         var missingLogged: Set<String> = []
@@ -97,9 +102,12 @@ final class NFCMonitor: Sendable {
     private let sysfs: String
     private let threads: ReaderThreads
     private let logger: Logger
-    private let makeLifecycle: @Sendable (NFCDeviceSpec) -> ReaderLifecycle
+    private let makeLifecycle: @Sendable (NFCDeviceSpec) -> (NFCReaderPort, ReaderLifecycle)
 
-    init(devices: [String], sysfs: String, threads: ReaderThreads, logger: Logger, makeLifecycle: @escaping @Sendable (NFCDeviceSpec) -> ReaderLifecycle) {
+    init(
+        devices: [String], sysfs: String, threads: ReaderThreads, logger: Logger,
+        makeLifecycle: @escaping @Sendable (NFCDeviceSpec) -> (NFCReaderPort, ReaderLifecycle)
+    ) {
         self.devices = devices
         self.sysfs = sysfs
         self.threads = threads
@@ -173,35 +181,62 @@ final class NFCMonitor: Sendable {
         return specs
     }
 
-    /// Starts a reader for each device there that has none (and whose backoff has passed).
+    /// Stops the readers whose device left (its path is gone, its USB port holds another device
+    /// or none), and starts a reader for each device there that has none (once its backoff has
+    /// passed). A new reader's thread first opens the device: only one that answers, or that is
+    /// there but held elsewhere (so `readers.list` can say by what), is announced.
     private func reconcile(_ specs: [NFCDeviceSpec]) {
         let now = ContinuousClock.now
-        let starting: [(NFCDeviceSpec, ReaderLifecycle)] = shared.withLock { shared in
-            guard !shared.stopping else { return [] }
-            var starting: [(NFCDeviceSpec, ReaderLifecycle)] = []
-            for spec in specs where shared.slots[spec.id] == nil {
+        let wanted = Dictionary(specs.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let (left, starting): ([ReaderSlot], [(NFCDeviceSpec, NFCReaderPort, ReaderLifecycle)]) = shared.withLock { shared in
+            guard !shared.stopping else { return ([], []) }
+            let left = shared.slots.filter { wanted[$0.key] != shared.specs[$0.key] }.map(\.value)
+            for slot in left { shared.slots[slot.id] = nil }
+            var starting: [(NFCDeviceSpec, NFCReaderPort, ReaderLifecycle)] = []
+            for spec in wanted.values.sorted(by: { $0.id < $1.id }) where !shared.running.contains(spec.id) {
                 if let retry = shared.retry[spec.id], retry.after > now { continue }
-                let lifecycle = makeLifecycle(spec)
-                shared.slots[spec.id] = lifecycle.slot
-                starting.append((spec, lifecycle))
+                let (port, lifecycle) = makeLifecycle(spec)
+                shared.running.insert(spec.id)
+                shared.specs[spec.id] = spec
+                starting.append((spec, port, lifecycle))
             }
-            return starting
+            return (left, starting)
         }
-        for (spec, lifecycle) in starting {
-            logger.info("libnfc reader starting", metadata: ["reader.id": "\(spec.id)", "nfc.connstring": "\(spec.connstring)"])
+        for slot in left {
+            logger.info("libnfc reader removed", metadata: ["reader.id": "\(slot.id)"])
+            slot.stop(because: "the reader was removed")
+        }
+        for (spec, port, lifecycle) in starting {
             threads.spawn(name: "nfc-reader") { [self] in
                 let started = ContinuousClock.now
-                lifecycle.run()
+                if let fault = port.probe(), fault.kind == .gone {
+                    logger.debug("libnfc device not answering yet", metadata: ["reader.id": "\(spec.id)", "reason": "\(fault.reason)"])
+                } else if register(lifecycle.slot) {
+                    logger.info("libnfc reader starting", metadata: ["reader.id": "\(spec.id)", "nfc.connstring": "\(spec.connstring)"])
+                    lifecycle.run()
+                }
                 ended(spec.id, ranFor: started.duration(to: .now))
             }
         }
     }
 
-    /// A reader's thread ended (its device was lost, or the backend stops): forget its slot, so
+    /// Makes a probed reader's slot visible (`readers.list`, `card.transmit`); false when the
+    /// backend is stopping.
+    private func register(_ slot: ReaderSlot) -> Bool {
+        shared.withLock { shared in
+            guard !shared.stopping else { return false }
+            shared.slots[slot.id] = slot
+            return true
+        }
+    }
+
+    /// A reader's thread ended (its device was lost or left, or the backend stops): forget it, so
     /// the device starts anew once it is back, after a backoff.
     private func ended(_ id: ReaderID, ranFor: Duration) {
         shared.withLock { shared in
             shared.slots[id] = nil
+            shared.specs[id] = nil
+            shared.running.remove(id)
             let previous = shared.retry[id]?.delay ?? 0
             let delay = ranFor.seconds >= Self.healthySeconds || previous == 0 ? Self.backoff.first : min(previous * 2, Self.backoff.last)
             shared.retry[id] = (ContinuousClock.now + .milliseconds(Int(delay * 1000)), delay)

@@ -25,6 +25,8 @@ final class NFCReaderDriver: ReaderDriver {
     private let device: NFCDevice
     private let logger: Logger
     private var phase = Phase.armed
+    /// The tap's card's UID, to tell another card from it where UIDs are fixed.
+    private var tapUID: [UInt8] = []
     private var nextCycle = ContinuousClock.now
     /// Set when an exchange failed for RF reasons (the target did not answer, or left).
     fileprivate var rfFailed = false
@@ -47,6 +49,7 @@ final class NFCReaderDriver: ReaderDriver {
     }
 
     private var polling: NFCPolling { port.polling }
+    fileprivate var isStopping: Bool { port.signal.isStopped }
     private var readerID: ReaderID { port.spec.id }
 
     func waitForCard() -> CardWait {
@@ -62,6 +65,7 @@ final class NFCReaderDriver: ReaderDriver {
         guard let target else { return .idle }
         phase = .held
         rfFailed = false
+        tapUID = target.uid
         return .card(tap(for: target))
     }
 
@@ -79,10 +83,14 @@ final class NFCReaderDriver: ReaderDriver {
         case .rearming(let lastSeen):
             guard sleepUntilNextCycle() else { return .present }
             do {
-                if try pollCycle() != nil {
-                    phase = .rearming(lastSeen: .now)
+                if let target = try pollCycle() {
                     // Reset it, so it answers the next cycle's select again.
-                    try device.cycleField()
+                    try device.cycleField(offMilliseconds: polling.fieldOffMilliseconds)
+                    pollFailures = 0
+                    // Another card (told apart only by fixed UIDs): this tap is over, and the next
+                    // wait finds the new card.
+                    guard isSameCard(target) else { return .removed }
+                    phase = .rearming(lastSeen: .now)
                 } else if lastSeen.duration(to: .now) >= polling.rearm {
                     pollFailures = 0
                     return .removed
@@ -100,20 +108,39 @@ final class NFCReaderDriver: ReaderDriver {
         phase = .armed
     }
 
-    /// Selects the tap's card again for a request that came after the session let it go: one
-    /// cycle (ECP, select). Throws `card_removed` when nothing answers.
+    /// Selects the tap's card again for a request that came after the session let it go: up to
+    /// ``reacquireCycles`` cycles (ECP, select). Throws `card_removed` when nothing answers, or
+    /// when another card does (told apart only where UIDs are fixed).
     fileprivate func reacquire() throws(CardTransportError) {
         if let lost { throw CardTransportError(.readerUnavailable, lost.reason) }
         guard case .rearming = phase else { return }
-        let target: NFCDevice.Target?
-        do {
-            target = try pollCycle()
-        } catch {
-            throw transportError(error)
+        for _ in 0..<Self.reacquireCycles {
+            let target: NFCDevice.Target?
+            do {
+                target = try pollCycle()
+            } catch {
+                throw transportError(error)
+            }
+            guard let target else { continue }
+            guard isSameCard(target) else {
+                try? device.cycleField(offMilliseconds: polling.fieldOffMilliseconds)
+                throw CardTransportError(.cardRemoved, "the card left the field and another one answered")
+            }
+            phase = .held
+            rfFailed = false
+            return
         }
-        guard target != nil else { throw CardTransportError(.cardRemoved, "the card left the field") }
-        phase = .held
-        rfFailed = false
+        throw CardTransportError(.cardRemoved, "the card left the field")
+    }
+
+    /// How many poll cycles a request after the session tries to find its card again.
+    static let reacquireCycles = 3
+
+    /// Whether `target` can be the tap's card: its UID is the tap's, or either is random (a
+    /// phone's: 4 bytes starting `08`, new on every activation).
+    private func isSameCard(_ target: NFCDevice.Target) -> Bool {
+        func isRandom(_ uid: [UInt8]) -> Bool { uid.count == 4 && uid.first == 0x08 }
+        return target.uid == tapUID || isRandom(target.uid) || isRandom(tapUID)
     }
 
     /// Sleeps until the next cycle is due; false when woken (a request) or stopped.
@@ -126,6 +153,7 @@ final class NFCReaderDriver: ReaderDriver {
 
     /// ECP (when configured), then one select with finite retries.
     private func pollCycle() throws(NFCError) -> NFCDevice.Target? {
+        if port.signal.isStopped { throw NFCError(code: .aborted, function: "poll cycle", message: "passtapd is stopping") }
         if let frame = polling.ecpFrame { try sendECP(frame) }
         return try device.selectISO14443A()
     }
@@ -136,8 +164,8 @@ final class NFCReaderDriver: ReaderDriver {
         try device.set(NP_EASY_FRAMING, false)
         defer { try? device.set(NP_EASY_FRAMING, true) }
         do {
-            _ = try device.transceive(frame, maxAnswer: 64, timeoutMilliseconds: polling.ecpTimeoutMilliseconds)
-        } catch where !error.meansDeviceLost && error.code != .aborted {
+            _ = try device.transceive(frame, maxAnswer: 64, timeoutMilliseconds: port.ecpTimeoutMilliseconds)
+        } catch where !error.mayMeanDeviceLost && error.code != .aborted {
             // The chip's timeout (or an RF error): what ECP always gets.
         }
     }
@@ -148,11 +176,11 @@ final class NFCReaderDriver: ReaderDriver {
             if !rfFailed || polling.deselectsAfterRFFailure {
                 do {
                     try device.deselect()
-                } catch where !error.meansDeviceLost {
+                } catch where !error.mayMeanDeviceLost {
                     logger.debug("DESELECT failed", metadata: ["reader.id": "\(readerID)", "error": "\(error)"])
                 }
             }
-            try device.cycleField()
+            try device.cycleField(offMilliseconds: polling.fieldOffMilliseconds)
         } catch {
             _ = fault(error)
         }
@@ -173,23 +201,28 @@ final class NFCReaderDriver: ReaderDriver {
     /// ``pollFailuresBeforeFault`` times in a row before the reader is reopened, so one glitch
     /// does not flap the reader's state.
     private func pollFailed(_ error: NFCError) -> ReaderFault? {
-        if error.meansDeviceLost { return fault(error) }
         if error.code == .aborted { return nil }
+        if error.mayMeanDeviceLost, !port.deviceIsThere { return fault(error) }
         pollFailures += 1
         logger.debug("Poll cycle failed", metadata: ["reader.id": "\(readerID)", "error": "\(error)", "in_a_row": "\(pollFailures)"])
         return pollFailures >= Self.pollFailuresBeforeFault ? fault(error) : nil
     }
 
-    /// Records a lost device; returns the fault for the lifecycle.
+    /// The fault for the lifecycle: the device is lost when the error may mean so and the device
+    /// is not there any more (recorded: every later call reports it).
     private func fault(_ error: NFCError) -> ReaderFault {
-        let fault = error.readerFault
-        if error.meansDeviceLost { lost = fault }
+        let isLost = error.mayMeanDeviceLost && !port.deviceIsThere
+        let fault = error.readerFault(deviceLost: isLost)
+        if isLost { lost = fault }
         return fault
     }
 
     fileprivate func transportError(_ error: NFCError) -> CardTransportError {
-        if error.meansDeviceLost {
-            lost = error.readerFault
+        if error.code == .aborted, port.signal.isStopped {
+            return CardTransportError(.readerUnavailable, "passtapd is stopping")
+        }
+        if error.mayMeanDeviceLost, !port.deviceIsThere {
+            lost = error.readerFault(deviceLost: true)
             return CardTransportError(.readerUnavailable, "the reader went away (\(error.message)); passtapd reopens it when it is back")
         }
         switch error.code {
@@ -225,6 +258,7 @@ final class NFCChannel: CardChannel {
 
     func transmit(_ command: [UInt8]) throws(CardTransportError) -> [UInt8] {
         guard let driver else { throw CardTransportError(.readerUnavailable, "the reader was closed") }
+        if driver.isStopping { throw CardTransportError(.readerUnavailable, "passtapd is stopping") }
         try driver.reacquire()
         do {
             // One byte more than the capacity, so a longer answer shows as too long.

@@ -17,8 +17,13 @@ struct NFCPolling: Sendable, Hashable {
     /// How long one APDU may take before it is a `timeout`.
     var apduTimeoutMilliseconds: Int32 = 1500
     /// How long the host waits for the chip's answer to the ECP frame, which no target answers
-    /// (the chip reports its own timeout at once; this bounds a chip that stays silent).
+    /// (the chip reports its own timeout after ``chipTimeoutMilliseconds``; this bounds a chip that
+    /// stays silent). libnfc's USB drivers read in 200 ms steps and give up before reading at all
+    /// when the timeout is 200 ms or less, leaving the chip's answer unread: see
+    /// ``NFCReaderPort/ecpTimeoutMilliseconds``.
     var ecpTimeoutMilliseconds: Int32 = 50
+    /// How long the field stays off when PassTap drops it to end a tap or reset a resting phone.
+    var fieldOffMilliseconds = 10
     /// The chip's own RF timeout for raw frames (`NP_TIMEOUT_COM`): a PN53x gives up on the
     /// unanswered ECP frame after about this long, instead of its default 51 ms.
     var chipTimeoutMilliseconds: Int32 = 5
@@ -76,8 +81,8 @@ extension Duration {
 }
 
 /// One libnfc device as the shared reader lifecycle opens it: `open()` on the reader's thread
-/// opens the device (or takes the one the monitor opened to see it answer); `stop()` also
-/// aborts a libnfc call in progress.
+/// opens the device (or takes the one ``probe()`` opened to see it answer before the reader was
+/// announced); `stop()` also aborts a libnfc call in progress.
 final class NFCReaderPort: ReaderPort {
     let spec: NFCDeviceSpec
     let polling: NFCPolling
@@ -86,6 +91,8 @@ final class NFCReaderPort: ReaderPort {
     private let logger: Logger
     /// The device the reader's thread has open, for ``stop()``'s abort.
     private let current = Mutex<NFCDevice?>(nil)
+    /// The device ``probe()`` opened, for the first ``open()``.
+    private let probed = Mutex<NFCDevice?>(nil)
 
     init(spec: NFCDeviceSpec, polling: NFCPolling, diagnosis: NFCDiagnosis = NFCDiagnosis(), logger: Logger) {
         self.spec = spec
@@ -94,22 +101,54 @@ final class NFCReaderPort: ReaderPort {
         self.logger = logger
     }
 
+    /// The ECP answer's timeout for this device's driver: libnfc's USB drivers take 200 ms off
+    /// before their first read, so they need more than that to read the chip's answer at all.
+    var ecpTimeoutMilliseconds: Int32 {
+        spec.usb == nil ? polling.ecpTimeoutMilliseconds : 200 + polling.ecpTimeoutMilliseconds
+    }
+
+    /// Whether the device is still there (its path, its USB port and device number).
+    var deviceIsThere: Bool { spec.isPresent(sysfs: diagnosis.sysfs) }
+
+    /// Opens the device before the reader is announced, on the reader's thread: `nil` when it
+    /// answered (kept for ``open()``), else why not. A device that is gone is not announced.
+    func probe() -> ReaderFault? {
+        do {
+            let device = try openDevice()
+            probed.withLock { $0 = device }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     func open() throws(ReaderFault) -> any ReaderDriver {
         guard !signal.isStopped else { throw ReaderFault(.gone, "stopping") }
+        let device: NFCDevice
+        if let ready = probed.withLock({ $0.take() }) {
+            device = ready
+        } else {
+            device = try openDevice()
+        }
+        current.withLock { $0 = device }
+        // A stop that came while the device was opening: abort it now.
+        if signal.isStopped { device.abort() }
+        return NFCReaderDriver(port: self, device: device, logger: logger)
+    }
+
+    private func openDevice() throws(ReaderFault) -> NFCDevice {
         let device: NFCDevice
         do {
             device = try NFCDevice(connstring: spec.connstring)
             try device.setRawFrameTimeout(milliseconds: polling.chipTimeoutMilliseconds)
         } catch where error.code == .openFailed {
+            guard deviceIsThere else { throw ReaderFault(.gone, "the device is gone") }
             throw diagnosis.openFailure(connstring: spec.connstring, usb: spec.usb)
         } catch {
-            throw error.readerFault
+            throw error.readerFault(deviceLost: error.mayMeanDeviceLost && !deviceIsThere)
         }
         logger.info("libnfc device open", metadata: ["reader.id": "\(spec.id)", "nfc.device": "\(device.name)"])
-        current.withLock { $0 = device }
-        // A stop that came while the device was opening: abort it now.
-        if signal.isStopped { device.abort() }
-        return NFCReaderDriver(port: self, device: device, logger: logger)
+        return device
     }
 
     /// The driver let go of its device.

@@ -67,6 +67,24 @@ import Glibc
         return frames.filter { $0["dir"] as? String == "host" }.compactMap { $0["hex"] as? String }
     }
 
+    /// The host frames once `done` holds for them (the daemon lets the target go after it
+    /// publishes `read.result`, so its last frames may still be on their way).
+    static func hostFrames(_ rig: Rig, until done: ([String]) -> Bool) throws -> [String] {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let frames = try hostFrames(rig)
+            if done(frames) { return frames }
+            guard Date() < deadline else { return frames }
+            usleep(20_000)
+        }
+    }
+
+    /// Whether `frames` has a field drop (RFConfiguration field off) after the last exchange.
+    static func droppedFieldAfterLastExchange(_ frames: [String]) -> Bool {
+        guard let last = frames.lastIndex(where: { $0.hasPrefix("D440") }) else { return false }
+        return frames[(last + 1)...].contains("D4320100")
+    }
+
     /// Waits until the reader is listed as `state` (by `readers.list`).
     static func waitForReader(_ rig: Rig, state: String, timeout: Double = 15) throws {
         let deadline = Date().addingTimeInterval(timeout)
@@ -107,7 +125,7 @@ import Glibc
         #expect(entries.first?["status"] as? String == "success")
         #expect(entries.first?["message"] as? String == "member 0042")
 
-        let frames = try Self.hostFrames(rig)
+        let frames = try Self.hostFrames(rig, until: Self.droppedFieldAfterLastExchange)
         // InCommunicateThru (D4 42) with the VAS-only frame 6A 01 00 00 02; the chip adds CRC_A.
         #expect(frames.contains("D4426A01000002"), "\(frames.filter { $0.hasPrefix("D442") })")
         #expect(!frames.contains { $0.hasPrefix("D4426A") && $0 != "D4426A01000002" })
@@ -151,7 +169,7 @@ import Glibc
         let error = try #require(result["error"] as? [String: Any], "\(result)")
         #expect(["card_removed", "timeout"].contains(error["code"] as? String ?? ""), "\(error)")
         _ = try Self.event(client, "card.removed")
-        let frames = try Self.hostFrames(rig)
+        let frames = try Self.hostFrames(rig, until: Self.droppedFieldAfterLastExchange)
         let failed = try #require(frames.lastIndex { $0.hasPrefix("D440") })
         let after = Array(frames[(failed + 1)...])
         let fieldOff = try #require(after.firstIndex(of: "D4320100"), "no field drop after the failed read: \(after.prefix(8))")
@@ -193,6 +211,31 @@ import Glibc
         let result = try Self.event(client, "read.result")
         #expect((result["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010", "\(result)")
         #expect(Rig.isAlive(rig.daemonPID))
+    }
+
+    /// libnfc reports a garbled frame as `NFC_EIO`, as it does an unplug: a device still there is
+    /// not lost, and a glitch or two neither removes the reader nor marks it unavailable.
+    @Test func garbledFramesOnTheLineNeitherRemoveTheReaderNorLoseTheNextTap() throws {
+        let rig = try Rig(config: Self.config("[session]\naids = [\"A0000000041010\"]"), pcscd: false, emulatorArguments: [])
+        defer { rig.stop() }
+        try Self.waitForReader(rig, state: "empty")
+        let (client, _) = try rig.subscriber(kinds: ["reader.added", "reader.changed", "reader.removed", "read.result"])
+        try rig.emulatorCommand("garble 2")
+        // Wait until both bad frames went out and the reader polled on.
+        let deadline = Date().addingTimeInterval(10)
+        var stats = try rig.emulatorCommand("stats")
+        let polledBefore = stats["polls"] as? Int ?? 0
+        while (stats["garbled"] as? Int ?? 0) < 2 || (stats["polls"] as? Int ?? 0) < polledBefore + 3 {
+            guard Date() < deadline else { throw Rig.Failure(description: "the reader stopped polling: \(stats)\n\(rig.daemonLog)") }
+            usleep(20_000)
+            stats = try rig.emulatorCommand("stats")
+        }
+        try rig.emulatorCommand("tap")
+        // Nothing happened to the reader in between: the first reader event is the tap's read.
+        let next = try client.readJSON(timeout: 10, what: "the next event") { _ in true }
+        let result = try #require(next["params"] as? [String: Any])
+        #expect(result["kind"] as? String == "read.result", "\(result)\n\(rig.daemonLog)")
+        #expect((result["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010", "\(result)")
     }
 
     @Test func aPhoneRestingFiveSecondsIsReadOnceAndRemovedRearmLaterAndReadAgainWhenPresentedAgain() throws {

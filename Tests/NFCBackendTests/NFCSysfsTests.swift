@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PassTapCore
 import Testing
 
@@ -58,6 +59,34 @@ import Testing
         #expect(again.first?.id.rawValue == "nfc:pn53x_usb:1-1.2")
         #expect(again.first?.connstring == "pn53x_usb:001:012")
         #expect(NFCUSB.device(forConnstring: "pn53x_usb:001:012", sysfs: tree.sysfs)?.port == "1-1.2")
+    }
+
+    @Test func aUSBReaderIsThereWhileItsPortHoldsTheSameDevice() throws {
+        let tree = try Tree()
+        try tree.usb("1-1.2", vendor: "04e6", product: "5591", bus: 1, number: 7)
+        let spec = try #require(NFCUSB.readers(sysfs: tree.sysfs).compactMap(NFCDeviceSpec.init(usb:)).first)
+        #expect(spec.isPresent(sysfs: tree.sysfs))
+        // Replugged: the same port, a new device number; the old connection string is stale.
+        try FileManager.default.removeItem(atPath: tree.sysfs + "/bus/usb/devices/1-1.2")
+        #expect(!spec.isPresent(sysfs: tree.sysfs))
+        try FileManager.default.removeItem(atPath: tree.sysfs + "/bus/usb/devices/1-1.2:1.0")
+        try tree.usb("1-1.2", vendor: "04e6", product: "5591", bus: 1, number: 8)
+        #expect(!spec.isPresent(sysfs: tree.sysfs))
+        let serial = NFCDeviceSpec(serial: "pn532_uart:\(tree.root)/ttyNONE")
+        #expect(!serial.isPresent(sysfs: tree.sysfs))
+    }
+
+    /// libnfc's USB drivers subtract their 200 ms read step before the first read: an ECP wait of
+    /// 200 ms or less would never read the chip's answer.
+    @Test func theECPWaitOfAUSBReaderOutlastsLibnfcsUSBReadStep() throws {
+        let polling = NFCPolling(interval: .milliseconds(50), rearm: .seconds(1), ecpFrame: nil, deselectsAfterRFFailure: true)
+        let tree = try Tree()
+        try tree.usb("1-1.2", vendor: "072f", product: "2200", bus: 1, number: 7)
+        let usb = try #require(NFCUSB.readers(sysfs: tree.sysfs).compactMap(NFCDeviceSpec.init(usb:)).first)
+        let logger = Logger(label: "test")
+        #expect(NFCReaderPort(spec: usb, polling: polling, logger: logger).ecpTimeoutMilliseconds > 200)
+        let serial = NFCDeviceSpec(serial: "pn532_uart:/dev/ttyUSB0")
+        #expect(NFCReaderPort(spec: serial, polling: polling, logger: logger).ecpTimeoutMilliseconds == polling.ecpTimeoutMilliseconds)
     }
 
     @Test func serialReadersAreNamedByTheirConfiguredPath() {

@@ -55,6 +55,13 @@ import VAS
         #expect(Configuration.LibNFC.deselectsAfterRFFailure(vas: c.vas) == (mode == "vas_only"))
     }
 
+    @Test func aPaymentOnlyOrNonVASFrameNeedsNoVAS() throws {
+        for frame in ["6A01000003", "6A02C20200FFFF"] {
+            let c = try ConfigLoader.parse("[libnfc]\necp_frame = \"\(frame)\"\n", file: Self.file)
+            #expect(c.libnfc.pollingFrame(vas: c.vas)?.description == frame)
+        }
+    }
+
     @Test func aMatchingOrNonVASFrameIsAccepted() throws {
         let matching = try ConfigLoader.parse("[libnfc]\necp_frame = \"6A01000002\"\n" + Self.vas("vas_only"), file: Self.file)
         #expect(matching.libnfc.pollingFrame(vas: matching.vas)?.bytes == [0x6A, 0x01, 0x00, 0x00, 0x02])
@@ -98,6 +105,7 @@ import VAS
         .init(text: "[libnfc]\necp_frame = \"5201000000\"\n", line: 2, keyPath: "libnfc.ecp_frame", mentions: "starts with 6A"),
         .init(text: "[libnfc]\necp_frame = \"6A0G\"\n", line: 2, keyPath: "libnfc.ecp_frame", mentions: "in hex"),
         .init(text: "[libnfc]\npoll_ms = 50\n", line: 2, keyPath: "libnfc.poll_ms", mentions: "unknown key"),
+        .init(text: "[libnfc]\necp_frame = \"6A01000002\"\n", line: 2, keyPath: "libnfc.ecp_frame", mentions: "[vas] enabled = true for a VAS frame"),
     ]
 
     @Test(arguments: refusals)

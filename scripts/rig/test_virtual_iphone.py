@@ -462,5 +462,119 @@ class ControlTests(PhoneTestCase):
         self.assertEqual(controller.handle("apdus"), {"ok": False, "error": "unknown command 'apdus' (tap, tap-for MS, remove, pull-after N, stall, delay MS, stats, quit)"})
 
 
+ECP_VAS = bytes.fromhex("6A01000000")  # VAS or payment (§7.2), without CRC
+ECP_PAYMENT_ONLY = bytes.fromhex("6A01000003")
+
+
+class EcpTests(PhoneTestCase):
+    """requires_ecp (§7.3): the phone answers polls only after hearing ECP, else as a payment device."""
+
+    def ecp_phone(self, **overrides):
+        phone = self.make_phone(requires_ecp=True, ecp_cycles=2, **overrides)
+        phone.enter_field()
+        return phone
+
+    def test_answers_only_after_two_ecp_frames_then_reads_passes(self):
+        phone = self.ecp_phone()
+        self.assertTrue(phone.hear_ecp(ECP_VAS))
+        self.assertFalse(phone.poll())
+        self.assertTrue(phone.hear_ecp(ECP_VAS))
+        self.assertTrue(phone.poll())
+        self.assertEqual(phone.status()["ecp"], {"requires_ecp": True, "ecp_cycles": 2, "heard": 2, "polls_without_ecp": 0,
+                                                 "mode": "vas", "tci": "000000", "payment_only": False})
+        phone.begin_tap()
+        self.cryptogram(self.read(phone=phone))
+
+    def test_polled_without_ecp_it_answers_as_a_payment_device(self):
+        phone = self.ecp_phone()
+        self.assertFalse(phone.poll())
+        self.assertTrue(phone.poll())
+        self.assertTrue(phone.payment_only)
+        phone.begin_tap()
+        self.assertEqual(phone.answer(SELECT_VAS), b"\x6A\x82")
+        self.assertEqual(phone.answer(SELECT_PPSE)[-2:], b"\x90\x00")
+        self.assertEqual(phone.answer(bytes.fromhex("00A4040007A000000004101000"))[-2:], b"\x90\x00")
+        self.assertEqual(phone.status()["vas"]["select_vas"], 0)
+
+    def test_one_ecp_then_silence_never_answers(self):
+        phone = self.ecp_phone()
+        phone.hear_ecp(ECP_VAS)
+        for _ in range(5):
+            self.assertFalse(phone.poll())
+
+    def test_payment_only_ecp_makes_a_payment_device(self):
+        phone = self.ecp_phone()
+        phone.hear_ecp(ECP_PAYMENT_ONLY)
+        phone.hear_ecp(ECP_PAYMENT_ONLY)
+        self.assertTrue(phone.poll())
+        self.assertEqual(phone.mode, "payment")
+        self.assertEqual(phone.answer(SELECT_VAS), b"\x6A\x82")
+
+    def test_other_frames_are_not_ecp(self):
+        phone = self.ecp_phone()
+        for frame in (bytes.fromhex("6A0100"), bytes.fromhex("6A02800000"), bytes.fromhex("B2"), bytes.fromhex("6A01000000F6F1")):
+            self.assertFalse(phone.hear_ecp(frame))
+        self.assertEqual(phone.ecp_heard, 0)
+
+    def test_leaving_the_field_forgets_the_count(self):
+        phone = self.ecp_phone()
+        phone.hear_ecp(ECP_VAS)
+        phone.leave_field()
+        phone.enter_field()
+        phone.hear_ecp(ECP_VAS)
+        self.assertFalse(phone.poll())
+
+    def test_a_short_field_drop_keeps_the_count_a_long_one_does_not(self):
+        phone = self.ecp_phone()
+        phone.hear_ecp(ECP_VAS)
+        phone.field_off(1_000_000_000)
+        phone.field_on(1_000_000_000 + virtual_iphone.ECP_GRACE_NS)
+        phone.hear_ecp(ECP_VAS)
+        self.assertTrue(phone.poll())
+        phone.field_off(2_000_000_000)
+        phone.field_on(2_000_000_001 + virtual_iphone.ECP_GRACE_NS)
+        self.assertIsNone(phone.mode)
+        self.assertEqual(phone.ecp_heard, 0)
+        self.assertFalse(phone.poll())
+
+    def test_decided_mode_holds_through_a_short_drop(self):
+        phone = self.ecp_phone()
+        phone.hear_ecp(ECP_VAS)
+        phone.hear_ecp(ECP_VAS)
+        self.assertTrue(phone.poll())
+        phone.field_off(5_000_000_000)
+        phone.field_on(5_100_000_000)
+        self.assertTrue(phone.poll())
+        self.assertEqual(phone.mode, "vas")
+
+    def test_behind_vpcd_it_is_a_payment_device_from_the_start(self):
+        # The vpcd transport never sends ECP and never polls: begin_tap, then APDUs.
+        phone = self.make_phone(requires_ecp=True)
+        phone.begin_tap()
+        self.assertEqual(phone.answer(SELECT_VAS), b"\x6A\x82")
+        self.assertEqual(phone.answer(SELECT_PPSE)[-2:], b"\x90\x00")
+
+    def test_without_requires_ecp_every_poll_is_answered_and_vas_works(self):
+        phone = self.make_phone()
+        phone.enter_field()
+        self.assertTrue(phone.poll())
+        self.assertFalse(phone.payment_only)
+        self.assertEqual(phone.answer(SELECT_VAS)[-2:], b"\x90\x00")
+
+    def test_bad_settings_are_refused(self):
+        for overrides in ({"requires_ecp": "yes"}, {"ecp_cycles": 0}, {"ecp_cycles": 2.5}, {"ecp_cycles": True}):
+            with self.assertRaises(ValueError):
+                self.make_phone(**overrides)
+
+    def test_control_commands(self):
+        phone = self.make_phone()
+        self.assertEqual(phone.control("requires-ecp", ["on"]), {"ok": True, "requires_ecp": True})
+        self.assertEqual(phone.control("ecp-cycles", ["3"]), {"ok": True, "ecp_cycles": 3})
+        with self.assertRaises(ValueError):
+            phone.control("ecp-cycles", ["0"])
+        with self.assertRaises(ValueError):
+            phone.control("requires-ecp", ["maybe"])
+
+
 if __name__ == "__main__":
     unittest.main()

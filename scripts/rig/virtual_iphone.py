@@ -6,7 +6,7 @@ Protocol: docs/vas-protocol.md in the shared docs (§2 SELECT, §3 GET VAS DATA,
 
 Phone file (JSON; every key but "passes" optional, defaults shown but for "timestamp", absent):
   {"wallet": "ApplePay", "version": "0100", "capabilities": "0000003E", "variant": "A",
-   "clock_offset_s": 0, "misbehave": "none",
+   "clock_offset_s": 0, "misbehave": "none", "requires_ecp": false, "ecp_cycles": 2,
    "passes": [{"pass_type_id": "pass.com.example.loyalty", "key": "merchant-key.pem",
                "message": "member 1234", "needs_auth": false, "timestamp": 774000000}]}
   key: a PEM file with the merchant's P-256 public or private key (only the public part is used);
@@ -16,6 +16,19 @@ Phone file (JSON; every key but "passes" optional, defaults shown but for "times
 
 Its ATR is 3B80800101: an ISO 14443-4 card without historical bytes (ATS 05 78 80 70 02;
 a profile's "ats" or "atr" replaces it).
+
+Enhanced Contactless Polling (docs/vas-protocol.md §7.3), with "requires_ecp": true: the phone
+does not answer a poll (a reader's REQA) until it has heard `ecp_cycles` ECP frames (version 1,
+6A 01 TCI TCI TCI) since it entered the field; it then answers in VAS mode. When the reader has
+polled `ecp_cycles` times with no ECP at all, the phone takes it for a payment terminal and answers
+that poll as a payment device: SELECT OSE.VAS.01 -> 6A82 (payment AIDs and the PPSE still select).
+An ECP whose last TCI byte is 03 (payment only) also makes it a payment device. Once decided, the
+mode holds until the phone leaves the field, or the field has been off more than 300 ms (a shorter
+drop keeps it, and the ECP count: the field-loss grace period). Transports drive it: the PN532
+emulator calls enter_field / field_off / field_on / hear_ecp / poll; the vpcd transport can never
+send ECP and never polls, so a requires_ecp phone behind vpcd is a payment device from its first
+APDU. Without requires_ecp (the default) none of this applies: the phone answers every poll and
+its VAS applet.
 
 Answers (after those, every other APDU goes to `Card`: payment AIDs, UID read, GET RESPONSE):
   SELECT OSE.VAS.01        -> 6F {50 wallet, 9F21 version, 9F24 random nonce, 9F23 capabilities} 9000
@@ -48,8 +61,12 @@ Control commands (added to virtual_card.py's; one JSON line each):
                                     back to the clock plus clock_offset_s: "timestamp": null)
   apdus                             {"ok": true, "apdus": ["00A404000A4F53452E5641532E303100", ...]}
                                     (command APDUs of the last or current tap, hex, upper case)
+  requires-ecp on|off               {"ok": true, "requires_ecp": true}
+  ecp-cycles N                      {"ok": true, "ecp_cycles": 2}
   `stats` gains "vas": counters since start (select_vas, get_vas_data, success, not_found,
-  needs_auth, url_only).
+  needs_auth, url_only), and "ecp": requires_ecp, ecp_cycles, heard (ECP frames since entering
+  the field), polls_without_ecp, mode (null, "vas" or "payment"), tci (hex of the last ECP's
+  TCI), payment_only.
 """
 
 import hashlib
@@ -76,6 +93,7 @@ OVERSIZED_MESSAGE_BYTES = 74  # 4 + 32 + (4 + 74) + 16 = 130-byte cryptogram
 KDF_ALGORITHM_ID = b"\x0did-aes256-GCM"
 KDF_PARTY = b"ApplePay encrypted VAS data"
 GCM_IV = bytes(16)
+ECP_GRACE_NS = 300_000_000  # a field drop shorter than this keeps the phone's ECP state (§7.3)
 MISBEHAVIOURS = ("none", "truncated_tlv", "missing_9f27", "oversized_cryptogram", "chain_61xx", "chain_forever", "no_vas_applet")
 VARIANTS = ("A", "B")
 
@@ -238,7 +256,7 @@ class Phone(Card):
     """An iPhone with Apple Wallet: the VAS applet and the PPSE over the base card's applications."""
 
     control_commands = ("misbehave MODE, variant A|B, clock-offset SECONDS, needs-auth PASS_TYPE_ID on|off, "
-                        "timestamp PASS_TYPE_ID SECONDS|now, apdus")
+                        "timestamp PASS_TYPE_ID SECONDS|now, apdus, requires-ecp on|off, ecp-cycles N")
 
     def __init__(self, config, profile=None, folder="."):
         super().__init__(dict({"ats": PHONE_ATS}, **(profile or {})))
@@ -256,6 +274,9 @@ class Phone(Card):
         self.counters = dict.fromkeys(("select_vas", "get_vas_data", "success", "not_found", "needs_auth", "url_only"), 0)
         self.vas_selected = False
         self.endless_chain = False
+        self.requires_ecp = self.checked_requires_ecp(config.get("requires_ecp", False))
+        self.ecp_cycles = self.checked_ecp_cycles(config.get("ecp_cycles", 2))
+        self.forget_ecp()
 
     @classmethod
     def from_file(cls, path, profile=None):
@@ -270,6 +291,18 @@ class Phone(Card):
         self.applications[PPSE_AID] = ppse_fci([(MASTERCARD_AID, "MasterCard", 1), (VISA_AID, "VISA", 2)])
 
     @staticmethod
+    def checked_requires_ecp(value):
+        if not isinstance(value, bool):
+            raise ValueError("requires_ecp must be true or false, not %r" % (value,))
+        return value
+
+    @staticmethod
+    def checked_ecp_cycles(value):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 255:
+            raise ValueError("ecp_cycles must be a whole number from 1 to 255, not %r" % (value,))
+        return value
+
+    @staticmethod
     def checked_variant(variant):
         if variant not in VARIANTS:
             raise ValueError("variant must be A or B, not %r" % variant)
@@ -280,6 +313,70 @@ class Phone(Card):
         if mode not in MISBEHAVIOURS:
             raise ValueError("misbehaviour must be one of %s, not %r" % (", ".join(MISBEHAVIOURS), mode))
         return mode
+
+    # --- Enhanced Contactless Polling (§7.3), driven by the transport -------------------------
+
+    def forget_ecp(self):
+        """Back to a phone that has heard nothing: ECP count, polls and decided mode cleared."""
+        self.ecp_heard = 0
+        self.ecp_tci = None
+        self.polls_without_ecp = 0
+        self.mode = None
+        self.field_off_ns = None
+
+    def enter_field(self):
+        """The phone is brought to the reader (and `leave_field`: taken away): it starts afresh."""
+        with self.lock:
+            self.forget_ecp()
+
+    leave_field = enter_field
+
+    def field_off(self, now_ns):
+        """The reader switched its field off; the phone keeps its state for ECP_GRACE_NS."""
+        with self.lock:
+            if self.field_off_ns is None:
+                self.field_off_ns = now_ns
+
+    def field_on(self, now_ns):
+        """The field is back: after a drop longer than the grace period the phone starts afresh."""
+        with self.lock:
+            if self.field_off_ns is not None and now_ns - self.field_off_ns > ECP_GRACE_NS:
+                self.forget_ecp()
+            self.field_off_ns = None
+
+    def hear_ecp(self, frame):
+        """An ECP frame (without CRC) heard in the field: True when it counts (version 1, 5 bytes)."""
+        with self.lock:
+            if len(frame) != 5 or frame[0] != 0x6A or frame[1] != 0x01:
+                return False
+            self.ecp_heard += 1
+            self.ecp_tci = bytes(frame[2:5])
+            return True
+
+    def poll(self):
+        """A reader's poll (REQA) while the phone is in the field: whether it answers it now."""
+        with self.lock:
+            if not self.requires_ecp or self.mode is not None:
+                return True
+            if self.ecp_heard >= self.ecp_cycles:
+                self.mode = "payment" if self.ecp_tci[-1] == 0x03 else "vas"
+                return True
+            if self.ecp_heard == 0:
+                self.polls_without_ecp += 1
+                if self.polls_without_ecp >= self.ecp_cycles:
+                    self.mode = "payment"
+                    return True
+            return False
+
+    @property
+    def payment_only(self):
+        """A requires_ecp phone that has not decided on VAS (behind vpcd: always) hides its VAS applet."""
+        return self.requires_ecp and self.mode != "vas"
+
+    def ecp_status(self):
+        return {"requires_ecp": self.requires_ecp, "ecp_cycles": self.ecp_cycles, "heard": self.ecp_heard,
+                "polls_without_ecp": self.polls_without_ecp, "mode": self.mode,
+                "tci": self.ecp_tci.hex().upper() if self.ecp_tci is not None else None, "payment_only": self.payment_only}
 
     # --- APDUs -----------------------------------------------------------------------------
 
@@ -310,8 +407,8 @@ class Phone(Card):
         return super().answer(apdu)
 
     def select_vas(self):
-        """SELECT OSE.VAS.01 (§2.2), or 6A82 when playing a plain card."""
-        if self.misbehave == "no_vas_applet":
+        """SELECT OSE.VAS.01 (§2.2), or 6A82 when playing a plain card or a payment device."""
+        if self.misbehave == "no_vas_applet" or self.payment_only:
             self.vas_selected = False
             return b"\x6A\x82"
         self.vas_selected = True
@@ -389,6 +486,8 @@ class Phone(Card):
             "needs-auth": self.set_needs_auth,
             "timestamp": self.set_timestamp,
             "apdus": self.tap_apdus,
+            "requires-ecp": self.set_requires_ecp,
+            "ecp-cycles": self.set_ecp_cycles,
         }
         handler = handlers.get(command)
         if handler is None:
@@ -432,9 +531,22 @@ class Phone(Card):
             raise ValueError("timestamp takes whole seconds since 2001-01-01 UTC (0 to 4294967295) or now, not %r" % seconds) from None
         return {"ok": True, "pass_type_id": pass_type_id, "timestamp": wallet_pass.timestamp}
 
+    def set_requires_ecp(self, state):
+        if state not in ("on", "off"):
+            raise ValueError("requires-ecp takes on or off, not %r" % state)
+        self.requires_ecp = state == "on"
+        return {"ok": True, "requires_ecp": self.requires_ecp}
+
+    def set_ecp_cycles(self, cycles):
+        try:
+            self.ecp_cycles = self.checked_ecp_cycles(int(cycles))
+        except ValueError:
+            raise ValueError("ecp-cycles takes a whole number from 1 to 255, not %r" % cycles) from None
+        return {"ok": True, "ecp_cycles": self.ecp_cycles}
+
     def tap_apdus(self):
         return {"ok": True, "apdus": list(self.received)}
 
     def status(self):
         with self.lock:
-            return {"vas": dict(self.counters)}
+            return {"vas": dict(self.counters), "ecp": self.ecp_status()}

@@ -136,9 +136,14 @@ public enum ConfigLoader {
         configuration.libnfc = settings
     }
 
-    /// A VAS frame in `ecp_frame` must ask for what `[vas] mode` asks for in `9F26`.
+    /// A VAS frame in `ecp_frame` must ask for what `[vas] mode` asks for in `9F26`, and needs VAS
+    /// on (a phone would bring the pass up for a reader that never asks for it).
     private static func checkECPFrame(of configuration: Configuration, in table: TableReader) throws(ConfigurationError) {
-        guard configuration.vas.enabled, let frame = configuration.libnfc.ecpFrame, case .some(let asked) = frame.vasRequest else { return }
+        guard let frame = configuration.libnfc.ecpFrame, case .some(let asked) = frame.vasRequest else { return }
+        guard configuration.vas.enabled || asked == nil else {
+            throw table.error("ecp_frame", "expected [vas] enabled = true for a VAS frame (it makes the phone bring up a pass nobody reads), found \(frame) with VAS off")
+        }
+        guard configuration.vas.enabled else { return }
         guard asked == configuration.vas.mode else {
             let what = asked.map { "VAS mode \"\($0.rawValue)\"" } ?? "payment only"
             throw table.error("ecp_frame", "expected a frame matching [vas] mode = \"\(configuration.vas.mode.rawValue)\" (\(ECPFrame(mode: configuration.vas.mode))), found \(frame), which asks for \(what)")
