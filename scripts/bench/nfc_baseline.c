@@ -14,7 +14,8 @@
  *     framing on, 1500 ms timeout, answers up to 259 bytes), and prints
  *     {"tap":N,"done_ns":T,"sw":"9000"} with T = CLOCK_MONOTONIC after the last response and
  *     sw the last response's status word;
- *   - lets the target go (nfc_initiator_deselect_target, then NP_ACTIVATE_FIELD false / true);
+ *   - lets the target go (nfc_initiator_deselect_target, then NP_ACTIVATE_FIELD false, 10 ms,
+ *     true, as passtapd);
  *   - polls on with the same cycle; a target that answers is the same tap (field off/on again);
  *     once no target has answered for REARM_MS it prints {"removed":N}.
  * Exit 0 after TAPS taps; 1 (with a message on stderr) when a libnfc call fails or an APDU gets
@@ -34,6 +35,7 @@
 #define APDU_TIMEOUT_MS 1500
 #define ECP_TIMEOUT_MS 50
 #define CHIP_TIMEOUT_MS 5
+#define FIELD_OFF_MS 10 /* passtapd's NFCPolling.fieldOffMilliseconds */
 
 static nfc_device *device;
 static long long interval_ns, next_cycle_ns;
@@ -102,8 +104,12 @@ static bool poll_cycle(const uint8_t *ecp, size_t ecp_length) {
     return rv > 0;
 }
 
+/* The field off for FIELD_OFF_MS, then on again, as passtapd's NFCDevice.cycleField. */
 static void cycle_field(void) {
     check(nfc_device_set_property_bool(device, NP_ACTIVATE_FIELD, false), "NP_ACTIVATE_FIELD false");
+    struct timespec off = {.tv_sec = 0, .tv_nsec = FIELD_OFF_MS * 1000000L};
+    while (nanosleep(&off, &off) != 0) {
+    }
     check(nfc_device_set_property_bool(device, NP_ACTIVATE_FIELD, true), "NP_ACTIVATE_FIELD true");
 }
 
