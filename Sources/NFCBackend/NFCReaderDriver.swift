@@ -27,6 +27,8 @@ final class NFCReaderDriver: ReaderDriver {
     private var phase = Phase.armed
     /// The tap's card's UID, to tell another card from it where UIDs are fixed.
     private var tapUID: [UInt8] = []
+    /// Whether the tap's card speaks ISO-DEP.
+    private var tapIsISODep = false
     private var nextCycle = ContinuousClock.now
     /// Set when an exchange failed for RF reasons (the target did not answer, or left).
     fileprivate var rfFailed = false
@@ -66,6 +68,7 @@ final class NFCReaderDriver: ReaderDriver {
         phase = .held
         rfFailed = false
         tapUID = target.uid
+        tapIsISODep = ContactlessATR.isISO14443_4(sak: target.sak)
         return .card(tap(for: target))
     }
 
@@ -172,6 +175,10 @@ final class NFCReaderDriver: ReaderDriver {
 
     /// S(DESELECT) (not after an RF failure in VAS-and-payment modes), then a field drop.
     private func release() {
+        // A target that left right after its session (`nfc_initiator_target_is_present`: an
+        // R(NAK) for ISO-DEP) has nothing to deselect, and its read ended on the radio.
+        // Only ISO-DEP: a memory tag's check would be a READ command, which some tags refuse.
+        if !rfFailed, tapIsISODep, (try? device.targetIsPresent()) == false { rfFailed = true }
         do {
             if !rfFailed || polling.deselectsAfterRFFailure {
                 do {
