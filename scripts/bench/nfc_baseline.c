@@ -14,8 +14,8 @@
  *     framing on, 1500 ms timeout, answers up to 259 bytes), and prints
  *     {"tap":N,"done_ns":T,"sw":"9000"} with T = CLOCK_MONOTONIC after the last response and
  *     sw the last response's status word;
- *   - lets the target go (nfc_initiator_deselect_target, then NP_ACTIVATE_FIELD false, 10 ms,
- *     true, as passtapd);
+ *   - lets the target go as passtapd in VAS-only mode (nfc_initiator_target_is_present, its
+ *     answer unused; nfc_initiator_deselect_target; NP_ACTIVATE_FIELD false, 10 ms, true);
  *   - polls on with the same cycle; a target that answers is the same tap (field off/on again);
  *     once no target has answered for REARM_MS it prints {"removed":N}.
  * Exit 0 after TAPS taps; 1 (with a message on stderr) when a libnfc call fails or an APDU gets
@@ -168,7 +168,10 @@ int main(int argc, char **argv) {
         printf("{\"tap\":%d,\"done_ns\":%lld,\"sw\":\"%04X\"}\n", tap, done, sw);
         fflush(stdout);
 
-        /* Let it go: S(DESELECT), then a field drop. */
+        /* Let it go as passtapd does in VAS-only mode: whether the target is still there (passtapd
+         * skips the DESELECT for a target that left, in the VAS-and-payment modes only), then
+         * S(DESELECT), then a field drop. */
+        (void)nfc_initiator_target_is_present(device, NULL);
         check(nfc_initiator_deselect_target(device), "nfc_initiator_deselect_target");
         cycle_field();
         /* Rearm: no target for REARM_MS. */
