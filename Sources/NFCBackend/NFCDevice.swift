@@ -26,7 +26,6 @@ final class NFCDevice: @unchecked Sendable {
 
     private struct State {
         var closed = false
-        var aborted = false
     }
 
     /// Opens `connstring` (`nfc_open`) and sets the chip up as an initiator.
@@ -146,12 +145,13 @@ final class NFCDevice: @unchecked Sendable {
         try set(NP_ACTIVATE_FIELD, true)
     }
 
-    /// Ends the call in progress on the device's thread (`nfc_abort_command`). At most once:
-    /// pn532_uart makes a new pipe on each call and leaks the old one.
+    /// Ends the call in progress on the device's thread (`nfc_abort_command`), from any thread;
+    /// never blocks. pn532_uart wakes only a receive already waiting (it closes one end of a pipe
+    /// and makes a new pipe, leaking the other end when no receive saw it), so a stop may have to
+    /// call it more than once: see ``NFCReaderPort/stop()``.
     func abort() {
         state.withLock { state in
-            guard !state.closed, !state.aborted else { return }
-            state.aborted = true
+            guard !state.closed else { return }
             NFCCalls.willCall("nfc_abort_command")
             _ = nfc_abort_command(device)
         }

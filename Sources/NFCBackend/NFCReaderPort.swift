@@ -158,8 +158,25 @@ final class NFCReaderPort: ReaderPort {
 
     func wake() { signal.wake() }
 
+    /// How often, and how many times, a stop aborts the device's call in progress.
+    static let abortRetry = (milliseconds: 50, times: 20)
+
+    /// Ends the reader's wait for good, and aborts its libnfc call in progress on a short-lived
+    /// `nfc-abort` thread: pn532_uart's abort wakes only a receive that is already waiting, so one
+    /// that lands while the command is still being sent is lost. The thread aborts again every
+    /// 50 ms until the reader's thread lets go of the device (at most 1 s; each lost abort leaks
+    /// one pipe end in libnfc, a handful at shutdown).
     func stop() {
         signal.stop()
-        current.withLock { $0 }?.abort()
+        guard let device = current.withLock({ $0 }) else { return }
+        let thread = Thread { [weak self] in
+            for _ in 0..<Self.abortRetry.times {
+                device.abort()
+                usleep(useconds_t(Self.abortRetry.milliseconds * 1000))
+                guard let self, self.current.withLock({ $0 }) === device else { return }
+            }
+        }
+        thread.name = "nfc-abort"
+        thread.start()
     }
 }
