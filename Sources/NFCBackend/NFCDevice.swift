@@ -4,7 +4,7 @@ import Synchronization
 
 /// One libnfc device opened in a context of its own, in initiator (reader) mode.
 ///
-/// Only the thread that opened it calls it, except ``abort()``, which any thread may call once
+/// Only the thread that opened it calls it, except ``abort()``, which any thread may call
 /// to end a blocking call early (pn532_uart wakes its `select` through a pipe): hence
 /// `@unchecked Sendable`, so the port can hold it for that one call.
 final class NFCDevice: @unchecked Sendable {

@@ -170,13 +170,14 @@ final class NFCReaderPort: ReaderPort {
         signal.stop()
         guard let device = current.withLock({ $0 }) else { return }
         let thread = Thread { [weak self] in
+            // Set from the thread itself: that is when Foundation names the system thread.
+            Thread.current.name = "nfc-abort"
             for _ in 0..<Self.abortRetry.times {
                 device.abort()
                 usleep(useconds_t(Self.abortRetry.milliseconds * 1000))
                 guard let self, self.current.withLock({ $0 }) === device else { return }
             }
         }
-        thread.name = "nfc-abort"
         thread.start()
     }
 }
