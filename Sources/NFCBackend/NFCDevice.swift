@@ -4,7 +4,7 @@ import Synchronization
 
 /// One libnfc device opened in a context of its own, in initiator (reader) mode.
 ///
-/// Only the thread that opened it calls it, except ``abort()``, which any thread may call
+/// Only the thread that opened it calls it, except ``abortExchange()``, which any thread may call
 /// to end a blocking call early (pn532_uart wakes its `select` through a pipe): hence
 /// `@unchecked Sendable`, so the port can hold it for that one call.
 final class NFCDevice: @unchecked Sendable {
@@ -21,11 +21,13 @@ final class NFCDevice: @unchecked Sendable {
     let connstring: String
     private let context: OpaquePointer
     private let device: OpaquePointer
-    /// Set once closed; ``abort()`` then does nothing.
+    /// Set once closed; ``abortExchange()`` then does nothing.
     private let state = Mutex(State())
 
     private struct State {
         var closed = false
+        /// An `abortable` exchange is in progress.
+        var exchanging = false
     }
 
     /// Opens `connstring` (`nfc_open`) and sets the chip up as an initiator.
@@ -112,7 +114,9 @@ final class NFCDevice: @unchecked Sendable {
 
     /// Sends `bytes` to the selected target and returns its answer (`nfc_initiator_transceive_bytes`:
     /// InDataExchange with easy framing, InCommunicateThru without).
-    func transceive(_ bytes: [UInt8], maxAnswer: Int, timeoutMilliseconds: Int32) throws(NFCError) -> [UInt8] {
+    func transceive(_ bytes: [UInt8], maxAnswer: Int, timeoutMilliseconds: Int32, abortable: Bool = false) throws(NFCError) -> [UInt8] {
+        if abortable { setExchanging(true) }
+        defer { if abortable { setExchanging(false) } }
         var answer = [UInt8](repeating: 0, count: maxAnswer)
         let count = try answer.withUnsafeMutableBufferPointer { (buffer) throws(NFCError) -> Int32 in
             try nfc("nfc_initiator_transceive_bytes", device) {
@@ -120,6 +124,10 @@ final class NFCDevice: @unchecked Sendable {
             }
         }
         return Array(answer.prefix(Int(count)))
+    }
+
+    private func setExchanging(_ value: Bool) {
+        state.withLock { (state: inout State) -> Void in state.exchanging = value }
     }
 
     /// Whether the selected target still answers (`nfc_initiator_target_is_present`).
@@ -145,16 +153,22 @@ final class NFCDevice: @unchecked Sendable {
         try set(NP_ACTIVATE_FIELD, true)
     }
 
-    /// Ends the call in progress on the device's thread (`nfc_abort_command`), from any thread;
-    /// never blocks. pn532_uart wakes only a receive already waiting (it closes one end of a pipe
-    /// and makes a new pipe, leaking the other end when no receive saw it), so a stop may have to
-    /// call it more than once: see ``NFCReaderPort/stop()``.
-    func abort() {
-        state.withLock { state in
-            guard !state.closed else { return }
+    /// Ends the card exchange in progress on the device's thread (`nfc_abort_command`), from any
+    /// thread; never blocks. Only an exchange sent with `abortable` is aborted: pn532_uart wakes
+    /// only a receive already waiting (it closes one end of a pipe and makes a new pipe), and an
+    /// abort that lands while a quick command's answer is on its way leaves that answer unread for
+    /// the next command, which libnfc may then misread (it even calls `abort()` on some bytes).
+    /// Returns whether such an exchange was in progress (so the caller may try again).
+    @discardableResult
+    func abortExchange() -> Bool {
+        let device = self.device
+        let aborted: Bool = state.withLock { (state: inout State) -> Bool in
+            if state.closed || !state.exchanging { return false }
             NFCCalls.willCall("nfc_abort_command")
-            _ = nfc_abort_command(device)
+            let _: Int32 = nfc_abort_command(device)
+            return true
         }
+        return aborted
     }
 
     /// Closes the device and its context (`nfc_close` drops the field; `nfc_exit`). Idempotent.

@@ -269,7 +269,8 @@ final class NFCChannel: CardChannel {
         try driver.reacquire()
         do {
             // One byte more than the capacity, so a longer answer shows as too long.
-            return try device.transceive(command, maxAnswer: capacity.maxAnswerBytes + 1, timeoutMilliseconds: polling.apduTimeoutMilliseconds)
+            return try device.transceive(
+                command, maxAnswer: capacity.maxAnswerBytes + 1, timeoutMilliseconds: polling.apduTimeoutMilliseconds, abortable: true)
         } catch {
             throw driver.transportError(error)
         }

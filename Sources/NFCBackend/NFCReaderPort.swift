@@ -131,8 +131,6 @@ final class NFCReaderPort: ReaderPort {
             device = try openDevice()
         }
         current.withLock { $0 = device }
-        // A stop that came while the device was opening: abort it now.
-        if signal.isStopped { device.abort() }
         return NFCReaderDriver(port: self, device: device, logger: logger)
     }
 
@@ -158,24 +156,25 @@ final class NFCReaderPort: ReaderPort {
 
     func wake() { signal.wake() }
 
-    /// How often, and how many times, a stop aborts the device's call in progress.
-    static let abortRetry = (milliseconds: 50, times: 20)
+    /// How often a stop aborts the device's card exchange while it still runs, in microseconds.
+    static let abortRetryMicroseconds: useconds_t = 50_000
+    /// How many times at most.
+    static let abortRetryTimes = 20
 
-    /// Ends the reader's wait for good, and aborts its libnfc call in progress on a short-lived
-    /// `nfc-abort` thread: pn532_uart's abort wakes only a receive that is already waiting, so one
-    /// that lands while the command is still being sent is lost. The thread aborts again every
-    /// 50 ms until the reader's thread lets go of the device (at most 1 s; each lost abort leaks
-    /// one pipe end in libnfc, a handful at shutdown).
+    /// Ends the reader's wait for good and, on a short-lived `nfc-abort` thread, aborts the card
+    /// exchange in progress, if there is one: again every 50 ms while it still runs (at most 1 s),
+    /// since pn532_uart's abort wakes only a receive already waiting and one that lands while the
+    /// command is still being sent is lost. Every other call is short, and the driver checks for
+    /// the stop before each poll cycle and exchange.
     func stop() {
         signal.stop()
         guard let device = current.withLock({ $0 }) else { return }
-        let thread = Thread { [weak self] in
-            // Set from the thread itself: that is when Foundation names the system thread.
-            Thread.current.name = "nfc-abort"
-            for _ in 0..<Self.abortRetry.times {
-                device.abort()
-                usleep(useconds_t(Self.abortRetry.milliseconds * 1000))
-                guard let self, self.current.withLock({ $0 }) === device else { return }
+        let thread = Thread {
+            // Set from the thread itself: it names the system thread.
+            ThreadName.set("nfc-abort")
+            for _ in 0..<NFCReaderPort.abortRetryTimes {
+                guard device.abortExchange() else { return }
+                usleep(NFCReaderPort.abortRetryMicroseconds)
             }
         }
         thread.start()

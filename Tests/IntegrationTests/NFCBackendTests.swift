@@ -73,7 +73,7 @@ import Glibc
     @Test func everyLibNFCCallRunsOnAThreadTheBackendOwns() async throws {
         let threads = Mutex<[String: Set<String>]>([:])
         NFCCalls.observe { function in
-            let name = Thread.current.name ?? ""
+            let name = ThreadName.current
             threads.withLock { _ = $0["\(function)", default: []].insert(name.isEmpty ? "(unnamed)" : name) }
         }
         defer { NFCCalls.observe(nil) }

@@ -268,7 +268,7 @@ extension PCSCScenarioTests {
             // pcscd) must still run on the backend's own threads.
             let threads = Mutex<[String: Set<String>]>([:])
             PCSCCalls.observe { function in
-                let name = Thread.current.name ?? ""
+                let name = ThreadName.current
                 threads.withLock { _ = $0["\(function)", default: []].insert(name.isEmpty ? "(unnamed)" : name) }
             }
             defer { PCSCCalls.observe(nil) }

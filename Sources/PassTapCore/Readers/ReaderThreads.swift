@@ -25,8 +25,8 @@ public final class ReaderThreads: Sendable {
     public func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
         state.withLock { $0.live += 1 }
         let thread = Thread { [self] in
-            // Set from the thread itself: that is when Foundation names the system thread.
-            Thread.current.name = name
+            // Set from the thread itself: it names the system thread.
+            ThreadName.set(name)
             body()
             exited()
         }
