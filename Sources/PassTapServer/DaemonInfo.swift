@@ -22,8 +22,11 @@ public struct DaemonInfo: Sendable {
     }
 
     /// Seconds since ``started``, to the millisecond.
-    public var uptimeSeconds: Double {
-        let elapsed = ContinuousClock.now - started
+    public var uptimeSeconds: Double { uptimeSeconds(at: .now) }
+
+    /// Seconds from ``started`` to `now`, to the millisecond.
+    public func uptimeSeconds(at now: ContinuousClock.Instant) -> Double {
+        let elapsed = now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return (seconds * 1000).rounded(.down) / 1000
     }

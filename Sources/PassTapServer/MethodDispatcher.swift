@@ -4,8 +4,9 @@ import NIOCore
 import PassTapCore
 import PassTapProtocol
 
-/// Turns one request line into its answer: checks the JSON-RPC envelope, decodes the method's
-/// params, calls the reader backend or the event hub, and encodes the response line.
+/// Turns one request line into its answer: checks the JSON-RPC envelope, finds the method's
+/// handler in a table, checks the connection's role, decodes the params (absent params as `{}`,
+/// so a missing required member is named) and encodes the handler's answer.
 ///
 /// Everything a client can get wrong becomes a JSON-RPC error on the same connection; nothing
 /// here closes it.
@@ -20,14 +21,30 @@ struct MethodDispatcher: Sendable {
         case subscribed(reply: ByteBuffer?, EventSubscription)
     }
 
-    let hub: EventHub
-    let backends: ReaderBackends
-    let vasReads: VASReadQueue
-    let daemon: DaemonInfo
-    let configuration: SocketServerConfiguration
+    /// The handlers, by method.
+    let handlers: [RPCMethod: any MethodHandler]
 
-    /// Answers one line (without its newline).
-    func handle(line: ByteBuffer, alreadySubscribed: Bool) async -> Outcome {
+    /// The dispatcher of a daemon: one handler per method.
+    init(hub: EventHub, backends: ReaderBackends, vasReads: VASReadQueue, daemon: DaemonInfo, configuration: SocketServerConfiguration) {
+        let readers: @Sendable () -> [ReaderInfo] = { backends.readers() }
+        self.init(handlers: [
+            StatusHandler(daemon: daemon, readers: readers),
+            ReadersListHandler(readers: readers),
+            CardTransmitHandler(allowed: configuration.allowTransmit) { command, raw, reader throws(ReaderCommandError) in
+                try await backends.transmit(command, raw: raw, on: reader)
+            },
+            VASReadHandler(merchants: configuration.vasMerchants, vasReads: vasReads) { backends.knows($0) },
+            EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: configuration.clientQueue),
+        ])
+    }
+
+    /// A dispatcher for `handlers` (tests give their own).
+    init(handlers: [any MethodHandler]) {
+        self.handlers = Dictionary(handlers.map { (type(of: $0).method, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Answers one line (without its newline) for a connection holding `roles`.
+    func handle(line: ByteBuffer, alreadySubscribed: Bool, roles: Set<AccessRole> = Set(AccessRole.allCases)) async -> Outcome {
         let bytes = Data(line.readableBytesView)
         guard bytes.contains(where: { !Self.isJSONWhitespace($0) }) else { return .silent }
         let envelope: JSONRPCEnvelope
@@ -44,53 +61,23 @@ struct MethodDispatcher: Sendable {
         case .success(let name): method = name
         case .failure(let error): return errorLine(id: envelope.id ?? .null, error)
         }
-        let id = envelope.id
-        guard let known = RPCMethod(rawValue: method) else {
-            return respond(id, Result<JSONRPCNoResult, JSONRPCError>.failure(.methodNotFound(method)))
+        guard let known = RPCMethod(rawValue: method), let handler = handlers[known] else {
+            return respond(envelope.id, MethodReply<JSONRPCNoResult>.failure(.methodNotFound(method)))
         }
-        switch known {
-        case .status:
-            return respond(id, decodeParams(NoParams.self, known, from: bytes).map { _ in status() })
-        case .readersList:
-            return respond(id, decodeParams(NoParams.self, known, from: bytes).map { _ in readersList() })
-        case .cardTransmit:
-            guard configuration.allowTransmit else {
-                return respond(id, Result<JSONRPCNoResult, JSONRPCError>.failure(Self.transmitDisabled))
-            }
-            switch decodeParams(CardTransmitParams.self, known, from: bytes) {
-            case .failure(let error):
-                return respond(id, Result<JSONRPCNoResult, JSONRPCError>.failure(error))
-            case .success(nil):
-                let missing = JSONRPCError.invalidParams(method: method, "params {\"reader\", \"apdu\"} are required")
-                return respond(id, Result<JSONRPCNoResult, JSONRPCError>.failure(missing))
-            case .success(let params?):
-                return respond(id, await transmit(params))
-            }
-        case .vasRead:
-            switch decodeParams(VASReadParams.self, known, from: bytes) {
-            case .failure(let error):
-                return respond(id, Result<JSONRPCNoResult, JSONRPCError>.failure(error))
-            case .success(nil):
-                let missing = JSONRPCError.invalidParams(method: method, "params {\"reader\"} are required")
-                return respond(id, Result<JSONRPCNoResult, JSONRPCError>.failure(missing))
-            case .success(let params?):
-                return respond(id, await vasRead(params))
-            }
-        case .eventsSubscribe:
-            guard !alreadySubscribed else {
-                return respond(id, Result<JSONRPCNoResult, JSONRPCError>.failure(Self.alreadySubscribed))
-            }
-            let subscribed = decodeParams(EventsSubscribeParams.self, known, from: bytes)
-                .flatMap { subscribe($0 ?? EventsSubscribeParams()) }
-            switch subscribed {
-            case .failure(let error):
-                return respond(id, Result<JSONRPCNoResult, JSONRPCError>.failure(error))
-            case .success(let subscription):
-                let result = EventsSubscribeResult(
-                    instance: daemon.instance, oldestSeq: subscription.oldestSeq, nextSeq: subscription.nextSeq)
-                guard let id else { return .subscribed(reply: nil, subscription) }
-                return .subscribed(reply: encode(JSONRPCResponse(id: id, result: result)), subscription)
-            }
+        let context = RequestContext(roles: roles, alreadySubscribed: alreadySubscribed)
+        return await run(handler, id: envelope.id, bytes: bytes, context: context)
+    }
+
+    /// Checks the role, decodes the params and runs one handler.
+    private func run<Handler: MethodHandler>(_ handler: Handler, id: JSONRPCID?, bytes: Data, context: RequestContext) async -> Outcome {
+        guard context.roles.contains(Handler.role) else {
+            return respond(id, MethodReply<JSONRPCNoResult>.failure(.forbidden(method: Handler.method.rawValue, role: Handler.role.rawValue)))
+        }
+        switch decodeParams(Handler.Params.self, Handler.method, from: bytes) {
+        case .failure(let error):
+            return respond(id, MethodReply<JSONRPCNoResult>.failure(error))
+        case .success(let params):
+            return respond(id, await handler.handle(params, context: context))
         }
     }
 
@@ -106,89 +93,16 @@ struct MethodDispatcher: Sendable {
         }
     }
 
-    // MARK: Methods
-
-    private func status() -> StatusResult {
-        StatusResult(
-            version: daemon.version, protocolVersion: PassTapProtocolVersion, instance: daemon.instance,
-            uptimeSeconds: daemon.uptimeSeconds, readers: backends.readers())
-    }
-
-    private func readersList() -> ReadersListResult {
-        ReadersListResult(readers: backends.readers())
-    }
-
-    private func transmit(_ params: CardTransmitParams) async -> Result<CardTransmitResult, JSONRPCError> {
-        let method = RPCMethod.cardTransmit.rawValue
-        let bytes: [UInt8]
-        do {
-            bytes = try [UInt8](hex: params.apdu)
-        } catch {
-            return .failure(.invalidParams(method: method, "apdu: \(error)"))
-        }
-        let command: CommandAPDU
-        do {
-            command = try CommandAPDU(bytes: bytes)
-        } catch {
-            return .failure(.invalidParams(method: method, "apdu \(bytes.hexString) is not a command APDU: \(error)"))
-        }
-        do {
-            let response = try await backends.transmit(command, raw: params.raw, on: params.reader)
-            return .success(
-                CardTransmitResult(
-                    response: response.data.hexString, sw: response.statusWord.hex, meaning: response.statusWord.meaning))
-        } catch {
-            return .failure(error.jsonRPCError)
-        }
-    }
-
-    private func vasRead(_ params: VASReadParams) async -> Result<VASReadResult, JSONRPCError> {
-        let method = RPCMethod.vasRead.rawValue
-        guard let configured = configuration.vasMerchants else {
-            return .failure(JSONRPCError(.vasDisabled, "Apple VAS is disabled: set [vas] enabled = true and configure [[vas.merchants]] in passtapd.toml"))
-        }
-        guard VASReadParams.timeoutRange.contains(params.timeoutMilliseconds) else {
-            return .failure(.invalidParams(method: method, "timeout_ms must be from \(VASReadParams.timeoutRange.lowerBound) to \(VASReadParams.timeoutRange.upperBound)"))
-        }
-        if let merchants = params.merchants {
-            guard !merchants.isEmpty else {
-                return .failure(.invalidParams(method: method, "merchants is empty: leave it out to ask every configured merchant"))
-            }
-            if let unknown = merchants.first(where: { !configured.contains($0) }) {
-                return .failure(.invalidParams(method: method, "merchants: \(unknown) is not configured; configured: \(configured.joined(separator: ", "))"))
-            }
-        }
-        guard backends.knows(params.reader) else {
-            return .failure(ReaderCommandError.unknownReader(params.reader).jsonRPCError)
-        }
-        do {
-            let result = try await vasReads.nextTap(
-                on: params.reader, merchants: params.merchants.map(Set.init), timeout: .milliseconds(params.timeoutMilliseconds))
-            return .success(VASReadResult(reader: params.reader, result: result))
-        } catch .timeout {
-            return .failure(JSONRPCError(.timeout, "no card arrived on \(params.reader) within \(params.timeoutMilliseconds) ms: tap again, or raise timeout_ms"))
-        } catch {
-            return .failure(JSONRPCError(.shuttingDown, "the vas.read was cancelled (the daemon is stopping)"))
-        }
-    }
-
-    private func subscribe(_ params: EventsSubscribeParams) -> Result<EventSubscription, JSONRPCError> {
-        do {
-            return .success(
-                try hub.subscribe(
-                    since: params.since, kinds: params.kinds.map(Set.init), queueLimit: configuration.clientQueue))
-        } catch {
-            return .failure(error.jsonRPCError)
-        }
-    }
-
     // MARK: Encoding
 
+    /// The params, decoded as the handler's type; absent params are decoded as `{}`, so required
+    /// members are checked here too.
     private func decodeParams<Params: Decodable & Sendable>(
         _ type: Params.Type, _ method: RPCMethod, from bytes: Data
-    ) -> Result<Params?, JSONRPCError> {
+    ) -> Result<Params, JSONRPCError> {
         do {
-            return .success(try NDJSON.decode(JSONRPCRequest<Params>.self, from: bytes).params)
+            if let params = try NDJSON.decode(JSONRPCRequest<Params>.self, from: bytes).params { return .success(params) }
+            return .success(try NDJSON.decode(Params.self, from: Data("{}".utf8)))
         } catch let error as DecodingError {
             return .failure(.invalidParams(method: method.rawValue, Self.paramsErrorDetail(error)))
         } catch {
@@ -196,9 +110,18 @@ struct MethodDispatcher: Sendable {
         }
     }
 
-    private func respond<Value: Encodable & Sendable>(_ id: JSONRPCID?, _ outcome: Result<Value, JSONRPCError>) -> Outcome {
-        guard let id else { return .silent }  // a client notification gets no answer, errors included
-        return .reply(encode(JSONRPCResponse(id: id, outcome: outcome)))
+    private func respond<Output: Encodable & Sendable>(_ id: JSONRPCID?, _ reply: MethodReply<Output>) -> Outcome {
+        switch reply {
+        case .result(let output):
+            guard let id else { return .silent }  // a client notification gets no answer, errors included
+            return .reply(encode(JSONRPCResponse(id: id, outcome: Result<Output, JSONRPCError>.success(output))))
+        case .failure(let error):
+            guard let id else { return .silent }
+            return .reply(encode(JSONRPCResponse(id: id, outcome: Result<Output, JSONRPCError>.failure(error))))
+        case .subscribed(let output, let subscription):
+            guard let id else { return .subscribed(reply: nil, subscription) }
+            return .subscribed(reply: encode(JSONRPCResponse(id: id, outcome: Result<Output, JSONRPCError>.success(output))), subscription)
+        }
     }
 
     private func errorLine(id: JSONRPCID, _ error: JSONRPCError) -> Outcome {
@@ -214,13 +137,6 @@ struct MethodDispatcher: Sendable {
             return ByteBuffer(string: fallback + "\n")
         }
     }
-
-    private static let transmitDisabled = JSONRPCError(
-        .transmitDisabled,
-        "card.transmit is disabled (raw APDUs can read payment card data): set [socket] allow_transmit = true in passtapd.toml to enable it")
-
-    private static let alreadySubscribed = JSONRPCError(
-        .alreadySubscribed, "this connection is already subscribed: open another connection for a second stream")
 
     private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D

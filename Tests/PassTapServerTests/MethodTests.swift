@@ -225,10 +225,12 @@ extension MethodTests {
         #expect(error.message.contains("known: merchants, reader, timeout_ms"))
     }
 
-    @Test func vasReadWithoutParamsSaysReaderIsRequired() async throws {
-        let error = try #require(await vasReadError("null"))
+    /// Absent params are decoded as `{}`: the required member is named, as when it is missing.
+    @Test(arguments: ["null", "{}"])
+    func vasReadWithoutParamsSaysReaderIsRequired(params: String) async throws {
+        let error = try #require(await vasReadError(params))
         #expect(error.code == .invalidParams)
-        #expect(error.message.contains(#"params {"reader"} are required"#))
+        #expect(error.message.contains("missing parameter 'reader'"), "\(error.message)")
     }
 
     @Test func vasReadWithNoTapTimesOutAndLeavesNothingQueued() async throws {

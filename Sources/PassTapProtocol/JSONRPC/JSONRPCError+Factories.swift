@@ -23,6 +23,13 @@ extension JSONRPCError {
         JSONRPCError(.invalidParams, "bad params for \(method): \(detail)")
     }
 
+    /// -32014: the peer lacks the role `role` that `method` needs.
+    public static func forbidden(method: String, role: String) -> JSONRPCError {
+        JSONRPCError(
+            .forbidden,
+            "\(method) needs the \(role) role, which this connection's user does not hold: see [access] in passtapd.toml")
+    }
+
     /// -32006: the connection limit is reached.
     public static func tooManyClients(limit: Int) -> JSONRPCError {
         JSONRPCError(

@@ -70,6 +70,8 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
     public static let notISODep = JSONRPCErrorCode(rawValue: -32012)
     /// -32013: the request was cancelled before it reached the card (its client went away).
     public static let cancelled = JSONRPCErrorCode(rawValue: -32013)
+    /// -32014: the connection's peer does not hold the role the method needs (`[access]`).
+    public static let forbidden = JSONRPCErrorCode(rawValue: -32014)
 
     /// The snake_case reason PassTap sends in `error.data.reason` for this code.
     public var reason: String {
@@ -92,6 +94,7 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
         case .vasDisabled: return "vas_disabled"
         case .notISODep: return "not_iso_dep"
         case .cancelled: return "cancelled"
+        case .forbidden: return "forbidden"
         default: return "error_\(-rawValue)"
         }
     }

@@ -1,0 +1,40 @@
+import ISO7816
+import PassTapCore
+import PassTapProtocol
+
+/// `card.transmit`: one APDU to the card on a reader, queued behind its session.
+struct CardTransmitHandler: MethodHandler {
+    static let method = RPCMethod.cardTransmit
+    static let role = AccessRole.transmit
+    /// `[socket] allow_transmit`.
+    let allowed: Bool
+    let transmit: @Sendable (CommandAPDU, Bool, ReaderID) async throws(ReaderCommandError) -> ResponseAPDU
+
+    static let disabled = JSONRPCError(
+        .transmitDisabled,
+        "card.transmit is disabled (raw APDUs can read payment card data): set [socket] allow_transmit = true in passtapd.toml to enable it")
+
+    func handle(_ params: CardTransmitParams, context: RequestContext) async -> MethodReply<CardTransmitResult> {
+        guard allowed else { return .failure(Self.disabled) }
+        let method = Self.method.rawValue
+        let bytes: [UInt8]
+        do {
+            bytes = try [UInt8](hex: params.apdu)
+        } catch {
+            return .failure(.invalidParams(method: method, "apdu: \(error)"))
+        }
+        let command: CommandAPDU
+        do {
+            command = try CommandAPDU(bytes: bytes)
+        } catch {
+            return .failure(.invalidParams(method: method, "apdu \(bytes.hexString) is not a command APDU: \(error)"))
+        }
+        do {
+            let response = try await transmit(command, params.raw, params.reader)
+            return .result(
+                CardTransmitResult(response: response.data.hexString, sw: response.statusWord.hex, meaning: response.statusWord.meaning))
+        } catch {
+            return .failure(error.jsonRPCError)
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import ISO7816
+import NIOCore
+import PassTapCore
+import PassTapProtocol
+import Synchronization
+import Testing
+
+@testable import PassTapServer
+
+/// Each socket method's handler on its own, without a socket: params in, reply out, with an
+/// injected clock where time matters. And the dispatcher's table: every method has a handler,
+/// and a connection without the handler's role gets `forbidden`.
+@Suite(.timeLimit(.minutes(1))) struct MethodHandlerTests {
+    static let reader = ReaderID.pcsc("Zeta Reader 00 00")
+    static let context = RequestContext(roles: Set(AccessRole.allCases), alreadySubscribed: false)
+    static let daemon = DaemonInfo(version: "9.9.9", instance: "instance-1", started: ContinuousClock.now)
+
+    static func result<Output>(_ reply: MethodReply<Output>) throws -> Output {
+        guard case .result(let output) = reply else { throw Failure("expected a result, got \(reply)") }
+        return output
+    }
+
+    static func failure<Output>(_ reply: MethodReply<Output>) throws -> JSONRPCError {
+        guard case .failure(let error) = reply else { throw Failure("expected an error, got \(reply)") }
+        return error
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    @Test func statusReportsUptimeOnTheInjectedClock() async throws {
+        let readers = [ReaderInfo(id: Self.reader, name: "Zeta Reader 00 00", backend: "pcsc", state: .empty)]
+        let later = Self.daemon.started + .milliseconds(90_512)
+        let handler = StatusHandler(daemon: Self.daemon, readers: { readers }, now: { later })
+        let status = try Self.result(await handler.handle(NoParams(), context: Self.context))
+        #expect(status.uptimeSeconds == 90.512)
+        #expect(status.instance == "instance-1" && status.version == "9.9.9")
+        #expect(status.readers.map(\.id) == [Self.reader])
+    }
+
+    @Test func cardTransmitIsRefusedWhenDisabledAndCheckedBeforeItReachesTheReader() async throws {
+        let calls = Counter()
+        let transmit: @Sendable (CommandAPDU, Bool, ReaderID) async throws(ReaderCommandError) -> ResponseAPDU = { _, _, _ in
+            calls.increment()
+            return try! ResponseAPDU(bytes: [0x01, 0x90, 0x00])
+        }
+        let disabled = CardTransmitHandler(allowed: false, transmit: transmit)
+        let params = CardTransmitParams(reader: Self.reader, apdu: "00A4040007A0000000041010", raw: false)
+        #expect(try Self.failure(await disabled.handle(params, context: Self.context)).code == .transmitDisabled)
+
+        let enabled = CardTransmitHandler(allowed: true, transmit: transmit)
+        let notHex = CardTransmitParams(reader: Self.reader, apdu: "zz", raw: false)
+        #expect(try Self.failure(await enabled.handle(notHex, context: Self.context)).code == .invalidParams)
+        #expect(calls.value == 0)
+        let answer = try Self.result(await enabled.handle(params, context: Self.context))
+        #expect(answer.response == "01" && answer.sw == "9000")
+        #expect(calls.value == 1)
+    }
+
+    @Test func vasReadChecksItsParamsAndTimesOutOnTheInjectedTimer() async throws {
+        // The queue's timer fires at once: no waiting.
+        let queue = VASReadQueue(timer: { _, fire in fire() })
+        let handler = VASReadHandler(merchants: ["pass.a"], vasReads: queue) { $0 == Self.reader }
+        let off = VASReadHandler(merchants: nil, vasReads: queue) { _ in true }
+        let params = VASReadParams(reader: Self.reader, merchants: nil, timeoutMilliseconds: 1000)
+        #expect(try Self.failure(await off.handle(params, context: Self.context)).code == .vasDisabled)
+        let stranger = VASReadParams(reader: Self.reader, merchants: ["pass.b"], timeoutMilliseconds: 1000)
+        #expect(try Self.failure(await handler.handle(stranger, context: Self.context)).message.contains("pass.b is not configured"))
+        let elsewhere = VASReadParams(reader: .pcsc("Other"), merchants: nil, timeoutMilliseconds: 1000)
+        #expect(try Self.failure(await handler.handle(elsewhere, context: Self.context)).code == .unknownReader)
+        #expect(try Self.failure(await handler.handle(params, context: Self.context)).code == .timeout)
+        #expect(queue.waitingCount(on: Self.reader) == 0)
+    }
+
+    @Test func aSecondSubscriptionOnOneConnectionIsRefused() async throws {
+        let hub = EventHub(capacity: 8)
+        let handler = EventsSubscribeHandler(hub: hub, daemon: Self.daemon, queueLimit: 4)
+        let again = RequestContext(roles: [.observe], alreadySubscribed: true)
+        #expect(try Self.failure(await handler.handle(EventsSubscribeParams(), context: again)).code == .alreadySubscribed)
+        guard case .subscribed(let result, let subscription) = await handler.handle(EventsSubscribeParams(), context: Self.context) else {
+            throw Failure("no subscription")
+        }
+        defer { subscription.cancel() }
+        #expect(result.instance == "instance-1")
+    }
+
+    /// Every method has a handler, and the role each needs is the issue's.
+    @Test func theTableCoversEveryMethodWithItsRole() {
+        let dispatcher = MethodDispatcher(
+            hub: EventHub(capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
+            configuration: SocketServerConfiguration(path: "/tmp/unused.sock"))
+        #expect(Set(dispatcher.handlers.keys) == Set(RPCMethod.allCases))
+        let roles = Dictionary(uniqueKeysWithValues: dispatcher.handlers.map { ($0.key, type(of: $0.value).role) })
+        #expect(roles == [.status: .observe, .readersList: .observe, .eventsSubscribe: .observe, .vasRead: .read, .cardTransmit: .transmit])
+    }
+
+    struct Forbidden: Sendable, CustomTestStringConvertible {
+        let line: String
+        let roles: Set<AccessRole>
+        var testDescription: String { line.components(separatedBy: "\"method\":\"")[1].prefix { $0 != "\"" } + " with \(roles.sorted())" }
+    }
+
+    static let forbidden: [Forbidden] = [
+        .init(line: #"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00"}}"#, roles: [.observe]),
+        .init(line: #"{"jsonrpc":"2.0","id":1,"method":"card.transmit","params":{"reader":"pcsc:Zeta Reader 00 00","apdu":"00A40400"}}"#, roles: [.observe, .read]),
+        .init(line: #"{"jsonrpc":"2.0","id":1,"method":"status"}"#, roles: []),
+    ]
+
+    @Test(arguments: forbidden)
+    func aMethodWithoutItsRoleIsForbidden(_ forbidden: Forbidden) async throws {
+        let line = forbidden.line
+        let roles = forbidden.roles
+        let dispatcher = MethodDispatcher(
+            hub: EventHub(capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
+            configuration: SocketServerConfiguration(path: "/tmp/unused.sock", allowTransmit: true, vasMerchants: ["pass.a"]))
+        guard case .reply(let buffer) = await dispatcher.handle(line: ByteBuffer(string: line), alreadySubscribed: false, roles: roles) else {
+            throw Failure("no reply")
+        }
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any])
+        let error = try #require(answer["error"] as? [String: Any])
+        #expect(error["code"] as? Int == -32014)
+        #expect((error["data"] as? [String: Any])?["reason"] as? String == "forbidden")
+    }
+}
+
+/// A thread-safe count for closures.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
