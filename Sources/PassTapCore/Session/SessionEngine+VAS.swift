@@ -26,16 +26,17 @@ extension SessionEngine {
         } catch {
             let reported = VASSelectResponse.reported(in: select.data)
             result.wallet = reported.wallet?.label
-            result.version = reported.version?.hexString
+            result.version = reported.version.map(VASSessionResult.publishedVersion)
             result.capabilities = reported.capabilities.map(VASSessionResult.Capabilities.init)
             result.problem = "the VAS applet's answer does not follow the protocol: \(error)"
             return
         }
         result.wallet = answer.wallet.label
-        result.version = answer.version?.hexString
+        result.version = answer.version.map(VASSessionResult.publishedVersion)
         result.capabilities = answer.capabilities.map(VASSessionResult.Capabilities.init)
         guard answer.wallet == .applePay else {
-            result.problem = "the wallet \(answer.wallet.label) does not do Apple VAS"
+            // The label is in `wallet` already: the problem text never repeats what the card chose.
+            result.problem = "this wallet (see wallet) does not do Apple VAS; only ApplePay does"
             return
         }
         guard answer.vasMayBePerformed else {

@@ -59,7 +59,10 @@ public struct SessionEngine: Sendable {
                 let listed = record.ppse?.applications.contains { $0.aid == aid } == true
                 let payment = listed || PaymentSchemes.contains(aid)
                 record.selected = aid
-                record.fci = FCIRecord(bytes: response.data, scope: payment ? .paymentApplication : .withoutCardData)
+                switch FCIRecord.forPublication(response.data, scope: payment ? .paymentApplication : .withoutCardData) {
+                case .success(let fci): record.fci = fci
+                case .failure(let omitted): record.fciOmitted = omitted.reason
+                }
                 return
             }
         }
