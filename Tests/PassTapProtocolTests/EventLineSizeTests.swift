@@ -96,6 +96,20 @@ import VAS
         #expect(tenBytes.uid?.bytes.count == 10 && tenBytes.uidNote == nil)
     }
 
+    @Test func theHubCountsAnEventAtItsLineLengthOrUpTo19BytesOver() throws {
+        let card = ScriptedCard()
+        card.applications[Self.ndef.hex] = [0x6F, 0x03, 0x84, 0x01, 0x41]
+        let result = ReadResult(
+            card: CardInfo(atr: Self.atr, uid: [4, 1, 2, 3]), target: .isoDep, session: SessionEngine().run(SessionPlan(aids: [Self.ndef]), on: card))
+        for payload in [EventPayload.readResult(result), .cardRemoved, .backend(name: "pcsc", reason: "a \"quoted\" reason/with a slash")] {
+            let hub = EventHub(capacity: 4)
+            let event = hub.publish(.readResult, reader: Self.reader, payload: payload)
+            let line = try NDJSON.encodeLine(JSONRPCNotification(method: .event, params: event))
+            #expect(hub.bufferedBytes >= line.readableBytes)
+            #expect(hub.bufferedBytes <= line.readableBytes + 19)
+        }
+    }
+
     /// Everything a card fills, at once, as large as it can make it: the line still fits.
     @Test func theWorstCardStillGivesALineUnder64KiB() throws {
         let card = ScriptedCard()
