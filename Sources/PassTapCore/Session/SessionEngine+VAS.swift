@@ -58,7 +58,10 @@ extension SessionEngine {
         }
     }
 
-    /// One merchant's entry from the phone's answer: status word, parse, key, decryption, freshness.
+    /// One merchant's entry from the phone's answer: status word, parse, key, decryption,
+    /// freshness, replay. A decrypted cryptogram's one-time phone key goes into the replay cache;
+    /// one seen before is `replayed` and its message withheld, unless it is `stale` (which says
+    /// more: stale wins).
     private func entry(for merchant: Configuration.VASMerchant, _ response: ResponseAPDU, settings: Configuration.VAS) -> VASEntry {
         let answer = VASDataResponse(response, expectsCryptogram: merchant.request.isFullVAS)
         var entry = VASEntry(
@@ -76,12 +79,20 @@ extension SessionEngine {
         entry.problem = decryption.problem
         guard decryption.status == .success, let payload = decryption.payload else { return entry }
         let now = clock()
+        let retention = settings.freshnessSeconds > 0 ? TimeInterval(2 * settings.freshnessSeconds) : nil
+        let firstSeen = replays.record(cryptogram, at: now, keepFor: retention)
         if payload.freshness(windowSeconds: settings.freshnessSeconds, now: now) == .stale {
             let skew = Int64(now.timeIntervalSince1970.rounded()) - payload.unixTime
             entry.status = .stale
             entry.problem =
                 "the pass timestamp is \(abs(skew)) s \(skew >= 0 ? "old" : "in the future"), outside the \(settings.freshnessSeconds) s freshness window (a replayed read, or the phone's clock is wrong)"
             guard settings.publishStale else { return entry }
+        } else if let firstSeen {
+            let ago = max(0, Int(now.timeIntervalSince(firstSeen).rounded()))
+            entry.status = .replayed
+            entry.problem =
+                "this cryptogram's one-time phone key was already read \(ago) s ago: a replayed read (a phone makes a new key for every read), so its message is withheld"
+            return entry
         }
         entry.publish(payload, variant: decryption.variant)
         return entry

@@ -1,23 +1,31 @@
 public import Foundation
 public import ISO7816
+public import VAS
 
 /// Runs one tap's session over a card channel: the Apple VAS exchange (before or after the AID
 /// list, as configured), the PPSE lookup when enabled, and SELECT by AID in the configured order,
 /// first success wins (as Core NFC does), every attempt recorded with its status word.
 ///
-/// The engine is synchronous and pure apart from the channel and the clock: backends call it on
-/// the reader's own thread, and unit tests drive it with an in-process fake card. It never sends
-/// READ RECORD or anything else that reads card numbers.
+/// The engine is synchronous and pure apart from the channel, the clock and the replay cache:
+/// backends call it on the reader's own thread, and unit tests drive it with an in-process fake
+/// card. It never sends READ RECORD or anything else that reads card numbers.
 public struct SessionEngine: Sendable {
     /// The chaining and caps applied to every command of the session.
     public var transmitter: APDUTransmitter
-    /// The host clock, for the VAS freshness window.
+    /// The host clock, for the VAS freshness window and the replay cache.
     public var clock: @Sendable () -> Date
+    /// The one-time phone keys already seen, shared by every reader's sessions (a read replayed on
+    /// another reader is a replay too).
+    public var replays: VASReplayCache
 
-    /// Creates an engine with the given transmit caps and clock.
-    public init(transmitter: APDUTransmitter = APDUTransmitter(), clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// Creates an engine with the given transmit caps, clock and replay cache.
+    public init(
+        transmitter: APDUTransmitter = APDUTransmitter(), clock: @escaping @Sendable () -> Date = { Date() },
+        replays: VASReplayCache = VASReplayCache()
+    ) {
         self.transmitter = transmitter
         self.clock = clock
+        self.replays = replays
     }
 
     /// Runs `plan` against the card behind `channel`.
