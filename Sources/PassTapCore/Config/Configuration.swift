@@ -81,6 +81,9 @@ public struct Configuration: Sendable, Hashable {
     public var aids: [AID] = []
     /// `[session] ppse`: find the payment application through `2PAY.SYS.DDF01` before the AID list.
     public var ppse: Bool = false
+    /// `[session] budget_ms`: a tap's time budget; past it the session ends between two exchanges
+    /// with `session_timeout`.
+    public var sessionBudgetMilliseconds: Int = 2000
     /// `[vas]`: Apple VAS.
     public var vas = VAS()
     /// `[libnfc]`: the libnfc backend's devices and polling (whether it runs: `backends[.nfc]`).

@@ -7,14 +7,18 @@ extension SessionEngine {
     /// GET VAS DATA per asked merchant in configured order, decrypt, check freshness.
     ///
     /// Fills `outcome.vas`; what the phone answered wrongly is recorded per merchant, never
-    /// thrown. Only a lost card or a failed transport throws, and the merchant it cut off says so.
-    func runVAS(_ plan: VASPlan, on channel: any CardChannel, into outcome: inout SessionOutcome) throws(CardTransportError) {
+    /// thrown. Only a lost card, a failed transport or the end of the budget throws, and the
+    /// merchant a failed exchange cut off says so.
+    func runVAS(
+        _ plan: VASPlan, on channel: any CardChannel, within budget: SessionBudget, into outcome: inout SessionOutcome
+    ) throws(CardTransportError) {
         let settings = plan.settings
         var result = VASSessionResult(
             offered: false, wallet: nil, version: nil, capabilities: nil, mode: settings.mode, problem: nil,
             entries: settings.merchants.map { VASEntry(passTypeID: $0.passTypeIdentifier.value, status: .notRequested) })
         defer { outcome.vas = result }
-        let select = try send(VASApplication.selectCommand, on: channel)
+        try budget.check()
+        let select = try send(VASApplication.selectCommand, on: channel, within: budget)
         guard select.statusWord.isSuccess else {
             result.problem = "no VAS applet: SELECT OSE.VAS.01 answered \(select.statusWord.hex)"
             return
@@ -46,9 +50,10 @@ extension SessionEngine {
         let asked = settings.merchants.indices.filter { plan.asks(settings.merchants[$0]) }
         let commands = GetVASDataCommand.sequence(for: asked.map { settings.merchants[$0].request }, mode: settings.mode)
         for (index, command) in zip(asked, commands) {
+            try budget.check()
             let response: ResponseAPDU
             do {
-                response = try send(command.apdu, on: channel)
+                response = try send(command.apdu, on: channel, within: budget)
             } catch {
                 result.entries[index].problem =
                     "asked, but the tap ended without a usable answer (\(error.code.rawValue): see the read.result error)"

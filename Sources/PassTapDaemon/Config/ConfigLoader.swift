@@ -77,6 +77,8 @@ public enum ConfigLoader {
         if var session = try subtable("session", of: &root) {
             configuration.aids = try aids("aids", of: &session) ?? []
             configuration.ppse = try session.bool("ppse") ?? configuration.ppse
+            configuration.sessionBudgetMilliseconds =
+                try session.integer("budget_ms", in: 100...60_000) ?? configuration.sessionBudgetMilliseconds
             try session.rejectUnknownKeys()
         }
         configuration.readerOverrides = try readerOverrides(of: &root)
