@@ -35,7 +35,7 @@ public struct Daemon: Sendable {
 
     /// Runs until SIGTERM or SIGINT (or a service fails, which is thrown).
     public func run() async throws {
-        let hub = EventHub(capacity: configuration.events.buffer)
+        let hub = EventHub(capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes)
         let vasReads = VASReadQueue()
         let coordinator = TapCoordinator(configuration: configuration, vasReads: vasReads, logger: logger, events: hub.sink)
         var backends: [any ReaderBackend] = []

@@ -105,6 +105,51 @@ import Testing
         #expect(seqs(items) == [3, 4, 5])
     }
 
+    @Test func theReplayBufferIsBoundedInBytesAsWellAsInCount() async throws {
+        let probe = EventHub(capacity: 8)
+        publish(probe, 1)
+        let small = probe.bufferedBytes
+        #expect(small > 100)
+
+        let hub = EventHub(capacity: 100, maximumBytes: 3 * small)
+        publish(hub, 5)
+        #expect(hub.bufferedCount == 3 && hub.bufferedBytes == 3 * small)
+        #expect(hub.oldestSeq == 3)
+        let subscription = try hub.subscribe(since: 1, queueLimit: 16)
+        let items = try await take(4, from: subscription)
+        #expect(items.first == .dropped(count: 2, firstSeq: 1, lastSeq: 2))
+        #expect(seqs(items) == [3, 4, 5])
+    }
+
+    @Test func aLargeEventEvictsAsManyOldOnesAsItNeedsAndTheNewestIsAlwaysKept() {
+        let probe = EventHub(capacity: 8)
+        publish(probe, 1)
+        let small = probe.bufferedBytes
+        let hub = EventHub(capacity: 100, maximumBytes: 4 * small)
+        publish(hub, 4)
+        // An event about two small ones long takes the room of as many of the oldest as it needs.
+        let payload = EventPayload.backend(name: "pcsc", reason: String(repeating: "x", count: small))
+        let sizer = EventHub(capacity: 8)
+        sizer.publish(.backendDown, reader: nil, payload: payload)
+        let kept = (4 * small - sizer.bufferedBytes) / small
+        #expect(kept >= 1 && kept < 4)
+        let large = hub.publish(.backendDown, reader: nil, payload: payload)
+        #expect(hub.bufferedCount == kept + 1 && hub.oldestSeq == UInt64(5 - kept))
+        #expect(hub.bufferedBytes == kept * small + sizer.bufferedBytes)
+        // An event larger than the whole buffer is kept alone.
+        let huge = hub.publish(.backendDown, reader: nil, payload: .backend(name: "pcsc", reason: String(repeating: "y", count: 10 * small)))
+        #expect(hub.bufferedCount == 1 && hub.oldestSeq == huge.seq && huge.seq == large.seq + 1)
+        #expect(hub.bufferedBytes > 4 * small)
+        publish(hub, 1)
+        #expect(hub.bufferedCount == 1 && hub.bufferedBytes == small)
+    }
+
+    @Test func theCountBoundStillHoldsWithRoomToSpare() {
+        let hub = EventHub(capacity: 3, maximumBytes: 1 << 30)
+        publish(hub, 10)
+        #expect(hub.bufferedCount == 3 && hub.oldestSeq == 8)
+    }
+
     @Test func sinceZeroMeansFromTheFirstEvent() async throws {
         let hub = EventHub(capacity: 8)
         publish(hub, 2)

@@ -56,6 +56,47 @@ import Testing
         #expect(record.redacted == ["5F30"] && record.hex == "6F058403F00102")
     }
 
+    @Test(arguments: [("5F53", "5F5302DE89"), ("5F54", "5F5402AB12"), ("42", "4203541333")])
+    func ibanBICAndIINAreCardData(tag: String, object: String) throws {
+        let bytes = try [UInt8](hex: "6F" + String(format: "%02X", 5 + object.count / 2) + "8403F00102" + object)
+        let record = try #require(FCIRecord(bytes: bytes))
+        #expect(record.redacted == [tag])
+        #expect(record.hex == "6F058403F00102")
+    }
+
+    @Test func everyRemovedTagIsListedInTheSocketAPIDocument() throws {
+        let document = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/socket-api.md")
+        let text = try String(contentsOf: document, encoding: .utf8)
+        let unlisted = FCIRecord.cardDataTags.map(\.hex).filter { !text.contains("`\($0)`") }
+        #expect(unlisted.isEmpty, "docs/socket-api.md does not list the removed tags \(unlisted.sorted())")
+    }
+
+    @Test func anFCIOverThePublishedSizeIsOmittedWithTheReason() throws {
+        let large = BERTLVWriter.encode(tag: 0x6F, value: BERTLVWriter.encode(tag: 0x9F10, value: [UInt8](repeating: 0x55, count: 1100)))
+        #expect(FCIRecord.forPublication(large) == .failure(FCIRecord.Omitted(reason: "the FCI is \(large.count) bytes, over the 1024 published")))
+        #expect(FCIRecord(bytes: large) == nil)
+        // Measured after redaction: a payment application keeps only its AID, label and priority.
+        let payment = BERTLVWriter.encode(
+            tag: 0x6F, value: BERTLVWriter.encode(tag: 0x84, value: [0xA0, 0, 0, 0, 4, 0x10, 0x10])
+                + BERTLVWriter.encode(tag: 0x9F10, value: [UInt8](repeating: 0x55, count: 1100)))
+        let record = try FCIRecord.forPublication(payment, scope: .paymentApplication).get()
+        #expect(record.hex == "6F098407A0000000041010" && record.redacted == ["9F10"])
+    }
+
+    @Test func anFCIThatDoesNotParseSaysWhy() throws {
+        guard case .failure(let omitted) = FCIRecord.forPublication(Array(Self.leakyFCI.dropLast())) else {
+            Issue.record("a truncated FCI was published")
+            return
+        }
+        #expect(omitted.reason.hasPrefix("the FCI (56 bytes) is not valid BER-TLV (TLV truncated"))
+        let card = FakeCard()
+        card.applications[Self.mastercard] = Array(Self.leakyFCI.dropLast())
+        let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.mastercard)]), on: card)
+        #expect(outcome.aid.fci == nil && outcome.aid.fciOmitted == omitted.reason)
+    }
+
     @Test func aSessionThroughThePPSEPublishesThePaymentApplicationTrimmed() throws {
         let card = FakeCard()
         card.applications[PaymentDirectory.aid.hex] = PaymentDirectoryTests.ppse([(Self.mastercard, "MASTERCARD", 1)])

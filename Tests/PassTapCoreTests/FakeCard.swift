@@ -13,11 +13,14 @@ final class FakeCard: CardChannel {
     var failOnExchange: (number: Int, error: CardTransportError)? = nil
     /// What one exchange can carry (a PN532's 263-byte answers, say).
     var capacity = ChannelCapacity.extendedAPDU
+    /// Runs before every answer (a test clock that the card's slowness moves on).
+    var onExchange: (() -> Void)? = nil
     private(set) var received: [[UInt8]] = []
     private var pending: [UInt8] = []
 
     func transmit(_ command: [UInt8]) throws(CardTransportError) -> [UInt8] {
         received.append(command)
+        onExchange?()
         if let failure = failOnExchange, failure.number == received.count { throw failure.error }
         guard command.count >= 4 else { return [0x67, 0x00] }
         switch (command[0], command[1], command[2]) {

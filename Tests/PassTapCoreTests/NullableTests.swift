@@ -31,7 +31,7 @@ import Testing
 
     @Test func aCardWithoutUIDStillHasEveryMember() throws {
         let json = try object(CardInfo(atr: "3B8180018080", uid: nil))
-        #expect(Set(json.keys) == ["atr", "uid", "atqa", "sak", "ats"])
+        #expect(Set(json.keys) == ["atr", "uid", "uid_note", "atqa", "sak", "ats"])
         #expect(json["atr"] as? String == "3B8180018080")
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import ISO7816
 import PassTapCore
 import Testing
@@ -56,6 +57,39 @@ import Testing
         let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.mastercard)], ppse: true), on: card)
         #expect(outcome.aid.ppse == PaymentDirectory(offered: false, applications: []))
         #expect(outcome.aid.attempts == [.init(aid: PaymentDirectory.aid, sw: "6A82"), .init(aid: AID(stringLiteral: Self.mastercard), sw: "9000")])
+    }
+
+    @Test func aPPSEListingOneAIDAHundredTimesCostsOneSelect() throws {
+        let card = FakeCard()
+        card.applications[PaymentDirectory.aid.hex] = Self.ppse(Array(repeating: (Self.visa, nil, nil), count: 100))
+        let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.visa)], ppse: true), on: card)
+        let directory = try #require(outcome.aid.ppse)
+        #expect(directory.applications == [.init(aid: AID(stringLiteral: Self.visa), label: nil, priority: nil)])
+        #expect(directory.omitted == 0)
+        #expect(outcome.aid.attempts == [.init(aid: PaymentDirectory.aid, sw: "9000"), .init(aid: AID(stringLiteral: Self.visa), sw: "6A82")])
+        #expect(card.received.count == 2)
+    }
+
+    @Test func aRepeatedAIDKeepsItsFirstEntryByPriority() {
+        let directory = PaymentDirectory(fci: Self.ppse([(Self.visa, "LOW", 3), (Self.mastercard, "MC", 2), (Self.visa, "HIGH", 1)]))
+        #expect(directory.applications.map(\.label) == ["HIGH", "MC"])
+    }
+
+    @Test func atMostEightDirectoryApplicationsAreTriedAndTheRestCounted() throws {
+        let listed = (0..<20).map { (String(format: "A00000099900%02X1010", $0), String?.none, UInt8?.none) }
+        let card = FakeCard()
+        card.applications[PaymentDirectory.aid.hex] = Self.ppse(listed)
+        let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.mastercard)], ppse: true), on: card)
+        let directory = try #require(outcome.aid.ppse)
+        #expect(directory.applications.map(\.aid.hex) == listed.prefix(PaymentDirectory.maximumApplications).map(\.0))
+        #expect(directory.omitted == 20 - PaymentDirectory.maximumApplications)
+        // The PPSE, eight from the directory, then the configured list.
+        #expect(outcome.aid.attempts.map(\.aid.hex) == [PaymentDirectory.aid.hex] + listed.prefix(8).map(\.0) + [Self.mastercard])
+    }
+
+    @Test func aLongLabelIsCutAndMarked() {
+        let directory = PaymentDirectory(fci: Self.ppse([(Self.visa, String(repeating: "V", count: 300), 1)]))
+        #expect(directory.applications.first?.label == String(repeating: "V", count: 16) + "...[300 bytes]")
     }
 
     @Test func garbageDirectoryListsNothing() {

@@ -223,7 +223,8 @@ import VAS
         let (outcome, card) = run(phone)
         let vas = try #require(outcome.vas)
         #expect(vas.offered && vas.wallet == "AndroidPay" && vas.capabilities?.bits == ["vas_may_be_performed"])
-        #expect(vas.problem?.contains("AndroidPay") == true)
+        // The label is the card's choice: it is in `wallet`, never copied into the problem text.
+        #expect(vas.problem == "this wallet (see wallet) does not do Apple VAS; only ApplePay does")
         #expect(getVASData(card).isEmpty)
     }
 

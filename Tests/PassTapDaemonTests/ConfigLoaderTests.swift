@@ -13,6 +13,8 @@ import Testing
         #expect(configuration.socket.mode == 0o660)
         #expect(configuration.events.buffer == 1024)
         #expect(configuration.events.clientQueue == 256)
+        #expect(configuration.events.bufferBytes == 4_194_304)
+        #expect(configuration.sessionBudgetMilliseconds == 2000)
         #expect(configuration.socket.allowTransmit == false)
     }
 
@@ -24,6 +26,8 @@ import Testing
         #expect(configuration.aids.map(\.hex) == ["A0000000031010", "A0000000041010"])
         #expect(configuration.socket.maxClients == 64)
         #expect(configuration.section(.pcsc).enabled)
+        #expect(configuration.events.bufferBytes == 4_194_304)
+        #expect(configuration.sessionBudgetMilliseconds == 2000)
     }
 
     @Test func everyFixedKeyIsRead() throws {
@@ -37,6 +41,7 @@ import Testing
             [events]
             buffer = 10
             client_queue = 5
+            buffer_bytes = 100000
             [log]
             level = "debug"
             [pcsc]
@@ -44,6 +49,7 @@ import Testing
             readers = ["ACS"]
             [session]
             aids = ["a0000000031010"]
+            budget_ms = 750
             [[reader]]
             match = "ACS ACR1252"
             aids = ["D2760000850101"]
@@ -54,7 +60,8 @@ import Testing
         #expect(c.socket.group == "passtap")
         #expect(c.socket.maxClients == 3)
         #expect(c.socket.allowTransmit)
-        #expect(c.events.buffer == 10 && c.events.clientQueue == 5)
+        #expect(c.events.buffer == 10 && c.events.clientQueue == 5 && c.events.bufferBytes == 100_000)
+        #expect(c.sessionBudgetMilliseconds == 750)
         #expect(c.logLevel == .debug)
         #expect(c.section(.pcsc).enabled == false && c.section(.pcsc).readers == ["ACS"])
         #expect(c.aids.map(\.hex) == ["A0000000031010"])
@@ -81,6 +88,9 @@ import Testing
         .init(text: "[session]\naids = [\"A0000000031010\", \"A0ZZ\"]\n", line: 2, keyPath: "session.aids[1]", mentions: "5 to 16 bytes in hex"),
         .init(text: "[session]\naids = [\"A000\"]\n", line: 2, keyPath: "session.aids[0]", mentions: "5 to 16 bytes in hex"),
         .init(text: "[session]\naids = \"A0000000031010\"\n", line: 2, keyPath: "session.aids", mentions: "expected an array of strings"),
+        .init(text: "[events]\nbuffer_bytes = 65535\n", line: 2, keyPath: "events.buffer_bytes", mentions: "from 65536 to 1073741824"),
+        .init(text: "[session]\nbudget_ms = 99\n", line: 2, keyPath: "session.budget_ms", mentions: "from 100 to 60000"),
+        .init(text: "[session]\nbudget_ms = 60001\n", line: 2, keyPath: "session.budget_ms", mentions: "from 100 to 60000"),
         .init(text: "[log]\nlevel = \"loud\"\n", line: 2, keyPath: "log.level", mentions: "expected one of trace"),
         .init(text: "[pcsc]\nenabled = \"yes\"\n", line: 2, keyPath: "pcsc.enabled", mentions: "true or false"),
         .init(text: "[[reader]]\nmatch = \"A\"\n[[reader]]\naids = [\"A0000000031010\"]\n", line: 3, keyPath: "reader[1].match", mentions: "every [[reader]] needs one"),

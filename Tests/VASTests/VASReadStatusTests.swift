@@ -37,7 +37,7 @@ import VAS
         #expect(VASReadStatus.allCases.map(\.rawValue) == [
             "success", "data_not_activated", "user_intervention", "data_not_found", "incorrect_data", "wrong_length",
             "wrong_parameters", "unsupported_version", "unexpected_status", "malformed_response", "no_matching_key",
-            "decrypt_failed", "stale", "not_requested",
+            "decrypt_failed", "stale", "replayed", "not_requested",
         ])
     }
 }

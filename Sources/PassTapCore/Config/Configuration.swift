@@ -27,6 +27,10 @@ public struct Configuration: Sendable, Hashable {
     public struct Events: Sendable, Hashable {
         /// `buffer`: how many recent events stay in memory for `events.subscribe` with `since`.
         public var buffer: Int = 1024
+        /// `buffer_bytes`: how many bytes of events (their `event` lines) that buffer holds at
+        /// most; the oldest go first when either bound is reached. 4 MiB: at least 64 of the
+        /// largest (64 KiB) lines.
+        public var bufferBytes: Int = 4 * 1024 * 1024
         /// `client_queue`: how many events may wait for one slow client before it gets `events.dropped`.
         public var clientQueue: Int = 256
 
@@ -77,6 +81,9 @@ public struct Configuration: Sendable, Hashable {
     public var aids: [AID] = []
     /// `[session] ppse`: find the payment application through `2PAY.SYS.DDF01` before the AID list.
     public var ppse: Bool = false
+    /// `[session] budget_ms`: a tap's time budget; past it the session ends between two exchanges
+    /// with `session_timeout`.
+    public var sessionBudgetMilliseconds: Int = 2000
     /// `[vas]`: Apple VAS.
     public var vas = VAS()
     /// `[libnfc]`: the libnfc backend's devices and polling (whether it runs: `backends[.nfc]`).

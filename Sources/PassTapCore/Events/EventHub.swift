@@ -10,6 +10,11 @@ import Synchronization
 /// ``SubscriptionItem/dropped(count:firstSeq:lastSeq:)``, while publishers and other subscribers
 /// carry on. One lock guards numbering, the ring and the subscriber table, so a subscription's
 /// replay and its live stream meet with no gap and no duplicate.
+///
+/// The replay buffer is bounded twice: at most ``capacity`` events (`[events] buffer`) and at most
+/// ``maximumBytes`` bytes (`[events] buffer_bytes`), each event counted at the length of its
+/// `event` line (``Event/lineSize(kind:reader:payload:)``, measured before the lock is taken).
+/// The oldest events are evicted while either bound is exceeded.
 public final class EventHub: Sendable {
     private struct State {
         var ring: EventHubRing
@@ -20,17 +25,28 @@ public final class EventHub: Sendable {
 
     /// How many recent events are kept for replay (`[events] buffer`).
     public let capacity: Int
+    /// How many bytes of events are kept for replay (`[events] buffer_bytes`).
+    public let maximumBytes: Int
     private let clock: @Sendable () -> Date
     private let state: Mutex<State>
 
-    /// Creates a hub that keeps the last `capacity` events (at least 1).
+    /// Creates a hub that keeps the last `capacity` events (at least 1), as long as they add up
+    /// to at most `maximumBytes` (at least 1; the newest event is kept whatever its size).
     /// - Parameter clock: where event times come from; tests may pin it.
-    public init(capacity: Int = 1024, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(capacity: Int = 1024, maximumBytes: Int = 4 * 1024 * 1024, clock: @escaping @Sendable () -> Date = { Date() }) {
         precondition(capacity >= 1, "EventHub capacity must be at least 1 (config [events] buffer)")
+        precondition(maximumBytes >= 1, "EventHub maximumBytes must be at least 1 (config [events] buffer_bytes)")
         self.capacity = capacity
+        self.maximumBytes = maximumBytes
         self.clock = clock
-        self.state = Mutex(State(ring: EventHubRing(capacity: capacity)))
+        self.state = Mutex(State(ring: EventHubRing(capacity: capacity, maximumBytes: maximumBytes)))
     }
+
+    /// How many events the replay buffer holds now.
+    public var bufferedCount: Int { state.withLock { $0.ring.count } }
+
+    /// How many bytes the replay buffer holds now, as ``maximumBytes`` counts them.
+    public var bufferedBytes: Int { state.withLock { $0.ring.bytes } }
 
     /// The sequence number the next published event will get.
     public var nextSeq: UInt64 { state.withLock { $0.nextSeq } }
@@ -49,10 +65,11 @@ public final class EventHub: Sendable {
 
     @discardableResult
     public func publish(_ kind: EventKind, reader: ReaderID?, payload: EventPayload) -> Event {
+        let size = Event.lineSize(kind: kind, reader: reader, payload: payload)
         let (event, wakeups) = state.withLock { state -> (Event, [SubscriberQueue.Wakeup]) in
             let event = Event(seq: state.nextSeq, time: clock(), kind: kind, reader: reader, payload: payload)
             state.nextSeq += 1
-            state.ring.append(event)
+            state.ring.append(event, size: size)
             var wakeups: [SubscriberQueue.Wakeup] = []
             for queue in state.subscribers.values {
                 if let wakeup = queue.push(event) { wakeups.append(wakeup) }

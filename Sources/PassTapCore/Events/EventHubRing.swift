@@ -1,31 +1,46 @@
-/// The fixed-capacity ring of the most recent events the ``EventHub`` keeps for replay.
+/// The ring of the most recent events the ``EventHub`` keeps for replay, bounded in count and in
+/// bytes.
 ///
-/// Events are appended in `seq` order, so the ring is sorted and the oldest one is overwritten
-/// once it is full. Not thread-safe on its own: the hub's lock guards it.
+/// Events are appended in `seq` order, so the ring is sorted; the oldest ones are evicted while it
+/// holds more than `capacity` events or more than `maximumBytes` bytes (each event counted at the
+/// size the hub measured for it). The newest event is always kept, whatever its size. Not
+/// thread-safe on its own: the hub's lock guards it.
 struct EventHubRing: Sendable {
-    private var storage: [Event?]
+    private var storage: [(event: Event, size: Int)?]
     private var head = 0  // index of the oldest event
     private(set) var count = 0
+    /// The sizes of the held events, added up.
+    private(set) var bytes = 0
+    /// The byte bound.
+    let maximumBytes: Int
 
-    /// A ring holding at most `capacity` events (`capacity` >= 1).
-    init(capacity: Int) {
+    /// A ring holding at most `capacity` events (>= 1) and `maximumBytes` bytes (>= 1).
+    init(capacity: Int, maximumBytes: Int = .max) {
         precondition(capacity >= 1, "EventHubRing needs room for at least one event")
+        precondition(maximumBytes >= 1, "EventHubRing needs room for at least one byte")
         storage = Array(repeating: nil, count: capacity)
+        self.maximumBytes = maximumBytes
     }
 
     /// The sequence number of the oldest event held, or `nil` when empty.
-    var oldestSeq: UInt64? { count == 0 ? nil : storage[head]?.seq }
+    var oldestSeq: UInt64? { count == 0 ? nil : storage[head]?.event.seq }
 
-    /// Adds `event`, evicting the oldest one if the ring is full.
-    mutating func append(_ event: Event) {
+    /// Adds `event`, of `size` bytes, evicting the oldest ones until both bounds hold.
+    mutating func append(_ event: Event, size: Int) {
         let capacity = storage.count
-        if count < capacity {
-            storage[(head + count) % capacity] = event
-            count += 1
-        } else {
-            storage[head] = event
-            head = (head + 1) % capacity
+        while count > 0 && (count == capacity || bytes + size > maximumBytes) {
+            evictOldest()
         }
+        storage[(head + count) % capacity] = (event, size)
+        count += 1
+        bytes += size
+    }
+
+    private mutating func evictOldest() {
+        bytes -= storage[head]?.size ?? 0
+        storage[head] = nil
+        head = (head + 1) % storage.count
+        count -= 1
     }
 
     /// The held events with `seq >= since`, oldest first.
@@ -36,7 +51,7 @@ struct EventHubRing: Sendable {
         var result: [Event] = []
         result.reserveCapacity(count - skip)
         for offset in skip..<count {
-            if let event = storage[(head + offset) % storage.count] { result.append(event) }
+            if let held = storage[(head + offset) % storage.count] { result.append(held.event) }
         }
         return result
     }

@@ -22,6 +22,9 @@ public struct CardTransportError: Error, Hashable, Sendable, Codable, CustomStri
         case malformedResponse = "malformed_response"
         /// Any other failure of the reader stack; `message` carries the library's words.
         case transportFailed = "transport_failed"
+        /// The tap's session went over its time budget (`[session] budget_ms`) and ended between
+        /// two exchanges. A `read.result` error only: `card.transmit` has no budget.
+        case sessionTimeout = "session_timeout"
     }
 
     /// What went wrong, as a stable code.

@@ -5,12 +5,22 @@ public import ISO7816
 ///
 /// Only the AID, label and priority are kept: nothing here, nor anything a session does after,
 /// reads card numbers, track or expiry data.
+///
+/// Bounded whatever the card lists: each AID once (the first, by priority, of any repeats), at
+/// most ``maximumApplications`` of them (the rest are counted in ``omitted``, and neither
+/// published nor selected), labels printable and at most ``maximumLabelBytes`` long.
 public struct PaymentDirectory: Sendable, Hashable, Codable {
+    /// The most applications kept from one directory, and so selected in one tap.
+    public static let maximumApplications = 8
+    /// The most label bytes kept (EMV's Application Label, tag `50`, is 1 to 16 characters).
+    public static let maximumLabelBytes = 16
+
     /// One directory entry.
     public struct Application: Sendable, Hashable, Codable {
         /// The application's AID.
         public var aid: AID
-        /// Its label (tag `50`), when sent and printable.
+        /// Its label (tag `50`), when sent and printable; cut at ``PaymentDirectory/maximumLabelBytes``
+        /// and marked `...[N bytes]`.
         @Nullable public var label: String?
         /// Its priority (tag `87`, low nibble: 1 is first); `nil` when not given.
         @Nullable public var priority: Int?
@@ -33,13 +43,28 @@ public struct PaymentDirectory: Sendable, Hashable, Codable {
 
     /// Whether the card answered SELECT PPSE with `90 00`.
     public var offered: Bool
-    /// The listed applications in priority order (unprioritised ones last, in card order).
+    /// The listed applications in priority order (unprioritised ones last, in card order), each
+    /// AID once, at most ``maximumApplications``.
     public var applications: [Application]
+    /// How many more distinct applications the directory listed beyond ``maximumApplications``:
+    /// neither published nor selected.
+    public var omitted: Int
 
     /// Creates a directory record.
-    public init(offered: Bool, applications: [Application]) {
+    public init(offered: Bool, applications: [Application], omitted: Int = 0) {
         self.offered = offered
         self.applications = applications
+        self.omitted = omitted
+    }
+
+    private enum CodingKeys: String, CodingKey { case offered, applications, omitted }
+
+    /// Reads a directory record; `omitted` is 0 when absent (a daemon before it was added).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        offered = try c.decode(Bool.self, forKey: .offered)
+        applications = try c.decode([Application].self, forKey: .applications)
+        omitted = try c.decodeIfPresent(Int.self, forKey: .omitted) ?? 0
     }
 
     /// Reads the applications out of a PPSE FCI; entries without a valid AID are skipped, and an
@@ -53,7 +78,8 @@ public struct PaymentDirectory: Sendable, Hashable, Codable {
             for entry in directory.children ?? [] where entry.tag == 0x61 {
                 guard let aidNode = entry.first(0x4F), let aid = try? AID(bytes: aidNode.value) else { continue }
                 let label = entry.first(0x50).flatMap { node in
-                    node.value.allSatisfy { (0x20...0x7E).contains($0) } ? String(decoding: node.value, as: UTF8.self) : nil
+                    node.value.allSatisfy { (0x20...0x7E).contains($0) }
+                        ? CardText.printable(node.value, maxBytes: Self.maximumLabelBytes) : nil
                 }
                 let priority = entry.first(0x87).flatMap { $0.value.count == 1 && $0.value[0] & 0x0F != 0 ? Int($0.value[0] & 0x0F) : nil }
                 found.append(Application(aid: aid, label: label, priority: priority))
@@ -67,6 +93,10 @@ public struct PaymentDirectory: Sendable, Hashable, Codable {
             default: return lhs.offset < rhs.offset
             }
         }
-        self.init(offered: true, applications: ranked.map(\.element))
+        var seen = Set<AID>()
+        let distinct = ranked.map(\.element).filter { seen.insert($0.aid).inserted }
+        self.init(
+            offered: true, applications: Array(distinct.prefix(Self.maximumApplications)),
+            omitted: max(0, distinct.count - Self.maximumApplications))
     }
 }

@@ -71,17 +71,27 @@ public struct AIDSessionResult: Sendable, Hashable, Codable {
 
     /// The first AID whose SELECT succeeded; `nil` when none did.
     @Nullable public var selected: AID?
-    /// The selected application's FCI; `nil` when none was selected.
+    /// The selected application's FCI; `nil` when none was selected, or when it is omitted.
     @Nullable public var fci: FCIRecord?
+    /// Why the selected application's FCI is not published (not BER-TLV, or over
+    /// ``FCIRecord/maximumPublishedBytes``); `nil` otherwise.
+    @Nullable public var fciOmitted: String?
     /// Every SELECT sent, in order (PPSE included).
     public var attempts: [Attempt]
     /// The payment directory, when `[session] ppse` is on; `nil` otherwise.
     @Nullable public var ppse: PaymentDirectory?
 
+    private enum CodingKeys: String, CodingKey {
+        case selected, fci, fciOmitted = "fci_omitted", attempts, ppse
+    }
+
     /// Creates a record of the SELECT-by-AID part of a session.
-    public init(selected: AID? = nil, fci: FCIRecord? = nil, attempts: [Attempt] = [], ppse: PaymentDirectory? = nil) {
+    public init(
+        selected: AID? = nil, fci: FCIRecord? = nil, fciOmitted: String? = nil, attempts: [Attempt] = [], ppse: PaymentDirectory? = nil
+    ) {
         self.selected = selected
         self.fci = fci
+        self.fciOmitted = fciOmitted
         self.attempts = attempts
         self.ppse = ppse
     }

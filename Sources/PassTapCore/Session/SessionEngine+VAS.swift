@@ -7,14 +7,18 @@ extension SessionEngine {
     /// GET VAS DATA per asked merchant in configured order, decrypt, check freshness.
     ///
     /// Fills `outcome.vas`; what the phone answered wrongly is recorded per merchant, never
-    /// thrown. Only a lost card or a failed transport throws, and the merchant it cut off says so.
-    func runVAS(_ plan: VASPlan, on channel: any CardChannel, into outcome: inout SessionOutcome) throws(CardTransportError) {
+    /// thrown. Only a lost card, a failed transport or the end of the budget throws, and the
+    /// merchant a failed exchange cut off says so.
+    func runVAS(
+        _ plan: VASPlan, on channel: any CardChannel, within budget: SessionBudget, into outcome: inout SessionOutcome
+    ) throws(CardTransportError) {
         let settings = plan.settings
         var result = VASSessionResult(
             offered: false, wallet: nil, version: nil, capabilities: nil, mode: settings.mode, problem: nil,
             entries: settings.merchants.map { VASEntry(passTypeID: $0.passTypeIdentifier.value, status: .notRequested) })
         defer { outcome.vas = result }
-        let select = try send(VASApplication.selectCommand, on: channel)
+        try budget.check()
+        let select = try send(VASApplication.selectCommand, on: channel, within: budget)
         guard select.statusWord.isSuccess else {
             result.problem = "no VAS applet: SELECT OSE.VAS.01 answered \(select.statusWord.hex)"
             return
@@ -26,16 +30,17 @@ extension SessionEngine {
         } catch {
             let reported = VASSelectResponse.reported(in: select.data)
             result.wallet = reported.wallet?.label
-            result.version = reported.version?.hexString
+            result.version = reported.version.map(VASSessionResult.publishedVersion)
             result.capabilities = reported.capabilities.map(VASSessionResult.Capabilities.init)
             result.problem = "the VAS applet's answer does not follow the protocol: \(error)"
             return
         }
         result.wallet = answer.wallet.label
-        result.version = answer.version?.hexString
+        result.version = answer.version.map(VASSessionResult.publishedVersion)
         result.capabilities = answer.capabilities.map(VASSessionResult.Capabilities.init)
         guard answer.wallet == .applePay else {
-            result.problem = "the wallet \(answer.wallet.label) does not do Apple VAS"
+            // The label is in `wallet` already: the problem text never repeats what the card chose.
+            result.problem = "this wallet (see wallet) does not do Apple VAS; only ApplePay does"
             return
         }
         guard answer.vasMayBePerformed else {
@@ -45,9 +50,10 @@ extension SessionEngine {
         let asked = settings.merchants.indices.filter { plan.asks(settings.merchants[$0]) }
         let commands = GetVASDataCommand.sequence(for: asked.map { settings.merchants[$0].request }, mode: settings.mode)
         for (index, command) in zip(asked, commands) {
+            try budget.check()
             let response: ResponseAPDU
             do {
-                response = try send(command.apdu, on: channel)
+                response = try send(command.apdu, on: channel, within: budget)
             } catch {
                 result.entries[index].problem =
                     "asked, but the tap ended without a usable answer (\(error.code.rawValue): see the read.result error)"
@@ -57,7 +63,10 @@ extension SessionEngine {
         }
     }
 
-    /// One merchant's entry from the phone's answer: status word, parse, key, decryption, freshness.
+    /// One merchant's entry from the phone's answer: status word, parse, key, decryption,
+    /// freshness, replay. A decrypted cryptogram's one-time phone key goes into the replay cache;
+    /// one seen before is `replayed` and its message withheld, unless it is `stale` (which says
+    /// more: stale wins).
     private func entry(for merchant: Configuration.VASMerchant, _ response: ResponseAPDU, settings: Configuration.VAS) -> VASEntry {
         let answer = VASDataResponse(response, expectsCryptogram: merchant.request.isFullVAS)
         var entry = VASEntry(
@@ -75,12 +84,20 @@ extension SessionEngine {
         entry.problem = decryption.problem
         guard decryption.status == .success, let payload = decryption.payload else { return entry }
         let now = clock()
+        let retention = settings.freshnessSeconds > 0 ? TimeInterval(2 * settings.freshnessSeconds) : nil
+        let firstSeen = replays.record(cryptogram, at: now, keepFor: retention)
         if payload.freshness(windowSeconds: settings.freshnessSeconds, now: now) == .stale {
             let skew = Int64(now.timeIntervalSince1970.rounded()) - payload.unixTime
             entry.status = .stale
             entry.problem =
                 "the pass timestamp is \(abs(skew)) s \(skew >= 0 ? "old" : "in the future"), outside the \(settings.freshnessSeconds) s freshness window (a replayed read, or the phone's clock is wrong)"
             guard settings.publishStale else { return entry }
+        } else if let firstSeen {
+            let ago = max(0, Int(now.timeIntervalSince(firstSeen).rounded()))
+            entry.status = .replayed
+            entry.problem =
+                "this cryptogram's one-time phone key was already read \(ago) s ago: a replayed read (a phone makes a new key for every read), so its message is withheld"
+            return entry
         }
         entry.publish(payload, variant: decryption.variant)
         return entry

@@ -9,11 +9,15 @@ public struct SessionPlan: Sendable, Hashable {
     public var ppse: Bool
     /// The VAS exchange; `nil` when VAS is disabled.
     public var vas: VASPlan?
+    /// The tap's time budget (`[session] budget_ms`): past it the session ends between two
+    /// exchanges with `session_timeout`. `nil` for none.
+    public var budget: Duration?
 
     /// Creates a plan.
-    public init(aids: [AID], ppse: Bool = false, vas: VASPlan? = nil) {
+    public init(aids: [AID], ppse: Bool = false, vas: VASPlan? = nil, budget: Duration? = nil) {
         self.aids = aids
         self.ppse = ppse
         self.vas = vas
+        self.budget = budget
     }
 }

@@ -40,7 +40,9 @@ public final class TapCoordinator: TapHandler {
         }
         let claim = configuration.vas.enabled ? vasReads.claim(reader: reader) : nil
         let vas = configuration.vas.enabled ? VASPlan(settings: configuration.vas, requested: claim?.merchants) : nil
-        let plan = SessionPlan(aids: configuration.aids(for: reader), ppse: configuration.ppse, vas: vas)
+        let plan = SessionPlan(
+            aids: configuration.aids(for: reader), ppse: configuration.ppse, vas: vas,
+            budget: .milliseconds(configuration.sessionBudgetMilliseconds))
         let outcome = engine.run(plan, on: channel)
         let result = ReadResult(card: tap.card, target: .isoDep, session: outcome)
         events.publish(.readResult, reader, .readResult(result))

@@ -47,6 +47,9 @@ public enum ConfigLoader {
         if var events = try subtable("events", of: &root) {
             configuration.events.buffer = try events.integer("buffer", in: 1...1_000_000) ?? configuration.events.buffer
             configuration.events.clientQueue = try events.integer("client_queue", in: 1...1_000_000) ?? configuration.events.clientQueue
+            // At least one line of the largest size the socket carries, so the newest event always fits.
+            configuration.events.bufferBytes =
+                try events.integer("buffer_bytes", in: 65_536...1_073_741_824) ?? configuration.events.bufferBytes
             try events.rejectUnknownKeys()
         }
         if var log = try subtable("log", of: &root) {
@@ -74,6 +77,8 @@ public enum ConfigLoader {
         if var session = try subtable("session", of: &root) {
             configuration.aids = try aids("aids", of: &session) ?? []
             configuration.ppse = try session.bool("ppse") ?? configuration.ppse
+            configuration.sessionBudgetMilliseconds =
+                try session.integer("budget_ms", in: 100...60_000) ?? configuration.sessionBudgetMilliseconds
             try session.rejectUnknownKeys()
         }
         configuration.readerOverrides = try readerOverrides(of: &root)

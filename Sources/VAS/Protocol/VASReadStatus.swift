@@ -16,8 +16,9 @@ public import ISO7816
 /// | other | `unexpected_status` | (the SW is reported beside the status) |
 ///
 /// The rest are found by the reader: `malformed_response` (the answer does not parse),
-/// `no_matching_key`, `decrypt_failed`, `stale` (timestamp outside the freshness window) and
-/// `not_requested` (the merchant was not asked in this tap).
+/// `no_matching_key`, `decrypt_failed`, `stale` (timestamp outside the freshness window),
+/// `replayed` (a cryptogram whose one-time phone key was already read: see ``VASReplayCache``)
+/// and `not_requested` (the merchant was not asked in this tap).
 public enum VASReadStatus: String, CaseIterable, Hashable, Sendable, Codable {
     case success
     case dataNotActivated = "data_not_activated"
@@ -32,6 +33,7 @@ public enum VASReadStatus: String, CaseIterable, Hashable, Sendable, Codable {
     case noMatchingKey = "no_matching_key"
     case decryptFailed = "decrypt_failed"
     case stale
+    case replayed
     case notRequested = "not_requested"
 
     /// `63 40`: the phone does not accept the terminal's `9F22` version.

@@ -2,7 +2,9 @@ import ISO7816
 
 /// Why the answer to SELECT `OSE.VAS.01` cannot start a VAS read (vas-protocol.md §2.3).
 ///
-/// Equal by ``code``; ``detail`` says what was received and what to do.
+/// Equal by ``code``; ``detail`` says what was received and what to do. Card bytes quoted in it
+/// are cut at ``maximumQuotedBytes`` (``CardText/hex(_:maxBytes:)``), so a detail stays short
+/// whatever the phone sent.
 public struct VASResponseError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, as a stable snake_case name.
     public enum Code: String, Hashable, Sendable {
@@ -23,6 +25,9 @@ public struct VASResponseError: Error, Hashable, Sendable, CustomStringConvertib
         /// Tag `9F23` is not 4 bytes.
         case invalidCapabilities = "invalid_capabilities"
     }
+
+    /// The most bytes of a card's value a detail quotes, in hex.
+    public static let maximumQuotedBytes = 8
 
     /// What went wrong.
     public let code: Code
@@ -56,12 +61,12 @@ public struct VASResponseError: Error, Hashable, Sendable, CustomStringConvertib
     static let missingVersion = Self(.missingVersion, "ApplePay answer without tag 9F21 (VAS version); cannot tell which protocol to speak")
 
     static func unsupportedVersion(_ version: [UInt8]) -> Self {
-        Self(.unsupportedVersion, "VAS version \(version.hexString), only 0100 is known; the phone speaks a newer protocol")
+        Self(.unsupportedVersion, "VAS version \(CardText.hex(version, maxBytes: maximumQuotedBytes)), only 0100 is known; the phone speaks a newer protocol")
     }
 
     static let missingCapabilities = Self(.missingCapabilities, "ApplePay answer without tag 9F23 (mobile capabilities)")
 
     static func invalidCapabilities(_ value: [UInt8]) -> Self {
-        Self(.invalidCapabilities, "tag 9F23 is \(value.count) bytes (\(value.hexString)), expected 4")
+        Self(.invalidCapabilities, "tag 9F23 is \(value.count) bytes (\(CardText.hex(value, maxBytes: maximumQuotedBytes))), expected 4")
     }
 }

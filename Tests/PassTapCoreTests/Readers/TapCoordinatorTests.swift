@@ -12,10 +12,12 @@ import Testing
     let mastercard = "A0000000041010"
     let fci: [UInt8] = [0x6F, 0x09, 0x84, 0x07, 0xA0, 0x00, 0x00, 0x00, 0x04, 0x10, 0x10]
 
-    private func coordinator(_ configuration: Configuration, vasReads: VASReadQueue = VASReadQueue(), events: EventRecorder) -> TapCoordinator {
+    private func coordinator(
+        _ configuration: Configuration, engine: SessionEngine = SessionEngine(), vasReads: VASReadQueue = VASReadQueue(), events: EventRecorder
+    ) -> TapCoordinator {
         var logger = Logger(label: "passtap.test.coordinator")
         logger.logLevel = .critical
-        return TapCoordinator(configuration: configuration, vasReads: vasReads, logger: logger, events: events.sink)
+        return TapCoordinator(configuration: configuration, engine: engine, vasReads: vasReads, logger: logger, events: events.sink)
     }
 
     private func configuration() throws -> Configuration {
@@ -34,6 +36,21 @@ import Testing
         #expect(result.aid?.attempts.count == 1)
         #expect(result.error == nil)
         #expect(card.received.count == 1)
+        #expect(events.kinds == [.readResult])
+    }
+
+    @Test func theConfiguredBudgetEndsASlowSessionWithSessionTimeout() throws {
+        var configuration = try configuration()
+        configuration.aids = (0..<10).map { try! AID(bytes: [0xF0, 0, 0, 0, UInt8($0)]) }
+        configuration.sessionBudgetMilliseconds = 250
+        let clock = TestClock()
+        let card = FakeCard()
+        card.onExchange = { clock.advance(by: .milliseconds(100)) }
+        let events = EventRecorder()
+        let result = coordinator(configuration, engine: SessionEngine(monotonicClock: { clock.now }), events: events)
+            .read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3"), target: .isoDep, channel: card))
+        #expect(result.error?.code == .sessionTimeout)
+        #expect(card.received.count == 3)
         #expect(events.kinds == [.readResult])
     }
 

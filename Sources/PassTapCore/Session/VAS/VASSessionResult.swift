@@ -1,4 +1,5 @@
 public import VAS
+import ISO7816
 
 /// The Apple VAS part of a tap, published as `read.result`'s `vas` (null when VAS is disabled).
 ///
@@ -29,7 +30,8 @@ public struct VASSessionResult: Sendable, Hashable, Codable {
     public var offered: Bool
     /// The wallet label (`ApplePay`, `AndroidPay`, other), when the answer had one.
     @Nullable public var wallet: String?
-    /// The `9F21` application version, hex.
+    /// The `9F21` application version, hex (``publishedVersion(_:)``: at most
+    /// ``maximumVersionBytes`` of it, then `...[N bytes]`).
     @Nullable public var version: String?
     /// The `9F23` mobile capabilities.
     @Nullable public var capabilities: Capabilities?
@@ -52,6 +54,14 @@ public struct VASSessionResult: Sendable, Hashable, Codable {
         self.mode = mode
         self.problem = problem
         self.entries = entries
+    }
+
+    /// The most `9F21` bytes published (Apple's is 2: `0100`).
+    public static let maximumVersionBytes = 8
+
+    /// A `9F21` value as `version` publishes it: hex, cut at ``maximumVersionBytes`` and marked.
+    public static func publishedVersion(_ bytes: [UInt8]) -> String {
+        CardText.hex(bytes, maxBytes: maximumVersionBytes)
     }
 
     /// Whether some merchant's pass was read and published in this tap. A URL-only merchant's
