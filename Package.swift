@@ -128,10 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapCoreTests",
-            dependencies: [
-                "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
-            ],
+            dependencies: ["PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: upcoming
         ),
         .testTarget(

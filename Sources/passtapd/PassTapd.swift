@@ -48,9 +48,7 @@ struct PassTapd: AsyncParsableCommand {
         }
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
-            // Every logged string is escaped: reader names and errors can carry what a card or a
-            // reader chose, and must not drive the terminal or forge a log line.
-            var handler = EscapingLogHandler(wrapping: StreamLogHandler.standardError(label: label))
+            var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }

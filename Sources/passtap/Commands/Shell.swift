@@ -21,9 +21,8 @@ struct Shell: AsyncParsableCommand {
         try await CLIRunner.run(options, timeout: false) { session in
             let readers = try await session.call(.readersList, NoParams(), as: ReadersListResult.self).readers
             let id = try ReaderResolver.resolve(typed, among: readers)
-            let shown = UntrustedText.escaped(id.rawValue)
-            if interactive { print("connected to \(shown); type an APDU in hex, `help`, or `quit`") }
-            for await line in StandardInputLines(prompt: interactive ? "\(shown)> " : nil) {
+            if interactive { print("connected to \(id); type an APDU in hex, `help`, or `quit`") }
+            for await line in StandardInputLines(prompt: interactive ? "\(id.rawValue)> " : nil) {
                 let words = line.trimmingCharacters(in: .whitespaces)
                 if words.isEmpty { continue }
                 if words == "quit" || words == "exit" { return }
@@ -45,7 +44,7 @@ struct Shell: AsyncParsableCommand {
                         .cardTransmit, CardTransmitParams(reader: id, apdu: command.bytes.hexString, raw: raw), as: CardTransmitResult.self)
                     print(CommandParsing.describe(result))
                 } catch CLIError.rpc(_, let message, let reason) {
-                    print("error: \(UntrustedText.escaped(message)) (\(UntrustedText.escaped(reason ?? "error")))")
+                    print("error: \(message) (\(reason ?? "error"))")
                 }
             }
         }

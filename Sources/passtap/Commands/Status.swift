@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import ISO7816
 import PassTapProtocol
 
 /// `passtap status`: the daemon's version, protocol, instance, uptime and readers.
@@ -14,8 +13,7 @@ struct Status: AsyncParsableCommand {
             try await session.call(.status, NoParams(), as: StatusResult.self)
         }
         if options.json { return try Output.json(status) }
-        let (version, instance) = (UntrustedText.escaped(status.version), UntrustedText.escaped(status.instance))
-        print("passtapd \(version) (protocol \(status.protocolVersion)), instance \(instance), up \(Output.duration(status.uptimeSeconds))")
+        print("passtapd \(status.version) (protocol \(status.protocolVersion)), instance \(status.instance), up \(Output.duration(status.uptimeSeconds))")
         Output.readers(status.readers)
     }
 }
