@@ -128,7 +128,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapCoreTests",
-            dependencies: ["PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(

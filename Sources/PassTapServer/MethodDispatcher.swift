@@ -48,13 +48,9 @@ struct MethodDispatcher: Sendable {
         let bytes = Data(line.readableBytesView)
         guard bytes.contains(where: { !Self.isJSONWhitespace($0) }) else { return .silent }
         let envelope: JSONRPCEnvelope
-        do {
-            envelope = try NDJSON.decode(JSONRPCEnvelope.self, from: bytes)
-        } catch DecodingError.typeMismatch {
-            let isBatch = bytes.first(where: { !Self.isJSONWhitespace($0) }) == UInt8(ascii: "[")
-            return errorLine(id: .null, .invalidRequest(isBatch ? "batches are not supported" : "the line is not a JSON object"))
-        } catch {
-            return errorLine(id: .null, .parseError(Self.parseErrorDetail(error)))
+        switch JSONRPCEnvelope.decodeRequestLine(bytes) {
+        case .success(let decoded): envelope = decoded
+        case .failure(let error): return errorLine(id: .null, error)
         }
         let method: String
         switch envelope.requestMethod() {
@@ -140,14 +136,6 @@ struct MethodDispatcher: Sendable {
 
     private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
-    }
-
-    private static func parseErrorDetail(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            if let underlying = context.underlyingError { return "\(underlying)" }
-            return context.debugDescription
-        }
-        return "\(error)"
     }
 
     private static func paramsErrorDetail(_ error: DecodingError) -> String {

@@ -56,6 +56,9 @@ public final class SocketServer: Service, Sendable {
             try file.prepare()
             do {
                 server = try await ServerBootstrap(group: eventLoopGroup)
+                    // A client's end of input is not the end of the connection: one-shot clients
+                    // (`echo ... | socat -`) half-close and still read their answers.
+                    .childChannelOption(.allowRemoteHalfClosure, value: true)
                     .bind(unixDomainSocketPath: configuration.path, cleanupExistingSocketFile: false) { channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(

@@ -48,7 +48,9 @@ struct PassTapd: AsyncParsableCommand {
         }
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            // Every logged string is escaped: reader names and errors can carry what a card or a
+            // reader chose, and must not drive the terminal or forge a log line.
+            var handler = EscapingLogHandler(wrapping: StreamLogHandler.standardError(label: label))
             handler.logLevel = level
             return handler
         }

@@ -44,6 +44,31 @@ import Testing
         }
     }
 
+    /// The cases of issue 10 through a real socket; `JSONRPCEnvelopeRequestLineTests` has the full table.
+    @Test(arguments: [
+        (Array(#"{"jsonrpc":"2.0","id":1,"method":"status",}"#.utf8), JSONRPCErrorCode.parseError),
+        ([0xEF, 0xBB, 0xBF] + Array(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#.utf8), .parseError),
+        (Array(#"{"jsonrpc":"2.0","id":1,"method":"status"} // c"#.utf8), .parseError),
+        (Array(#"{"jsonrpc":"2.0","id":1,"method":"st"#.utf8) + [0xFF] + Array(#"atus"}"#.utf8), .parseError),
+        (Array("null".utf8), .invalidRequest),
+    ] as [([UInt8], JSONRPCErrorCode)])
+    func aLineThatIsNotStrictJSONIsNotExecuted(line: [UInt8], code: JSONRPCErrorCode) async throws {
+        try await ServerHarness.with { harness in
+            try await LineClient.with(path: harness.path) { client in
+                try await client.sendRaw(line + [UInt8(ascii: "\n")])
+                let answer = try await client.read(JSONRPCResponse<JSONRPCNoResult>.self)
+                #expect(answer.id == .null)
+                guard case .failure(let error) = answer.outcome else {
+                    Issue.record("no error for \(line)")
+                    return
+                }
+                #expect(error.code == code)
+                let status = try await client.call(Self.status, expecting: StatusResult.self)
+                #expect(status.id == .number(99))
+            }
+        }
+    }
+
     @Test func anErrorForAnUnreadableRequestHasANullID() async throws {
         try await ServerHarness.with { harness in
             let answer = try await LineClient.with(path: harness.path) { client in

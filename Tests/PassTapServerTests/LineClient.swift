@@ -42,6 +42,17 @@ struct LineClient {
         try await outbound.write(ByteBuffer(bytes: bytes))
     }
 
+    /// Ends the client's input to the server (`shutdown(SHUT_WR)`, as `socat` and `nc -N` do at the
+    /// end of their standard input) and goes on reading.
+    func closeOutput() async throws {
+        try await channel.close(mode: .output)
+    }
+
+    /// Closes the client's reading side (`shutdown(SHUT_RD)`): the server's writes fail from then on.
+    func closeInput() async throws {
+        try await channel.close(mode: .input)
+    }
+
     /// The next line without its newline, or `nil` once the server closed the connection.
     /// Throws ``DeadlineExceeded`` (and closes the connection) when no whole line came within
     /// `timeout`.

@@ -5,6 +5,10 @@ extension JSONRPCError {
         JSONRPCError(.parseError, "the line is not valid JSON (\(detail)): send one JSON object per line")
     }
 
+    /// -32700: the input ended after bytes that no newline closed.
+    public static let unterminatedLine = JSONRPCError(
+        .parseError, "the input ended inside a line: end every request with a newline (\\n); this one was not read")
+
     /// -32600: JSON, but not a request object.
     public static func invalidRequest(_ detail: String) -> JSONRPCError {
         JSONRPCError(

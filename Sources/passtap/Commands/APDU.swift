@@ -58,7 +58,7 @@ enum CommandParsing {
     }
 
     static func describe(_ result: CardTransmitResult) -> String {
-        let data = result.response.isEmpty ? "(no data)" : result.response
-        return "\(data)\nSW \(result.sw): \(result.meaning)"
+        let data = result.response.isEmpty ? "(no data)" : UntrustedText.escaped(result.response)
+        return "\(data)\nSW \(UntrustedText.escaped(result.sw)): \(UntrustedText.escaped(result.meaning))"
     }
 }

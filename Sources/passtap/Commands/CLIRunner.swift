@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ISO7816
 
 /// Runs a command's exchange with the daemon and turns failures into a message and an exit code.
 enum CLIRunner {
@@ -9,7 +10,8 @@ enum CLIRunner {
         do {
             return try await RPCSession.run(socket: options.socketPath, timeout: timeout ? options.timeout : nil, body)
         } catch let error as CLIError {
-            FileHandle.standardError.write(Data("passtap: \(error)\n".utf8))
+            // The daemon's messages can name readers and quote what a card sent.
+            FileHandle.standardError.write(Data("passtap: \(UntrustedText.escaped(error.description))\n".utf8))
             throw error.exitCode
         }
     }

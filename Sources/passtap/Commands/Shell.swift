@@ -21,8 +21,9 @@ struct Shell: AsyncParsableCommand {
         try await CLIRunner.run(options, timeout: false) { session in
             let readers = try await session.call(.readersList, NoParams(), as: ReadersListResult.self).readers
             let id = try ReaderResolver.resolve(typed, among: readers)
-            if interactive { print("connected to \(id); type an APDU in hex, `help`, or `quit`") }
-            for await line in StandardInputLines(prompt: interactive ? "\(id.rawValue)> " : nil) {
+            let shown = UntrustedText.escaped(id.rawValue)
+            if interactive { print("connected to \(shown); type an APDU in hex, `help`, or `quit`") }
+            for await line in StandardInputLines(prompt: interactive ? "\(shown)> " : nil) {
                 let words = line.trimmingCharacters(in: .whitespaces)
                 if words.isEmpty { continue }
                 if words == "quit" || words == "exit" { return }
@@ -44,7 +45,7 @@ struct Shell: AsyncParsableCommand {
                         .cardTransmit, CardTransmitParams(reader: id, apdu: command.bytes.hexString, raw: raw), as: CardTransmitResult.self)
                     print(CommandParsing.describe(result))
                 } catch CLIError.rpc(_, let message, let reason) {
-                    print("error: \(message) (\(reason ?? "error"))")
+                    print("error: \(UntrustedText.escaped(message)) (\(UntrustedText.escaped(reason ?? "error")))")
                 }
             }
         }

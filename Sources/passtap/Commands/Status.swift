@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ISO7816
 import PassTapProtocol
 
 /// `passtap status`: the daemon's version, protocol, instance, uptime and readers.
@@ -13,7 +14,8 @@ struct Status: AsyncParsableCommand {
             try await session.call(.status, NoParams(), as: StatusResult.self)
         }
         if options.json { return try Output.json(status) }
-        print("passtapd \(status.version) (protocol \(status.protocolVersion)), instance \(status.instance), up \(Output.duration(status.uptimeSeconds))")
+        let (version, instance) = (UntrustedText.escaped(status.version), UntrustedText.escaped(status.instance))
+        print("passtapd \(version) (protocol \(status.protocolVersion)), instance \(instance), up \(Output.duration(status.uptimeSeconds))")
         Output.readers(status.readers)
     }
 }

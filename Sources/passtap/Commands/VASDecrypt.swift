@@ -165,7 +165,7 @@ struct VASDecrypt: ParsableCommand {
                 lines.append("timestamp: \(timestamp) (raw \(timestampRaw) s since 2001-01-01 UTC)")
             }
             if let messageHex {
-                lines.append("message: " + (message.map(VASLines.quoted) ?? "(not UTF-8, see hex)"))
+                lines.append("message: " + (message.map(UntrustedText.quoted) ?? "(not UTF-8, see hex)"))
                 lines.append("message hex: \(messageHex.isEmpty ? "(empty)" : messageHex)")
             }
             return lines

@@ -41,7 +41,8 @@ struct VASRead: AsyncParsableCommand {
             try Output.json(result)
         } else {
             let tap = result.result
-            print("[\(result.reader)] uid=\(tap.card.uid?.hex ?? "-")" + (tap.error.map { " error=\($0.code.rawValue) (\($0.message))" } ?? ""))
+            let reader = UntrustedText.escaped(result.reader.rawValue)
+            print("[\(reader)] uid=\(tap.card.uid?.hex ?? "-")" + (tap.error.map { " error=\($0.code.rawValue) (\(UntrustedText.escaped($0.message)))" } ?? ""))
             if let vas = tap.vas { VASLines.render(vas).forEach { print("  " + $0) } }
         }
         guard result.result.vas?.readAPass == true else { throw ExitCode(65) }

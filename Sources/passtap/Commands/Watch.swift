@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ISO7816
 import PassTapCore
 import PassTapProtocol
 
@@ -38,7 +39,8 @@ struct Watch: AsyncParsableCommand {
             if json {
                 try Output.json(subscribed)
             } else {
-                FileHandle.standardError.write(Data("watching passtapd instance \(subscribed.instance) (events \(subscribed.oldestSeq)..\(subscribed.nextSeq - 1) buffered); Ctrl-C to stop\n".utf8))
+                let instance = UntrustedText.escaped(subscribed.instance)
+                FileHandle.standardError.write(Data("watching passtapd instance \(instance) (events \(subscribed.oldestSeq)..\(subscribed.nextSeq - 1) buffered); Ctrl-C to stop\n".utf8))
             }
             var printed = 0
             while let line = try await session.nextLine() {
@@ -63,6 +65,6 @@ struct Watch: AsyncParsableCommand {
             let p = dropped.params
             return "! missed \(p.count) events (#\(p.firstSeq)..#\(p.lastSeq)); the daemon's buffer or this client's queue overflowed"
         }
-        return "? " + String(decoding: line, as: UTF8.self)
+        return "? " + UntrustedText.escaped(String(decoding: line, as: UTF8.self))
     }
 }

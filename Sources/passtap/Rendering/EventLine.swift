@@ -5,18 +5,21 @@ import VAS
 
 /// Renders one event as the readable line `passtap watch` prints; a `read.result` with Apple VAS
 /// adds indented lines for the phone and each merchant.
+///
+/// Every string that a card, a phone or a reader may have chosen (reader names, reasons, labels,
+/// error messages) goes through ``UntrustedText``, so none can drive the operator's terminal.
 enum EventLine {
     static func render(_ event: Event) -> String {
         let time = RFC3339.string(from: event.time).dropFirst(11).dropLast()  // HH:MM:SS.mmm
         var line = "\(time) #\(event.seq) \(event.kind.rawValue)"
-        if let reader = event.reader { line += " [\(reader)]" }
+        if let reader = event.reader { line += " [\(UntrustedText.escaped(reader.rawValue))]" }
         switch event.payload {
         case .backend(let name, let reason):
-            line += " backend=\(name)"
-            if let reason { line += " reason=\"\(reason)\"" }
+            line += " backend=\(UntrustedText.escaped(name))"
+            if let reason { line += " reason=\(UntrustedText.quoted(reason))" }
         case .reader(let info):
             line += " state=\(info.state.rawValue)"
-            if let reason = info.reason { line += " reason=\"\(reason)\"" }
+            if let reason = info.reason { line += " reason=\(UntrustedText.quoted(reason))" }
         case .card(let card):
             line += " atr=\(card.atr) uid=\(card.uid?.hex ?? "-")"
             if let atqa = card.atqa { line += " atqa=\(atqa)" }
@@ -34,9 +37,9 @@ enum EventLine {
             let attempts = aid.attempts.map { "\($0.aid):\($0.sw?.hex ?? "----")" }
             if !attempts.isEmpty { line += " tried=" + attempts.joined(separator: ",") }
             if let directory = aid.ppse, directory.offered {
-                line += " ppse=" + directory.applications.map { "\($0.aid)(\($0.label ?? "-"))" }.joined(separator: ",")
+                line += " ppse=" + directory.applications.map { "\($0.aid)(\(UntrustedText.escaped($0.label ?? "-")))" }.joined(separator: ",")
             }
-            if let error = result.error { line += " error=\(error.code.rawValue) (\(error.message))" }
+            if let error = result.error { line += " error=\(error.code.rawValue) (\(UntrustedText.escaped(error.message)))" }
             if let vas = result.vas {
                 line += VASLines.render(vas).map { "\n    " + $0 }.joined()
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ISO7816
 import VAS
 
 /// What the offline key tools (`keygen`, `key-info`, `vas-decrypt`) share: loading a key with
@@ -26,9 +27,10 @@ enum KeyTools {
         print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
-    /// Prints `passtap: message` on standard error and returns the code to throw.
+    /// Prints `passtap: message` on standard error and returns the code to throw. The message may
+    /// quote a captured answer (a problem text), so it is escaped.
     static func exit(_ message: String, code: Int32) -> ExitCode {
-        FileHandle.standardError.write(Data("passtap: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("passtap: \(UntrustedText.escaped(message))\n".utf8))
         return ExitCode(code)
     }
 

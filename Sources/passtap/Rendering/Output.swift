@@ -1,4 +1,5 @@
 import Foundation
+import ISO7816
 import PassTapCore
 import PassTapProtocol
 
@@ -9,16 +10,18 @@ enum Output {
         print(String(decoding: try NDJSON.makeEncoder().encode(value), as: UTF8.self))
     }
 
-    /// Prints a reader table.
+    /// Prints a reader table. Reader names and reasons come from the readers and their drivers:
+    /// they are escaped (``UntrustedText``).
     static func readers(_ readers: [ReaderInfo]) {
         guard !readers.isEmpty else {
             print("no readers (is a reader plugged in, and pcscd running?)")
             return
         }
-        let width = readers.map(\.id.rawValue.count).max() ?? 0
-        for reader in readers {
-            var line = "\(reader.id.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(reader.backend)  \(reader.state.rawValue)"
-            if let reason = reader.reason { line += "  (\(reason))" }
+        let ids = readers.map { UntrustedText.escaped($0.id.rawValue) }
+        let width = ids.map(\.count).max() ?? 0
+        for (reader, id) in zip(readers, ids) {
+            var line = "\(id.padding(toLength: width, withPad: " ", startingAt: 0))  \(UntrustedText.escaped(reader.backend))  \(reader.state.rawValue)"
+            if let reason = reader.reason { line += "  (\(UntrustedText.escaped(reason)))" }
             print(line)
         }
     }

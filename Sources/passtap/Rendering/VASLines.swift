@@ -9,52 +9,39 @@ import VAS
 /// vas pass.com.example.loyalty: data_not_found (6A83)
 /// vas pass.com.example.coffee: success key=C0B77375 at 2026-11-22T12:00:00.000Z message="member 0042"
 /// ```
+///
+/// The wallet label, version, messages and problem texts come from the phone: each goes through
+/// ``UntrustedText``.
 enum VASLines {
     static func render(_ vas: VASSessionResult) -> [String] {
         var head = "vas: "
         if vas.offered {
-            head += vas.wallet ?? "unknown wallet"
-            if let version = vas.version { head += " v\(version)" }
+            head += vas.wallet.map(UntrustedText.escaped) ?? "unknown wallet"
+            if let version = vas.version { head += " v\(UntrustedText.escaped(version))" }
             if let capabilities = vas.capabilities {
-                head += " caps=\(capabilities.hex) (\(capabilities.bits.joined(separator: ",")))"
+                head += " caps=\(capabilities.hex) (\(UntrustedText.escaped(capabilities.bits.joined(separator: ","))))"
             }
         } else {
             head += "not offered"
         }
         head += " mode=\(vas.mode.rawValue)"
-        if let problem = vas.problem { head += " — \(problem)" }
+        if let problem = vas.problem { head += " — \(UntrustedText.escaped(problem))" }
         return [head] + vas.entries.map(entry)
     }
 
     static func entry(_ entry: VASEntry) -> String {
-        var line = "vas \(entry.passTypeID): \(entry.status.rawValue)"
+        var line = "vas \(UntrustedText.escaped(entry.passTypeID)): \(entry.status.rawValue)"
         if let sw = entry.sw, entry.status != .success { line += " (\(sw))" }
         if let keyID = entry.keyID { line += " key=\(keyID)" }
         if let payload = entry.payload {
             line += " at \(RFC3339.string(from: payload.date))"
             if let message = payload.messageText {
-                line += " message=\(quoted(message))"
+                line += " message=\(UntrustedText.quoted(message))"
             } else {
                 line += " message_hex=\(payload.message.hexString)"
             }
         }
-        if let problem = entry.problem, entry.status != .dataNotFound { line += " — \(problem)" }
+        if let problem = entry.problem, entry.status != .dataNotFound { line += " — \(UntrustedText.escaped(problem))" }
         return line
-    }
-
-    /// The message in double quotes with quotes, backslashes and control characters escaped, so
-    /// a pass cannot forge terminal output.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
-                out += "\\u{\(String(scalar.value, radix: 16))}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

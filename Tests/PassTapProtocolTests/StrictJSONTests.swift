@@ -1,0 +1,101 @@
+import Foundation
+import PassTapProtocol
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct StrictJSONTests {
+    private static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    @Test(arguments: [
+        #"{"jsonrpc":"2.0","id":1,"method":"status"}"#,
+        #" { "a" : [ 1 , -0 , 0.5 , -1.25e+10 , 2E-3 , 3e7 ] , "b" : { } , "c" : [ ] } "#,
+        "\t{\"a\":true,\"b\":false,\"c\":null}\r\n",
+        "null", "42", "-0", #""text""#, "[]", "[[[]]]", "{}",
+        #""esc \" \\ \/ \b \f \n \r \t \u00e9 \uD83D\uDE00""#,
+        "\"UTF-8: é € 😀 \u{7F}\"",
+        #"{"a":1,"a":2}"#,  // duplicate names: RFC 8259 says SHOULD be unique, not MUST
+    ])
+    func strictJSONIsAccepted(text: String) throws {
+        try StrictJSON.validate(Self.bytes(text))
+    }
+
+    @Test(arguments: [
+        (#"{"jsonrpc":"2.0","id":1,"method":"status",}"#, StrictJSONError.Code.trailingComma, 42),
+        ("[1,2,]", .trailingComma, 5),
+        ("[1,2, \n]", .trailingComma, 7),
+        ("\u{FEFF}{}", .byteOrderMark, 0),
+        ("{} // status", .comment, 3),
+        ("{/* c */}", .comment, 1),
+        (#"{"a":1 /* c */}"#, .comment, 7),
+        ("{\"a\":\"tab\there\"}", .controlCharacterInString, 9),
+        ("\"nul\u{0}\"", .controlCharacterInString, 4),
+        (#""\x41""#, .invalidEscape, 2),
+        (#""\u12G4""#, .invalidEscape, 5),
+        (#""\uD800""#, .unpairedSurrogate, 1),
+        (#""\uDC00""#, .unpairedSurrogate, 1),
+        (#""\uD800\u0041""#, .unpairedSurrogate, 1),
+        ("01", .invalidNumber, 1),
+        ("-", .invalidNumber, 1),
+        ("+1", .invalidNumber, 0),
+        (".5", .invalidNumber, 0),
+        ("1.", .invalidNumber, 2),
+        ("1e", .invalidNumber, 2),
+        ("1e+", .invalidNumber, 3),
+        ("NaN", .unexpectedByte(UInt8(ascii: "N")), 0),
+        ("{'a':1}", .unexpectedByte(UInt8(ascii: "'")), 1),
+        ("{a:1}", .unexpectedByte(UInt8(ascii: "a")), 1),
+        (#"{"a" 1}"#, .unexpectedByte(UInt8(ascii: "1")), 5),
+        ("[1 2]", .unexpectedByte(UInt8(ascii: "2")), 3),
+        ("nul", .unexpectedEnd, 3),
+        ("tru e", .unexpectedByte(UInt8(ascii: " ")), 3),
+        (#"{"a":"#, .unexpectedEnd, 5),
+        (#"{"jsonrpc":"2.0""#, .unexpectedEnd, 16),
+        (#""open"#, .unexpectedEnd, 5),
+        ("", .unexpectedEnd, 0),
+        ("{} {}", .trailingData, 3),
+        ("1 2", .trailingData, 2),
+        ("[" + String(repeating: "[", count: StrictJSON.maximumDepth) + "]]", .tooDeep, StrictJSON.maximumDepth),
+    ])
+    func notStrictJSONIsRefusedWithWhyAndWhere(text: String, code: StrictJSONError.Code, offset: Int) {
+        #expect(throws: StrictJSONError(code, at: offset)) { try StrictJSON.validate(Self.bytes(text)) }
+    }
+
+    @Test(arguments: [
+        ([0x22, 0xFF, 0x22], 1),  // never in UTF-8
+        ([0x22, 0xC0, 0xAF, 0x22], 1),  // overlong '/'
+        ([0x22, 0xE0, 0x80, 0xAF, 0x22], 1),  // overlong, three bytes
+        ([0x22, 0xED, 0xA0, 0x80, 0x22], 1),  // a UTF-16 surrogate encoded as UTF-8
+        ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1),  // above U+10FFFF
+        ([0x22, 0xC3, 0x22], 1),  // a lead byte without its tail
+        ([0x22, 0x80, 0x22], 1),  // a tail without a lead
+        ([0x22, 0xE2, 0x82], 1),  // cut short at the end
+        ([0x7B, 0xFF, 0x7D], 1),  // outside a string
+        ([0xFE, 0xFF, 0x7B, 0x7D], 0),  // a UTF-16 byte-order mark
+    ] as [([UInt8], Int)])
+    func invalidUTF8IsRefused(bytes: [UInt8], offset: Int) {
+        #expect(throws: StrictJSONError(.invalidUTF8, at: offset)) { try StrictJSON.validate(bytes) }
+    }
+
+    @Test func nestingUpToTheLimitIsAccepted() throws {
+        let depth = StrictJSON.maximumDepth
+        try StrictJSON.validate(Self.bytes(String(repeating: "[", count: depth) + String(repeating: "]", count: depth)))
+        try StrictJSON.validate(Self.bytes(String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)))
+    }
+
+    @Test func aLongLineOfDeepNestingIsRefusedWithoutRecursion() {
+        // 64 KiB of '[' would overflow a recursive parser's stack on a small thread.
+        let line = [UInt8](repeating: UInt8(ascii: "["), count: 64 * 1024)
+        #expect(throws: StrictJSONError(.tooDeep, at: StrictJSON.maximumDepth)) { try StrictJSON.validate(line) }
+    }
+
+    @Test func theDescriptionNamesTheProblemAndTheOffset() {
+        #expect(StrictJSONError(.trailingComma, at: 42).description == "a trailing comma is not JSON at byte 42")
+        #expect(StrictJSONError(.unexpectedByte(0x27), at: 1).description == "unexpected ''' at byte 1")
+        #expect(StrictJSONError(.unexpectedByte(0x07), at: 3).description == "unexpected byte 0x07 at byte 3")
+    }
+
+    @Test func aDataSliceIsCheckedFromItsOwnStart() throws {
+        let line = Data(#"xx{"a":1,}"#.utf8).dropFirst(2)
+        #expect(throws: StrictJSONError(.trailingComma, at: 7)) { try StrictJSON.validate(line) }
+        try StrictJSON.validate(Data(#"xx{"a":1}"#.utf8).dropFirst(2))
+    }
+}
