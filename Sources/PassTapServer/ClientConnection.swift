@@ -3,6 +3,7 @@ import NIOCore
 import NIOExtras
 import PassTapCore
 import PassTapProtocol
+import Synchronization
 
 /// One client on the socket: reads request lines, answers them in order, and, once subscribed,
 /// streams the subscription's notifications beside the answers.
@@ -18,9 +19,19 @@ import PassTapProtocol
 /// - every line received before the end of input is answered, a waiting `vas.read` included;
 ///   then, unless subscribed, the answers are flushed and the connection is closed;
 /// - a subscription keeps streaming until the client closes the connection or stops reading.
+///
+/// A connection that is neither subscribed nor waiting for an answer is closed after
+/// `idleTimeout` without a request, with an `idle_timeout` error, so idle clients cannot hold
+/// the slots of `max_clients`.
 struct ClientConnection {
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     let dispatcher: MethodDispatcher
+    /// Who connected, and the roles that gives it.
+    let peer: PeerCredentials
+    let roles: Set<AccessRole>
+    /// `[socket] idle_timeout_ms`.
+    let idleTimeout: Duration
+    /// Carries the peer's uid and pid on every line.
     let logger: Logger
 
     /// Serves the client until it is done (see above), sends an over-long line, closes the
@@ -32,9 +43,11 @@ struct ClientConnection {
     func run() async {
         do {
             try await channel.executeThenClose { inbound, outbound in
+                let activity = ConnectionActivity()
                 await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await serve(inbound, outbound) }
+                    group.addTask { await serve(inbound, outbound, activity) }
                     group.addTask { await waitUntilClosed() }
+                    group.addTask { await closeWhenIdle(activity, outbound) }
                     await group.next()
                     group.cancelAll()
                 }
@@ -46,7 +59,8 @@ struct ClientConnection {
 
     /// Answers the client's lines in order and pumps its subscription.
     private func serve(
-        _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+        _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        _ activity: ConnectionActivity
     ) async {
         await withDiscardingTaskGroup { group in
             var subscription: EventSubscription?
@@ -58,7 +72,10 @@ struct ClientConnection {
                         subscription?.cancel()
                         return
                     }
-                    switch await dispatcher.handle(line: line, alreadySubscribed: subscription != nil) {
+                    activity.beginRequest()
+                    defer { activity.endRequest() }
+                    let context = RequestContext(roles: roles, alreadySubscribed: subscription != nil, peer: peer)
+                    switch await dispatcher.handle(line: line, context: context, audit: logger) {
                     case .silent:
                         continue
                     case .reply(let answer):
@@ -66,6 +83,7 @@ struct ClientConnection {
                     case .subscribed(let answer, let newSubscription):
                         if let answer { try await outbound.write(answer) }
                         subscription = newSubscription
+                        activity.markSubscribed()
                         group.addTask { await pump(newSubscription, to: outbound) }
                     }
                 }
@@ -98,6 +116,25 @@ struct ClientConnection {
         let (closed, signal) = AsyncStream<Never>.makeStream()
         channel.channel.closeFuture.whenComplete { _ in signal.finish() }
         for await _ in closed {}
+    }
+
+    /// Returns (so the connection closes) once it has been idle for `idleTimeout`, after telling
+    /// the client why; runs until cancelled otherwise.
+    private func closeWhenIdle(_ activity: ConnectionActivity, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async {
+        while true {
+            let left = activity.idleTimeLeft(timeout: idleTimeout, now: .now)
+            if let left, left <= .zero { break }
+            do {
+                try await Task.sleep(for: left ?? idleTimeout)
+            } catch {
+                return  // cancelled: the connection ended otherwise
+            }
+        }
+        let milliseconds = idleTimeout.components.seconds * 1000 + idleTimeout.components.attoseconds / 1_000_000_000_000_000
+        logger.info("closing an idle client", metadata: ["socket.idle_timeout_ms": "\(milliseconds)"])
+        let error = JSONRPCResponse<JSONRPCNoResult>(id: .null, error: .idleTimeout(milliseconds: Int(milliseconds)))
+        if let line = try? NDJSON.encodeLine(error) { try? await outbound.write(line) }
+        await flushWrites()
     }
 
     /// Waits until everything written so far has left NIO's buffer for the socket (or failed).
@@ -133,5 +170,41 @@ struct ClientConnection {
     private func refuseUnterminatedLine(_ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async {
         let error = JSONRPCResponse<JSONRPCNoResult>(id: .null, error: .unterminatedLine)
         if let line = try? NDJSON.encodeLine(error) { try? await outbound.write(line) }
+    }
+}
+
+/// What a connection is doing, for its idle timeout: when it last sent a request, whether one is
+/// being answered, whether it is subscribed.
+final class ConnectionActivity: Sendable {
+    private struct State {
+        var lastRequest = ContinuousClock.now
+        var requestsInFlight = 0
+        var subscribed = false
+    }
+    private let state = Mutex(State())
+
+    func beginRequest() {
+        state.withLock {
+            $0.requestsInFlight += 1
+            $0.lastRequest = .now
+        }
+    }
+
+    func endRequest() {
+        state.withLock {
+            $0.requestsInFlight -= 1
+            $0.lastRequest = .now
+        }
+    }
+
+    func markSubscribed() { state.withLock { $0.subscribed = true } }
+
+    /// How long until the connection counts as idle; `nil` while it is subscribed or waiting for
+    /// an answer (it cannot be idle then).
+    func idleTimeLeft(timeout: Duration, now: ContinuousClock.Instant) -> Duration? {
+        state.withLock { state in
+            guard !state.subscribed, state.requestsInFlight == 0 else { return nil }
+            return state.lastRequest + timeout - now
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ISO7816
+import Logging
 import NIOCore
 import PassTapCore
 import PassTapProtocol
@@ -33,7 +34,9 @@ struct MethodDispatcher: Sendable {
             CardTransmitHandler(allowed: configuration.allowTransmit) { command, raw, reader throws(ReaderCommandError) in
                 try await backends.transmit(command, raw: raw, on: reader)
             },
-            VASReadHandler(merchants: configuration.vasMerchants, vasReads: vasReads) { backends.knows($0) },
+            VASReadHandler(
+                merchants: configuration.vasMerchants, vasReads: vasReads, pending: PendingVASReads(limit: configuration.vasReadsPerUID)
+            ) { backends.knows($0) },
             EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: configuration.clientQueue),
         ])
     }
@@ -45,6 +48,12 @@ struct MethodDispatcher: Sendable {
 
     /// Answers one line (without its newline) for a connection holding `roles`.
     func handle(line: ByteBuffer, alreadySubscribed: Bool, roles: Set<AccessRole> = Set(AccessRole.allCases)) async -> Outcome {
+        await handle(line: line, context: RequestContext(roles: roles, alreadySubscribed: alreadySubscribed), audit: nil)
+    }
+
+    /// Answers one line (without its newline) in `context`; methods that act on a card write
+    /// their audit line to `audit`.
+    func handle(line: ByteBuffer, context: RequestContext, audit: Logger?) async -> Outcome {
         let bytes = Data(line.readableBytesView)
         guard bytes.contains(where: { !Self.isJSONWhitespace($0) }) else { return .silent }
         let envelope: JSONRPCEnvelope
@@ -60,12 +69,13 @@ struct MethodDispatcher: Sendable {
         guard let known = RPCMethod(rawValue: method), let handler = handlers[known] else {
             return respond(envelope.id, MethodReply<JSONRPCNoResult>.failure(.methodNotFound(method)))
         }
-        let context = RequestContext(roles: roles, alreadySubscribed: alreadySubscribed)
-        return await run(handler, id: envelope.id, bytes: bytes, context: context)
+        return await run(handler, id: envelope.id, bytes: bytes, context: context, audit: audit)
     }
 
     /// Checks the role, decodes the params and runs one handler.
-    private func run<Handler: MethodHandler>(_ handler: Handler, id: JSONRPCID?, bytes: Data, context: RequestContext) async -> Outcome {
+    private func run<Handler: MethodHandler>(
+        _ handler: Handler, id: JSONRPCID?, bytes: Data, context: RequestContext, audit: Logger?
+    ) async -> Outcome {
         guard context.roles.contains(Handler.role) else {
             return respond(id, MethodReply<JSONRPCNoResult>.failure(.forbidden(method: Handler.method.rawValue, role: Handler.role.rawValue)))
         }
@@ -73,8 +83,23 @@ struct MethodDispatcher: Sendable {
         case .failure(let error):
             return respond(id, MethodReply<JSONRPCNoResult>.failure(error))
         case .success(let params):
-            return respond(id, await handler.handle(params, context: context))
+            let reply = await handler.handle(params, context: context)
+            if let audit, let reader = Handler.auditedReader(of: params) {
+                Self.writeAudit(to: audit, method: Handler.method, reader: reader, peer: context.peer, outcome: reply.outcome)
+            }
+            return respond(id, reply)
         }
+    }
+
+    /// One line per audited call: who (uid, pid), which reader, which method, and the outcome;
+    /// never an APDU, a response or a pass message.
+    private static func writeAudit(to logger: Logger, method: RPCMethod, reader: ReaderID, peer: PeerCredentials, outcome: String) {
+        logger.notice(
+            "audit",
+            metadata: [
+                "audit.method": "\(method.rawValue)", "audit.reader": "\(reader)", "peer.uid": "\(peer.uid)",
+                "peer.pid": "\(peer.pid)", "audit.outcome": "\(outcome)",
+            ])
     }
 
     /// The line for one subscription item: an `event` or `events.dropped` notification.

@@ -95,17 +95,18 @@ public final class SocketServer: Service, Sendable {
     }
 
     private func serve(_ server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) async throws {
-        let limiter = ConnectionLimiter(limit: configuration.maxClients)
+        let limiter = ConnectionLimiter(limit: configuration.maxClients, perUserLimit: configuration.maxClientsPerUID)
         try await withThrowingDiscardingTaskGroup { group in
             try await server.executeThenClose { inbound in
                 for try await client in inbound.cancelOnGracefulShutdown() {
                     guard limiter.acquire() else {
-                        group.addTask { await self.refuse(client, limit: limiter.limit) }
+                        logger.info("refusing a client over the limit", metadata: ["socket.max_clients": "\(limiter.limit)"])
+                        group.addTask { await self.refuse(client, .tooManyClients(limit: limiter.limit)) }
                         continue
                     }
                     group.addTask {
                         defer { limiter.release() }
-                        await ClientConnection(channel: client, dispatcher: self.dispatcher, logger: self.logger).run()
+                        await self.admit(client, limiter: limiter)
                     }
                 }
             }
@@ -114,11 +115,46 @@ public final class SocketServer: Service, Sendable {
         }
     }
 
-    private func refuse(_ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, limit: Int) async {
-        logger.info("refusing a client over the limit", metadata: ["socket.max_clients": "\(limit)"])
+    /// Learns who the peer is, gives it its roles and serves it, or refuses it: no role at all,
+    /// or its user at `max_clients_per_uid`.
+    private func admit(_ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, limiter: ConnectionLimiter) async {
+        let peer: PeerCredentials
+        do {
+            peer = try await PeerCredentials.read(from: client.channel)
+        } catch {
+            logger.warning("closing a client whose credentials cannot be read", metadata: ["error": "\(error)"])
+            try? await client.channel.close()
+            return
+        }
+        var logger = self.logger
+        logger[metadataKey: "peer.uid"] = "\(peer.uid)"
+        logger[metadataKey: "peer.pid"] = "\(peer.pid)"
+        let roles = configuration.access.roles(uid: peer.uid, groups: peer.allGroups)
+        guard !roles.isEmpty else {
+            logger.notice("refusing a client that holds no role", metadata: ["peer.gid": "\(peer.gid)"])
+            await refuse(client, .noRole(uid: peer.uid))
+            return
+        }
+        guard limiter.acquire(uid: peer.uid) else {
+            logger.info("refusing a client over its user's limit", metadata: ["socket.max_clients_per_uid": "\(limiter.perUserLimit)"])
+            await refuse(client, .tooManyClients(uid: peer.uid, limit: limiter.perUserLimit))
+            return
+        }
+        defer { limiter.release(uid: peer.uid) }
+        logger.info("client connected", metadata: ["peer.roles": "\(roles.sorted().map(\.rawValue).joined(separator: ","))"])
+        await ClientConnection(
+            channel: client, dispatcher: dispatcher, peer: peer, roles: roles, idleTimeout: configuration.idleTimeout, logger: logger
+        ).run()
+        logger.debug("client disconnected")
+    }
+
+    /// Sends `error` (with a null id) and closes.
+    private func refuse(_ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, _ error: JSONRPCError) async {
         try? await client.executeThenClose { _, outbound in
-            let answer = JSONRPCResponse<JSONRPCNoResult>(id: .null, error: .tooManyClients(limit: limit))
+            let answer = JSONRPCResponse<JSONRPCNoResult>(id: .null, error: error)
             try await outbound.write(try NDJSON.encodeLine(answer))
+            // Closing discards writes NIO still holds: let the answer reach the socket first.
+            try? await client.channel.writeAndFlush(ByteBuffer()).get()
         }
     }
 }

@@ -16,11 +16,22 @@ public struct SocketServerConfiguration: Sendable, Hashable {
     public var clientQueue: Int
     /// The configured VAS pass type ids, which `vas.read` may name; `nil` when `[vas]` is disabled.
     public var vasMerchants: [String]?
+    /// `[access]`: the roles of each peer, by its credentials.
+    public var access: Configuration.Access
+    /// `[socket] max_clients_per_uid`: connections one user may hold at once.
+    public var maxClientsPerUID: Int
+    /// `[socket] idle_timeout_ms`: how long a connection that is neither subscribed nor waiting for
+    /// an answer may stay silent.
+    public var idleTimeout: Duration
+    /// `[socket] vas_reads_per_uid`: `vas.read`s one user may have waiting on one reader.
+    public var vasReadsPerUID: Int
 
     /// Creates a configuration; the defaults are those of the shipped `passtapd.toml`.
     public init(
         path: String, mode: UInt16 = 0o660, group: String? = nil, maxClients: Int = 64,
-        allowTransmit: Bool = false, clientQueue: Int = 256, vasMerchants: [String]? = nil
+        allowTransmit: Bool = false, clientQueue: Int = 256, vasMerchants: [String]? = nil,
+        access: Configuration.Access = Configuration.Access(), maxClientsPerUID: Int = 32,
+        idleTimeout: Duration = .seconds(60), vasReadsPerUID: Int = 1
     ) {
         self.path = path
         self.mode = mode
@@ -29,6 +40,10 @@ public struct SocketServerConfiguration: Sendable, Hashable {
         self.allowTransmit = allowTransmit
         self.clientQueue = clientQueue
         self.vasMerchants = vasMerchants
+        self.access = access
+        self.maxClientsPerUID = maxClientsPerUID
+        self.idleTimeout = idleTimeout
+        self.vasReadsPerUID = vasReadsPerUID
     }
 
     /// Takes the socket settings of a loaded daemon configuration.
@@ -37,6 +52,9 @@ public struct SocketServerConfiguration: Sendable, Hashable {
             path: configuration.socket.path, mode: configuration.socket.mode, group: configuration.socket.group,
             maxClients: configuration.socket.maxClients, allowTransmit: configuration.socket.allowTransmit,
             clientQueue: configuration.events.clientQueue,
-            vasMerchants: configuration.vas.enabled ? configuration.vas.passTypeIDs : nil)
+            vasMerchants: configuration.vas.enabled ? configuration.vas.passTypeIDs : nil,
+            access: configuration.access, maxClientsPerUID: configuration.socket.maxClientsPerUID,
+            idleTimeout: .milliseconds(configuration.socket.idleTimeoutMilliseconds),
+            vasReadsPerUID: configuration.socket.vasReadsPerUID)
     }
 }

@@ -8,7 +8,9 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct ConfigLoaderTests {
     @Test func emptyFileGivesTheDefaults() throws {
         let configuration = try ConfigLoader.parse("", file: "t.toml")
-        #expect(configuration == Configuration())
+        var expected = Configuration()
+        expected.access.read = [.group(getegid())]  // the group a new socket file gets
+        #expect(configuration == expected)
         #expect(configuration.socket.path == "/run/passtap/passtapd.sock")
         #expect(configuration.socket.mode == 0o660)
         #expect(configuration.events.buffer == 1024)
@@ -96,7 +98,45 @@ import Testing
         .init(text: "[[reader]]\nmatch = \"A\"\n[[reader]]\naids = [\"A0000000031010\"]\n", line: 3, keyPath: "reader[1].match", mentions: "every [[reader]] needs one"),
         .init(text: "[[reader]]\nmatch = \"A\"\nspeed = 1\n", line: 3, keyPath: "reader[0].speed", mentions: "unknown key"),
         .init(text: "[socket\npath = 1\n", line: 1, keyPath: "", mentions: "not valid TOML"),
+        .init(text: "[socket]\nmax_clients_per_uid = 0\n", line: 2, keyPath: "socket.max_clients_per_uid", mentions: "from 1 to 4096"),
+        .init(text: "[socket]\nidle_timeout_ms = 999\n", line: 2, keyPath: "socket.idle_timeout_ms", mentions: "from 1000 to 86400000"),
+        .init(text: "[socket]\nvas_reads_per_uid = 0\n", line: 2, keyPath: "socket.vas_reads_per_uid", mentions: "from 1 to 64"),
+        .init(text: "[access]\nread = [\"user:root\", \"user:no-such-user-here\"]\n", line: 2, keyPath: "access.read[1]", mentions: "no user \"no-such-user-here\""),
+        .init(text: "[access]\ntransmit = [\"group:no-such-group-here\"]\n", line: 2, keyPath: "access.transmit[0]", mentions: "no group"),
+        .init(text: "[access]\nobserve = [\"root\"]\n", line: 2, keyPath: "access.observe[0]", mentions: #"expected "*", "user:NAME""#),
+        .init(text: "[access]\nobserve = [\"uid:-1\"]\n", line: 2, keyPath: "access.observe[0]", mentions: "a number after \"uid:\""),
+        .init(text: "[access]\nadmin = [\"*\"]\n", line: 2, keyPath: "access.admin", mentions: "unknown key"),
     ]
+
+    @Test func accessEntriesAreResolvedAtLoad() throws {
+        let c = try ConfigLoader.parse(
+            """
+            [socket]
+            group = "nogroup"
+            max_clients_per_uid = 4
+            idle_timeout_ms = 5000
+            vas_reads_per_uid = 2
+            [access]
+            observe = ["user:nobody", "gid:7"]
+            transmit = ["uid:1234", "group:root", "*"]
+            """, file: "t.toml")
+        #expect(c.access.observe == [.user(65534), .group(7)])
+        // An empty read list is the socket's group.
+        #expect(c.access.read == [.group(65534)])
+        #expect(c.access.transmit == [.user(1234), .group(0), .everyone])
+        #expect(c.socket.maxClientsPerUID == 4 && c.socket.idleTimeoutMilliseconds == 5000 && c.socket.vasReadsPerUID == 2)
+    }
+
+    @Test func rolesFollowUidGroupsAndRootHoldsThemAll() {
+        let access = Configuration.Access(observe: [.everyone], read: [.group(100), .user(42)], transmit: [.user(7)])
+        #expect(access.roles(uid: 0, groups: []) == Set(AccessRole.allCases))
+        #expect(access.roles(uid: 42, groups: [1]) == [.observe, .read])
+        #expect(access.roles(uid: 5, groups: [5, 100]) == [.observe, .read])
+        #expect(access.roles(uid: 7, groups: [7]) == [.observe, .transmit])
+        #expect(access.roles(uid: 9, groups: [9]) == [.observe])
+        let closed = Configuration.Access(observe: [.user(42)], read: [], transmit: [])
+        #expect(closed.roles(uid: 9, groups: [9]).isEmpty)
+    }
 
     @Test(arguments: refusals)
     func badConfigIsRefusedNamingLineKeyAndExpectation(_ refusal: Refusal) {

@@ -63,8 +63,8 @@ import Testing
     @Test func vasReadChecksItsParamsAndTimesOutOnTheInjectedTimer() async throws {
         // The queue's timer fires at once: no waiting.
         let queue = VASReadQueue(timer: { _, fire in fire() })
-        let handler = VASReadHandler(merchants: ["pass.a"], vasReads: queue) { $0 == Self.reader }
-        let off = VASReadHandler(merchants: nil, vasReads: queue) { _ in true }
+        let handler = VASReadHandler(merchants: ["pass.a"], vasReads: queue, pending: PendingVASReads(limit: 1)) { $0 == Self.reader }
+        let off = VASReadHandler(merchants: nil, vasReads: queue, pending: PendingVASReads(limit: 1)) { _ in true }
         let params = VASReadParams(reader: Self.reader, merchants: nil, timeoutMilliseconds: 1000)
         #expect(try Self.failure(await off.handle(params, context: Self.context)).code == .vasDisabled)
         let stranger = VASReadParams(reader: Self.reader, merchants: ["pass.b"], timeoutMilliseconds: 1000)

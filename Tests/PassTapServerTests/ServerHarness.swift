@@ -37,6 +37,7 @@ struct ServerHarness {
         hubCapacity: Int = 64,
         vasReads: VASReadQueue = VASReadQueue(),
         configure: (inout SocketServerConfiguration) -> Void = { _ in },
+        logger: Logger = Logger(label: "passtap.test.server"),
         _ body: (ServerHarness) async throws -> Void
     ) async throws {
         let directory = try makeDirectory()
@@ -47,7 +48,7 @@ struct ServerHarness {
         let daemon = DaemonInfo.startingNow(version: "9.8.7-test")
         let server = SocketServer(
             configuration: configuration, hub: hub, backends: ReaderBackends([backend]), daemon: daemon,
-            vasReads: vasReads, logger: Logger(label: "passtap.test.server"))
+            vasReads: vasReads, logger: logger)
         let harness = ServerHarness(
             directory: directory, path: configuration.path, hub: hub, backend: backend, vasReads: vasReads, daemon: daemon,
             server: server)

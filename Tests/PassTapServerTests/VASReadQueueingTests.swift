@@ -30,7 +30,8 @@ import Testing
     }
 
     @Test func twoClientsWaitingOnOneReaderGetOneTapEachInOrder() async throws {
-        try await ServerHarness.with(configure: { $0.vasMerchants = Self.merchants }) { harness in
+        // Both clients are this process's user: allow it two waiting reads.
+        try await ServerHarness.with(configure: { $0.vasMerchants = Self.merchants; $0.vasReadsPerUID = 2 }) { harness in
             try await LineClient.with(path: harness.path) { first in
                 try await LineClient.with(path: harness.path) { second in
                     try await first.send(

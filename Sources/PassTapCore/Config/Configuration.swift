@@ -18,6 +18,14 @@ public struct Configuration: Sendable, Hashable {
         public var maxClients: Int = 64
         /// `allow_transmit`: whether `card.transmit` is served (raw APDUs can read payment data).
         public var allowTransmit: Bool = false
+        /// `max_clients_per_uid`: connections one user may hold at once, so one user cannot take
+        /// every slot of `max_clients`.
+        public var maxClientsPerUID: Int = 32
+        /// `idle_timeout_ms`: a connection that is neither subscribed nor waiting for an answer is
+        /// closed after this long without a request.
+        public var idleTimeoutMilliseconds: Int = 60_000
+        /// `vas_reads_per_uid`: how many `vas.read` one user may have waiting on one reader.
+        public var vasReadsPerUID: Int = 1
 
         /// The defaults of the shipped config.
         public init() {}
@@ -72,6 +80,8 @@ public struct Configuration: Sendable, Hashable {
     public var socket = Socket()
     /// `[events]`.
     public var events = Events()
+    /// `[access]`: who may do what on the socket.
+    public var access = Access()
     /// `[log] level`.
     public var logLevel: Logger.Level = .info
     /// Each backend's section, by backend name (`[pcsc]`, `[libnfc]`); a backend without one is

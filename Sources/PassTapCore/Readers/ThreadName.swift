@@ -31,6 +31,7 @@ public enum ThreadName {
         guard let getName else { return Thread.current.name ?? "" }
         var buffer = [CChar](repeating: 0, count: 16)
         guard getName(pthread_self(), &buffer, buffer.count) == 0 else { return "" }
-        return String(cString: buffer)
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

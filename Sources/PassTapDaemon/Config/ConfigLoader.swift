@@ -44,6 +44,8 @@ public enum ConfigLoader {
         if var socket = try subtable("socket", of: &root) {
             try readSocket(&socket, into: &configuration.socket)
         }
+        var access = try subtable("access", of: &root)
+        configuration.access = try readAccess(&access, socket: configuration.socket)
         if var events = try subtable("events", of: &root) {
             configuration.events.buffer = try events.integer("buffer", in: 1...1_000_000) ?? configuration.events.buffer
             configuration.events.clientQueue = try events.integer("client_queue", in: 1...1_000_000) ?? configuration.events.clientQueue
@@ -175,6 +177,9 @@ public enum ConfigLoader {
         }
         settings.maxClients = try socket.integer("max_clients", in: 1...4096) ?? settings.maxClients
         settings.allowTransmit = try socket.bool("allow_transmit") ?? settings.allowTransmit
+        settings.maxClientsPerUID = try socket.integer("max_clients_per_uid", in: 1...4096) ?? settings.maxClientsPerUID
+        settings.idleTimeoutMilliseconds = try socket.integer("idle_timeout_ms", in: 1_000...86_400_000) ?? settings.idleTimeoutMilliseconds
+        settings.vasReadsPerUID = try socket.integer("vas_reads_per_uid", in: 1...64) ?? settings.vasReadsPerUID
         try socket.rejectUnknownKeys()
     }
 

@@ -34,6 +34,27 @@ extension JSONRPCError {
             "\(method) needs the \(role) role, which this connection's user does not hold: see [access] in passtapd.toml")
     }
 
+    /// -32014 for a peer that holds no role at all: it is closed after this.
+    public static func noRole(uid: UInt32) -> JSONRPCError {
+        JSONRPCError(
+            .forbidden,
+            "user \(uid) holds no role on passtapd's socket, so the connection is closed: see [access] in passtapd.toml")
+    }
+
+    /// -32015: the connection was idle too long and is closed.
+    public static func idleTimeout(milliseconds: Int) -> JSONRPCError {
+        JSONRPCError(
+            .idleTimeout,
+            "no request for \(milliseconds) ms while neither subscribed nor waiting for an answer ([socket] idle_timeout_ms): the connection is closed; reconnect to go on")
+    }
+
+    /// -32006: one user's connection limit is reached.
+    public static func tooManyClients(uid: UInt32, limit: Int) -> JSONRPCError {
+        JSONRPCError(
+            .tooManyClients,
+            "user \(uid) already has \(limit) connections to passtapd ([socket] max_clients_per_uid): close one of them or raise the limit")
+    }
+
     /// -32006: the connection limit is reached.
     public static func tooManyClients(limit: Int) -> JSONRPCError {
         JSONRPCError(

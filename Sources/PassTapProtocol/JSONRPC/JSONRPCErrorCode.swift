@@ -72,6 +72,11 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
     public static let cancelled = JSONRPCErrorCode(rawValue: -32013)
     /// -32014: the connection's peer does not hold the role the method needs (`[access]`).
     public static let forbidden = JSONRPCErrorCode(rawValue: -32014)
+    /// -32015: the connection sent no request for `[socket] idle_timeout_ms` while neither
+    /// subscribed nor waiting for an answer; it is closed.
+    public static let idleTimeout = JSONRPCErrorCode(rawValue: -32015)
+    /// -32016: the user already has `[socket] vas_reads_per_uid` `vas.read`s waiting on that reader.
+    public static let busy = JSONRPCErrorCode(rawValue: -32016)
 
     /// The snake_case reason PassTap sends in `error.data.reason` for this code.
     public var reason: String {
@@ -95,6 +100,8 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
         case .notISODep: return "not_iso_dep"
         case .cancelled: return "cancelled"
         case .forbidden: return "forbidden"
+        case .idleTimeout: return "idle_timeout"
+        case .busy: return "busy"
         default: return "error_\(-rawValue)"
         }
     }

@@ -1,26 +1,21 @@
 import PassTapCore
 import PassTapProtocol
 
-/// What a connection may do, by role (`[access]` in `passtapd.toml`).
-public enum AccessRole: String, Hashable, Sendable, CaseIterable, Comparable {
-    /// `status`, `readers.list`, `events.subscribe` (pass messages withheld).
-    case observe
-    /// Pass messages in events, and `vas.read`.
-    case read
-    /// `card.transmit`.
-    case transmit
-
-    public static func < (lhs: Self, rhs: Self) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-}
-
 /// Who asks, as a handler sees it.
 struct RequestContext: Sendable {
     /// The roles the connection's peer holds.
     var roles: Set<AccessRole>
     /// Whether the connection already streams a subscription.
     var alreadySubscribed: Bool
+    /// The connection's peer, as the kernel saw it at connect time.
+    var peer: PeerCredentials
+
+    /// A context; tests leave out `peer` for a root peer.
+    init(roles: Set<AccessRole>, alreadySubscribed: Bool, peer: PeerCredentials = PeerCredentials(pid: 0, uid: 0, gid: 0)) {
+        self.roles = roles
+        self.alreadySubscribed = alreadySubscribed
+        self.peer = peer
+    }
 }
 
 /// What a handler answers: a result, an error, or (`events.subscribe`) a result and the
@@ -29,6 +24,14 @@ enum MethodReply<Output: Encodable & Sendable>: Sendable {
     case result(Output)
     case failure(JSONRPCError)
     case subscribed(Output, EventSubscription)
+
+    /// `ok`, or the error's reason, for the audit line.
+    var outcome: String {
+        switch self {
+        case .result, .subscribed: return "ok"
+        case .failure(let error): return error.code.reason
+        }
+    }
 }
 
 /// One socket method: its name, its params, its result and the role it needs. The dispatcher
@@ -43,4 +46,11 @@ protocol MethodHandler: Sendable {
     static var role: AccessRole { get }
     /// Answers one call.
     func handle(_ params: Params, context: RequestContext) async -> MethodReply<Output>
+    /// The reader a call acts on, for methods that write an audit line per call (who, which
+    /// reader, which method, the outcome; never data); `nil` (the default) writes none.
+    static func auditedReader(of params: Params) -> ReaderID?
+}
+
+extension MethodHandler {
+    static func auditedReader(of params: Params) -> ReaderID? { nil }
 }

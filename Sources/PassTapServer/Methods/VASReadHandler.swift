@@ -1,4 +1,5 @@
 import PassTapCore
+import Synchronization
 import PassTapProtocol
 
 /// `vas.read`: waits for the next tap on a reader and answers its VAS result.
@@ -8,7 +9,11 @@ struct VASReadHandler: MethodHandler {
     /// The configured pass type ids; `nil` when `[vas]` is disabled.
     let merchants: [String]?
     let vasReads: VASReadQueue
+    /// `[socket] vas_reads_per_uid`, counted per user and reader.
+    let pending: PendingVASReads
     let knows: @Sendable (ReaderID) -> Bool
+
+    static func auditedReader(of params: VASReadParams) -> ReaderID? { params.reader }
 
     func handle(_ params: VASReadParams, context: RequestContext) async -> MethodReply<VASReadResult> {
         let method = Self.method.rawValue
@@ -29,6 +34,15 @@ struct VASReadHandler: MethodHandler {
         guard knows(params.reader) else {
             return .failure(ReaderCommandError.unknownReader(params.reader).jsonRPCError)
         }
+        let uid = context.peer.uid
+        guard pending.begin(uid: uid, reader: params.reader) else {
+            return .failure(
+                JSONRPCError(
+                    .busy,
+                    "user \(uid) already has \(pending.limit) vas.read waiting on \(params.reader) ([socket] vas_reads_per_uid): wait for its answer, or cancel it by closing its connection"
+                ))
+        }
+        defer { pending.end(uid: uid, reader: params.reader) }
         do {
             let result = try await vasReads.nextTap(
                 on: params.reader, merchants: params.merchants.map(Set.init), timeout: .milliseconds(params.timeoutMilliseconds))
@@ -37,6 +51,40 @@ struct VASReadHandler: MethodHandler {
             return .failure(JSONRPCError(.timeout, "no card arrived on \(params.reader) within \(params.timeoutMilliseconds) ms: tap again, or raise timeout_ms"))
         } catch {
             return .failure(JSONRPCError(.shuttingDown, "the vas.read was cancelled (the daemon is stopping)"))
+        }
+    }
+}
+
+/// The `vas.read`s waiting, per user and reader, against `[socket] vas_reads_per_uid`: one user
+/// cannot queue itself ahead of the till on every tap.
+final class PendingVASReads: Sendable {
+    /// The most `vas.read`s one user may have waiting on one reader.
+    let limit: Int
+    private let counts = Mutex([Key: Int]())
+
+    private struct Key: Hashable {
+        var uid: UInt32
+        var reader: ReaderID
+    }
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Counts a new `vas.read`; `false` (and nothing counted) when the user is at the limit.
+    func begin(uid: UInt32, reader: ReaderID) -> Bool {
+        counts.withLock { counts in
+            let key = Key(uid: uid, reader: reader)
+            guard counts[key, default: 0] < limit else { return false }
+            counts[key, default: 0] += 1
+            return true
+        }
+    }
+
+    /// Ends one counted by ``begin(uid:reader:)``.
+    func end(uid: UInt32, reader: ReaderID) {
+        counts.withLock { counts in
+            let key = Key(uid: uid, reader: reader)
+            let left = counts[key, default: 1] - 1
+            counts[key] = left > 0 ? left : nil
         }
     }
 }
