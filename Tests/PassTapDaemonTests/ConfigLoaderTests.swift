@@ -30,6 +30,9 @@ import Testing
         #expect(configuration.section(.pcsc).enabled)
         #expect(configuration.events.bufferBytes == 4_194_304)
         #expect(configuration.sessionBudgetMilliseconds == 2000)
+        #expect(configuration.access.observe == [.everyone] && configuration.access.transmit.isEmpty)
+        #expect(configuration.access.read == [.group(getegid())])
+        #expect(configuration.socket.maxClientsPerUID == 32 && configuration.socket.idleTimeoutMilliseconds == 60_000)
     }
 
     @Test func everyFixedKeyIsRead() throws {
