@@ -15,38 +15,46 @@ struct Shell: AsyncParsableCommand {
     @Argument(help: "Reader id, or a unique part of it.")
     var reader: String
 
+    /// Each APDU goes on a connection of its own, so a shell left idle is never cut off by the
+    /// daemon's `[socket] idle_timeout_ms`.
     func run() async throws {
         let typed = reader
         let interactive = isatty(STDIN_FILENO) == 1
-        try await CLIRunner.run(options, timeout: false) { session in
+        let id = try await CLIRunner.run(options) { session in
             let readers = try await session.call(.readersList, NoParams(), as: ReadersListResult.self).readers
-            let id = try ReaderResolver.resolve(typed, among: readers)
-            let shown = UntrustedText.escaped(id.rawValue)
-            if interactive { print("connected to \(shown); type an APDU in hex, `help`, or `quit`") }
-            for await line in StandardInputLines(prompt: interactive ? "\(shown)> " : nil) {
-                let words = line.trimmingCharacters(in: .whitespaces)
-                if words.isEmpty { continue }
-                if words == "quit" || words == "exit" { return }
-                if words == "help" {
-                    print("HEX      send an APDU (61xx/6Cxx followed)\nraw HEX  send exactly these bytes\nquit     leave")
-                    continue
+            return try ReaderResolver.resolve(typed, among: readers)
+        }
+        let shown = UntrustedText.escaped(id.rawValue)
+        if interactive { print("connected to \(shown); type an APDU in hex, `help`, or `quit`") }
+        for await line in StandardInputLines(prompt: interactive ? "\(shown)> " : nil) {
+            let words = line.trimmingCharacters(in: .whitespaces)
+            if words.isEmpty { continue }
+            if words == "quit" || words == "exit" { return }
+            if words == "help" {
+                print("HEX      send an APDU (61xx/6Cxx followed)\nraw HEX  send exactly these bytes\nquit     leave")
+                continue
+            }
+            let raw = words.hasPrefix("raw ")
+            let hex = raw ? String(words.dropFirst(4)) : words
+            let command: CommandAPDU
+            do {
+                command = try CommandParsing.apdu(hex)
+            } catch {
+                print("error: \(error)")
+                continue
+            }
+            let params = CardTransmitParams(reader: id, apdu: command.bytes.hexString, raw: raw)
+            do {
+                let result = try await RPCSession.run(socket: options.socketPath, timeout: nil) { session in
+                    try await session.call(.cardTransmit, params, as: CardTransmitResult.self)
                 }
-                let raw = words.hasPrefix("raw ")
-                let hex = raw ? String(words.dropFirst(4)) : words
-                let command: CommandAPDU
-                do {
-                    command = try CommandParsing.apdu(hex)
-                } catch {
-                    print("error: \(error)")
-                    continue
-                }
-                do {
-                    let result = try await session.call(
-                        .cardTransmit, CardTransmitParams(reader: id, apdu: command.bytes.hexString, raw: raw), as: CardTransmitResult.self)
-                    print(CommandParsing.describe(result))
-                } catch CLIError.rpc(_, let message, let reason) {
-                    print("error: \(UntrustedText.escaped(message)) (\(UntrustedText.escaped(reason ?? "error")))")
-                }
+                print(CommandParsing.describe(result))
+            } catch CLIError.rpc(_, let message, let reason) {
+                print("error: \(UntrustedText.escaped(message)) (\(UntrustedText.escaped(reason ?? "error")))")
+            } catch let error as CLIError {
+                // The daemon is gone or refuses us: the shell cannot go on.
+                FileHandle.standardError.write(Data("passtap: \(UntrustedText.escaped(error.description))\n".utf8))
+                throw error.exitCode
             }
         }
     }
