@@ -23,9 +23,14 @@ extension PCSCScenarioTests {
             let coffeeKeyID: String
             let strangerKeyID: String
 
-            init(phoneKey: String = "coffee.pem", vas: String = "", session: String = "aids = [\"A0000000041010\"]") throws {
+            /// `socket` adds `[socket]` keys, `extra` whole tables at the end.
+            init(
+                phoneKey: String = "coffee.pem", vas: String = "", session: String = "aids = [\"A0000000041010\"]",
+                socket: String = "", extra: String = ""
+            ) throws {
                 var ids: [String: String] = [:]
                 let config = """
+                    \(socket)
                     [session]
                     \(session)
                     [vas]
@@ -37,6 +42,7 @@ extension PCSCScenarioTests {
                     [[vas.merchants]]
                     pass_type_id = "\(VASScenarioTests.coffee)"
                     keys = ["coffee.pem"]
+                    \(extra)
                     """
                 rig = try Rig(config: config, cardArguments: ["--phone", "{rig}/phone.json"]) { folder in
                     for name in ["loyalty", "coffee", "stranger"] {

@@ -232,7 +232,7 @@ final class Rig {
         return url
     }
 
-    private func waitFor(_ what: String, timeout: Double = 15, _ condition: () -> Bool) throws {
+    func waitFor(_ what: String, timeout: Double = 15, _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             guard Date() < deadline else { throw Failure(description: "timed out waiting for \(what)\n\(daemonLog)") }

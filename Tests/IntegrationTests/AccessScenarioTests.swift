@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Nested in `PCSCScenarioTests` (`.serialized`): these start the machine's only pcscd too.
+extension PCSCScenarioTests {
+    /// `[access]` through the real stack: a watcher run as `nobody` (through `setpriv`) next to the
+    /// rig's root client, on the built passtapd with the virtual iPhone.
+    @Suite(.serialized, .enabled(if: getuid() == 0, "needs root to run a client as another user"))
+    struct AccessScenarioTests {
+        /// A socket `nobody` reaches through its group; `read` only for root.
+        static func rig() throws -> VASScenarioTests.VASRig {
+            let vas = try VASScenarioTests.VASRig(socket: #"group = "nogroup""#, extra: "[access]\nread = [\"uid:0\"]")
+            chmod(vas.rig.directory.path, 0o755)
+            return vas
+        }
+
+        /// Runs a Python client as nobody:nogroup (which cannot write in the rig's folder, so it
+        /// prints): it sends `lines`, ends its input, and prints every line it gets up to the first `read.result` or
+        /// the daemon's close. Returns the process and the file its output goes to.
+        static func nobody(_ vas: VASScenarioTests.VASRig, lines: [String], name: String) throws -> (Spawned, URL) {
+            let output = vas.rig.directory.appendingPathComponent("\(name).out")
+            let script = """
+                import json, socket, sys
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.settimeout(30)
+                s.connect(sys.argv[1])
+                s.sendall("".join(l + "\\n" for l in sys.argv[2:]).encode())
+                s.shutdown(socket.SHUT_WR)  # a subscription streams on after the end of input
+                for line in s.makefile("r"):
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+                    if json.loads(line).get("params", {}).get("kind") == "read.result":
+                        break
+                """
+            let process = try Spawned.start(
+                "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, vas.rig.socketPath] + lines,
+                stdout: output.path, stderr: output.path + ".err")
+            return (process, output)
+        }
+
+        static func text(_ file: URL) -> String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
+
+        static func messages(_ file: URL) throws -> [[String: Any]] {
+            try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+        }
+
+        @Test func aWatcherWithoutReadSeesTheTapWithThePassMessageWithheld() throws {
+            let vas = try Self.rig()
+            defer { vas.stop() }
+            let (watcher, output) = try Self.nobody(
+                vas, lines: [#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"kinds":["read.result"]}}"#], name: "watcher")
+            try vas.rig.waitFor("nobody's subscription") { Self.text(output).contains(#""next_seq""#) }
+
+            // Root (read) gets the message.
+            let full = try VASScenarioTests.VASRig.entries(try vas.tap())
+            let coffee = try #require(full.first { $0["pass_type_id"] as? String == VASScenarioTests.coffee })
+            #expect(coffee["status"] as? String == "success")
+            #expect(coffee["message"] as? String == "member 0042")
+            #expect(coffee["withheld"] is NSNull || coffee["withheld"] == nil)
+
+            // nobody (observe only) gets the same tap, without it.
+            #expect(watcher.wait(seconds: 20).inTime)
+            let seen = try Self.messages(output)
+            let event = try #require(seen.last?["params"] as? [String: Any], "\(seen)")
+            let withheld = try VASScenarioTests.VASRig.entries(event)
+            let entry = try #require(withheld.first { $0["pass_type_id"] as? String == VASScenarioTests.coffee })
+            #expect(entry["status"] as? String == "success")
+            #expect(entry["message"] is NSNull)
+            #expect(entry["message_hex"] is NSNull)
+            #expect(entry["withheld"] as? String == "access")
+            #expect(!String(decoding: try Data(contentsOf: output), as: UTF8.self).contains("member 0042"))
+        }
+
+        @Test func vasReadNeedsTheReadRoleAndEveryCallIsAudited() throws {
+            let vas = try Self.rig()
+            defer { vas.stop() }
+            let read = #"{"jsonrpc":"2.0","id":7,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","timeout_ms":200}}"#
+            let (caller, output) = try Self.nobody(vas, lines: [read], name: "caller")
+            #expect(caller.wait(seconds: 20).inTime)
+            let answer = try #require(try Self.messages(output).first)
+            let error = try #require(answer["error"] as? [String: Any], "\(answer)")
+            #expect(error["code"] as? Int == -32014)
+            #expect((error["data"] as? [String: Any])?["reason"] as? String == "forbidden")
+
+            // Root may: its call times out (no tap) and leaves one audit line.
+            let root = try LineSocket(path: vas.rig.socketPath)
+            try root.sendLine(read)
+            let timedOut = try root.readJSON(what: "root's vas.read") { $0["id"] as? Int == 7 }
+            #expect((timedOut["error"] as? [String: Any])?["code"] as? Int == -32010)
+            let audits = vas.rig.daemonLog.split(separator: "\n").filter { $0.contains("audit.method=vas.read") }
+            #expect(audits.count == 1, "\(vas.rig.daemonLog)")
+            #expect(audits.first?.contains("peer.uid=0") == true)
+            #expect(audits.first?.contains("audit.outcome=timeout") == true)
+            #expect(audits.first?.contains("audit.reader=pcsc:Virtual PCD 00 00") == true)
+        }
+    }
+}
