@@ -167,6 +167,12 @@ public enum ConfigLoader {
             guard mode.count >= 3, mode.count <= 4, let bits = UInt16(mode, radix: 8), bits <= 0o777 else {
                 throw socket.error("mode", "expected octal permission bits as a string like \"0660\", found \"\(mode)\"")
             }
+            // Anyone who can open the socket can use every method that is on: others get nothing.
+            guard bits & 0o007 == 0 else {
+                throw socket.error(
+                    "mode",
+                    "expected no access for others (last digit 0, such as \"0660\"; give clients the socket's group instead), found \"\(mode)\"")
+            }
             settings.mode = bits
         }
         if let group = try socket.string("group") {
