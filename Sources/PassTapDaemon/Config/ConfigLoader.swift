@@ -86,7 +86,7 @@ public enum ConfigLoader {
         root.declare("vas")
         try root.rejectUnknownKeys()
         if var vas = try subtable("vas", of: &root) {
-            configuration.vas = try readVAS(&vas)
+            configuration.vas = try readVAS(&vas, keyPolicy: keyFilePolicy(for: configuration.socket))
         }
         if let libnfcTable { try checkECPFrame(of: configuration, in: libnfcTable) }
         return configuration

@@ -53,10 +53,15 @@ struct DaemonIdentity: Sendable {
 
     /// The uid of the user `name`, or `nil` if there is none (or it cannot be looked up).
     static func uid(ofUser name: String) -> UInt32? {
+        account(named: name)?.uid
+    }
+
+    /// The uid and primary gid of the user `name`, or `nil` if there is none.
+    static func account(named name: String) -> (uid: UInt32, gid: UInt32)? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>? = nil
         var buffer = [CChar](repeating: 0, count: 16 * 1024)
         guard getpwnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        return UInt32(entry.pw_uid)
+        return (UInt32(entry.pw_uid), UInt32(entry.pw_gid))
     }
 }
