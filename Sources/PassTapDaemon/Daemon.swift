@@ -7,6 +7,12 @@ import PassTapServer
 import ServiceLifecycle
 import UnixSignals
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The whole daemon: the event hub, the tap coordinator, the reader backends and the socket
 /// server, run as one `ServiceGroup` that stops gracefully on SIGTERM or SIGINT.
 public struct Daemon: Sendable {
@@ -31,6 +37,16 @@ public struct Daemon: Sendable {
     /// Reads and validates a config file (see ``ConfigLoader``).
     public static func loadConfiguration(path: String) throws(ConfigurationError) -> Configuration {
         try ConfigLoader.load(path: path)
+    }
+
+    /// Sets the process umask so that every file the daemon creates, its socket above all, starts
+    /// no looser than `[socket] mode` (see `SocketServerConfiguration.fileCreationMask`); call it
+    /// once at start, before ``run()``. Returns the mask it set.
+    @discardableResult
+    public static func restrictFileCreation(for configuration: Configuration) -> UInt16 {
+        let mask = SocketServerConfiguration(configuration).fileCreationMask
+        umask(mode_t(mask))
+        return mask
     }
 
     /// Runs until SIGTERM or SIGINT (or a service fails, which is thrown).

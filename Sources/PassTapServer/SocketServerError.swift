@@ -18,6 +18,8 @@ public struct SocketServerError: Error, Hashable, Sendable, CustomStringConverti
         case filesystem = "filesystem"
         /// Binding the listening socket failed.
         case bindFailed = "bind_failed"
+        /// The socket's directory, or one above it, lets other users replace the socket.
+        case insecureDirectory = "insecure_directory"
     }
 
     /// What went wrong.
@@ -47,6 +49,17 @@ public struct SocketServerError: Error, Hashable, Sendable, CustomStringConverti
         SocketServerError(
             .unknownGroup,
             "[socket] group '\(name)' does not exist: create it (groupadd \(name)) or remove the setting")
+    }
+
+    /// `owner` is the uid of a sticky directory that is not ours (`nil`: it is not sticky).
+    static func insecureDirectory(_ directory: String, socket: String, mode: UInt32, owner: UInt32?) -> SocketServerError {
+        let octal = String(mode, radix: 8)
+        let what =
+            owner.map { "is writable by others and, though sticky (mode \(octal)), owned by uid \($0), who can replace anything in it" }
+            ?? "is writable by others and not sticky (mode \(octal)), so anyone can replace what is in it"
+        return SocketServerError(
+            .insecureDirectory,
+            "refusing to listen on \(socket): the directory \(directory) \(what); run chmod o-w \(directory), or set [socket] path in a directory only root or passtapd's user can write (such as /run/passtap)")
     }
 
     static func filesystem(_ operation: String, _ path: String, errno code: Int32) -> SocketServerError {

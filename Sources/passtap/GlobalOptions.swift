@@ -12,6 +12,18 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "Seconds to wait for an answer.")
     var timeout: Double = 5
 
+    @Option(
+        name: .customLong("daemon-user"),
+        help: ArgumentHelp(
+            "Also trust a socket served by this user (name or uid; default: $PASSTAP_DAEMON_USER). Root and user passtapd are always trusted.",
+            valueName: "user"))
+    var daemonUserOption: String?
+
+    /// The extra user a socket may be served by, after the option and the environment.
+    var daemonUser: String? {
+        daemonUserOption ?? ProcessInfo.processInfo.environment["PASSTAP_DAEMON_USER"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// The socket path to use, after the option and the environment.
     var socketPath: String {
         socket ?? ProcessInfo.processInfo.environment["PASSTAP_SOCKET"] ?? "/run/passtap/passtapd.sock"

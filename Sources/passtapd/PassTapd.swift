@@ -46,6 +46,8 @@ struct PassTapd: AsyncParsableCommand {
             FileHandle.standardError.write(Data("passtapd: refusing to start: \(error)\n".utf8))
             throw ExitCode(78)
         }
+        // Before anything creates a file: the socket must never exist looser than configured.
+        Daemon.restrictFileCreation(for: configuration)
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
             // Every logged string is escaped: reader names and errors can carry what a card or a

@@ -42,8 +42,11 @@ import VAS
     @Test func everyVASKeyIsReadAndKeyFilesAreLoadedRelativeToTheConfigFile() throws {
         let folder = try Folder()
         let current = try folder.key("loyalty.pem")
+        // Readable by the daemon's own group (root's, as the tests run), which is not the socket's.
         let previous = try folder.key("loyalty-2025.pem", mode: 0o640)
         let text = """
+            [socket]
+            group = "daemon"
             [session]
             ppse = true
             [vas]
@@ -102,6 +105,47 @@ import VAS
         #expect(error.problem.contains(folder.path + "/open.pem"))
         #expect(error.problem.contains("mode \(String(mode, radix: 8))"))
         #expect(error.problem.contains("chmod"))
+    }
+
+    @Test func aKeyTheSocketsGroupCanReadIsRefusedNamingFileLineKeyAndTheFix() throws {
+        let folder = try Folder()
+        try folder.key("shared.pem", mode: 0o640)
+        let gid = try #require(getgrnam("daemon")).pointee.gr_gid
+        #expect(chown(folder.path + "/shared.pem", 0, gid) == 0)
+        let text = """
+            [socket]
+            group = "daemon"
+            [vas]
+            enabled = true
+            [[vas.merchants]]
+            pass_type_id = "pass.com.example.loyalty"
+            keys = ["shared.pem"]
+            """
+        let error = try refusal(text, in: folder)
+        #expect(error.file == folder.configFile && error.line == 7 && error.keyPath == "vas.merchants[0].keys[0]")
+        #expect(error.problem.contains("merchant pass.com.example.loyalty: key file \(folder.path)/shared.pem: mode 640 lets group daemon (gid \(gid)) read it, and that is the socket's group"), "\(error)")
+        #expect(error.problem.contains("run chmod 0600 \(folder.path)/shared.pem"))
+    }
+
+    @Test func withoutASocketGroupTheDaemonsOwnGroupOpensTheSocketSoItReadsNoKey() throws {
+        let folder = try Folder()
+        try folder.key("group.pem", mode: 0o640)
+        let merchant = "[vas]\nenabled = true\n[[vas.merchants]]\npass_type_id = \"pass.a\"\nkeys = [\"group.pem\"]\n"
+        // Mode 0660 and no [socket] group: the socket keeps the daemon's group, the key's group too.
+        let error = try refusal(merchant, in: folder)
+        #expect(error.keyPath == "vas.merchants[0].keys[0]" && error.problem.contains("and that is the socket's group"), "\(error)")
+        // A socket its group cannot use has no socket group: the daemon's group may read keys.
+        let c = try ConfigLoader.parse("[socket]\nmode = \"0600\"\n" + merchant, file: folder.configFile)
+        #expect(c.vas.merchants.count == 1)
+    }
+
+    @Test func aKeyOwnedByAnotherUserIsRefused() throws {
+        let folder = try Folder()
+        try folder.key("theirs.pem")
+        #expect(chown(folder.path + "/theirs.pem", 4321, 0) == 0)
+        let error = try refusal("[vas]\nenabled = true\n[[vas.merchants]]\npass_type_id = \"pass.a\"\nkeys = [\"theirs.pem\"]\n", in: folder)
+        #expect(error.keyPath == "vas.merchants[0].keys[0]" && error.line == 5)
+        #expect(error.problem.contains("owned by uid 4321, neither root nor the user passtapd runs as"), "\(error)")
     }
 
     @Test func keyFilesThatAreMissingOrNotP256AreRefusedWithoutKeyBytes() throws {

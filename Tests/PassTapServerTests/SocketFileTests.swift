@@ -45,13 +45,23 @@ import Testing
         }
     }
 
-    @Test func theConfiguredGroupIsApplied() async throws {
-        let gid = getgid()
-        let name = try #require(getgrgid(gid).map { String(cString: $0.pointee.gr_name) })
-        try await ServerHarness.with(configure: { $0.group = name }) { harness in
+    /// A group this process is not in as its primary group, so only `chown` can give it to the file.
+    private func otherGroup() throws -> (name: String, gid: gid_t) {
+        let own = getegid()
+        for name in ["daemon", "bin", "sys", "adm", "nogroup"] {
+            if let entry = getgrnam(name), entry.pointee.gr_gid != own { return (name, entry.pointee.gr_gid) }
+        }
+        throw CocoaError(.fileNoSuchFile)
+    }
+
+    @Test func theConfiguredGroupAndModeAreAppliedAfterBind() async throws {
+        let (name, gid) = try otherGroup()
+        try await ServerHarness.with(configure: { $0.group = name; $0.mode = 0o640 }) { harness in
             var info = stat()
             #expect(lstat(harness.path, &info) == 0)
             #expect(info.st_gid == gid)
+            #expect(info.st_mode & S_IFMT == S_IFSOCK)
+            #expect(mode(of: harness.path) == 0o640)
         }
     }
 

@@ -63,6 +63,40 @@ import VAS
         #expect(error?.code == code)
     }
 
+    @Test func pemWithCRLFLinesIndentationAndHeadersIsRead() throws {
+        let pem = String(decoding: try TestVectors.bytes("Keys/passkit-sec1.pem"), as: UTF8.self)
+        let lines = pem.split(separator: "\n").map { "  \($0)\t" }
+        let text = lines.joined(separator: "\r\n") + "\r\n"
+        #expect(try MerchantKey(keyFileContents: Array(text.utf8)).keyID.hex == TestVectors.passKitKeyID)
+    }
+
+    /// Ways to spoil a PEM body's Base64.
+    enum Spoiling: String, CaseIterable, Sendable {
+        case characterOutsideTheAlphabet, lengthNotAMultipleOfFour, paddingInTheMiddle, dataAfterPadding
+
+        func apply(_ body: String) -> String {
+            switch self {
+            case .characterOutsideTheAlphabet: "*" + body.dropFirst()
+            case .lengthNotAMultipleOfFour: body + "A"
+            case .paddingInTheMiddle: "AA==" + body
+            case .dataAfterPadding: String(body.dropLast(4)) + "A=AA"
+            }
+        }
+    }
+
+    /// The PEM body is decoded by our own Base64 reader (so the decoded key is in a buffer we zero):
+    /// it must refuse what is not Base64, as Foundation's did.
+    @Test(arguments: Spoiling.allCases)
+    func aPEMBodyThatIsNotBase64IsRefused(spoiling: Spoiling) throws {
+        let pem = String(decoding: try TestVectors.bytes("Keys/passkit-pkcs8.pem"), as: UTF8.self)
+        let lines = pem.split(separator: "\n").map(String.init)
+        let body = lines.filter { !$0.hasPrefix("-----") }.joined()
+        let text = "\(lines.first!)\n\(spoiling.apply(body))\n\(lines.last!)\n"
+        let error = #expect(throws: MerchantKeyError.self) { try MerchantKey(keyFileContents: Array(text.utf8)) }
+        #expect(error?.code == .unrecognizedFormat)
+        #expect(error?.reason.contains("not valid Base64") == true, "\(String(describing: error))")
+    }
+
     @Test func truncatedDERIsRefusedNotTrapped() throws {
         let der = try TestVectors.bytes("Keys/passkit-sec1.der")
         for length in 1..<der.count where length != 0 {

@@ -3,6 +3,12 @@ import ISO7816
 import PassTapCore
 import VAS
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension ConfigLoader {
     /// The most merchants one tap asks for (VTAP and IDTech readers hold 6; the phone answers each
     /// in a few milliseconds, so more only slows every tap).
@@ -10,8 +16,8 @@ extension ConfigLoader {
     /// The most keys one merchant may list (rotation needs two or three).
     static let maximumKeysPerMerchant = 8
 
-    /// `[vas]` and its `[[vas.merchants]]`, with every key file loaded and checked.
-    static func readVAS(_ table: inout TableReader) throws(ConfigurationError) -> Configuration.VAS {
+    /// `[vas]` and its `[[vas.merchants]]`, with every key file loaded and checked with `keyPolicy`.
+    static func readVAS(_ table: inout TableReader, keyPolicy: MerchantKeyFilePolicy) throws(ConfigurationError) -> Configuration.VAS {
         var vas = Configuration.VAS()
         vas.enabled = try table.bool("enabled") ?? vas.enabled
         if let mode = try table.string("mode") {
@@ -38,14 +44,14 @@ extension ConfigLoader {
         // A misspelt key is reported before any key file is opened, so a key-file error cannot hide it.
         table.declare("merchants")
         try table.rejectUnknownKeys()
-        vas.merchants = try merchants(of: &table)
+        vas.merchants = try merchants(of: &table, keyPolicy: keyPolicy)
         if vas.enabled, vas.merchants.isEmpty {
             throw table.error("merchants", "VAS is enabled but no [[vas.merchants]] is configured: add one (pass_type_id and keys) or set enabled = false")
         }
         return vas
     }
 
-    private static func merchants(of table: inout TableReader) throws(ConfigurationError) -> [Configuration.VASMerchant] {
+    private static func merchants(of table: inout TableReader, keyPolicy: MerchantKeyFilePolicy) throws(ConfigurationError) -> [Configuration.VASMerchant] {
         guard let node = table.node("merchants") else { return [] }
         guard case .array(let elements) = node else {
             throw table.error("merchants", "expected [[vas.merchants]] tables, found \(node.typeName)")
@@ -59,7 +65,7 @@ extension ConfigLoader {
                 throw table.error("merchants", element: index, "expected a table, found \(element.typeName)")
             }
             var entry = TableReader(file: table.file, locator: table.locator, table: ["vas", "merchants"], index: index, entries: entries)
-            let merchant = try merchant(&entry)
+            let merchant = try merchant(&entry, keyPolicy: keyPolicy)
             if merchants.contains(where: { $0.passTypeIdentifier == merchant.passTypeIdentifier }) {
                 throw entry.error("pass_type_id", "\(merchant.passTypeIdentifier) is configured twice: list each pass once, with all its keys")
             }
@@ -68,7 +74,7 @@ extension ConfigLoader {
         return merchants
     }
 
-    private static func merchant(_ entry: inout TableReader) throws(ConfigurationError) -> Configuration.VASMerchant {
+    private static func merchant(_ entry: inout TableReader, keyPolicy: MerchantKeyFilePolicy) throws(ConfigurationError) -> Configuration.VASMerchant {
         let given = try entry.string("pass_type_id")
         // A misspelt key (`pass_type = ...`, `ulr = ...`) is named before anything else is judged.
         entry.declare("url", "filter", "keys")
@@ -104,7 +110,7 @@ extension ConfigLoader {
         for (offset, path) in paths.enumerated() {
             let full = resolve(path, relativeTo: entry.file)
             do {
-                let key = try MerchantKey(contentsOfFile: full)
+                let key = try MerchantKey(contentsOfFile: full, policy: keyPolicy)
                 if keys.contains(where: { $0.keyID == key.keyID }) {
                     throw entry.error("keys", element: offset, "merchant \(name): key file \(full) holds the same key (id \(key.keyID.hex)) as an earlier one")
                 }
@@ -124,6 +130,35 @@ extension ConfigLoader {
             let key = error.code == .invalidFilter ? "filter" : "url"
             throw entry.error(key, "merchant \(name): \(error.detail)")
         }
+    }
+
+    /// The key-file rules for a daemon running as this process with these socket settings: keys
+    /// owned by root or this process's user, readable by its own group only, and never by the
+    /// socket's group. The socket's group is `[socket] group`, or, without one, the group the
+    /// socket file is created with: this process's own (so then no group may read a key). A
+    /// socket mode that gives its group nothing has no socket group.
+    ///
+    /// A `[socket] group` this system does not have is no key's group; the socket server refuses it
+    /// at start.
+    static func keyFilePolicy(for socket: Configuration.Socket) -> MerchantKeyFilePolicy {
+        let socketGroup: UInt32?
+        if socket.mode & 0o070 == 0 {
+            socketGroup = nil
+        } else if let name = socket.group {
+            socketGroup = groupID(named: name)
+        } else {
+            socketGroup = UInt32(getegid())
+        }
+        return MerchantKeyFilePolicy(socketGroup: socketGroup)
+    }
+
+    /// The gid of group `name`, or `nil` if there is none (or it cannot be looked up).
+    private static func groupID(named name: String) -> UInt32? {
+        var entry = group()
+        var result: UnsafeMutablePointer<group>? = nil
+        var buffer = [CChar](repeating: 0, count: 16 * 1024)
+        guard getgrnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
+        return UInt32(entry.gr_gid)
     }
 
     /// Key paths are taken as written when absolute, else relative to the config file's folder.

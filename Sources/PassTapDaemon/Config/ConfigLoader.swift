@@ -88,7 +88,7 @@ public enum ConfigLoader {
         root.declare("vas")
         try root.rejectUnknownKeys()
         if var vas = try subtable("vas", of: &root) {
-            configuration.vas = try readVAS(&vas)
+            configuration.vas = try readVAS(&vas, keyPolicy: keyFilePolicy(for: configuration.socket))
         }
         if let libnfcTable { try checkECPFrame(of: configuration, in: libnfcTable) }
         return configuration
@@ -168,6 +168,12 @@ public enum ConfigLoader {
         if let mode = try socket.string("mode") {
             guard mode.count >= 3, mode.count <= 4, let bits = UInt16(mode, radix: 8), bits <= 0o777 else {
                 throw socket.error("mode", "expected octal permission bits as a string like \"0660\", found \"\(mode)\"")
+            }
+            // Anyone who can open the socket can use every method that is on: others get nothing.
+            guard bits & 0o007 == 0 else {
+                throw socket.error(
+                    "mode",
+                    "expected no access for others (last digit 0, such as \"0660\"; give clients the socket's group instead), found \"\(mode)\"")
             }
             settings.mode = bits
         }

@@ -5,6 +5,10 @@
 ///
 /// The public key is always derived from the scalar; public keys embedded in key files are
 /// ignored. ``description`` is redacted: `MerchantKey(id: C0B77375, <redacted>)`.
+///
+/// The private key lives in swift-crypto's `P256.KeyAgreement.PrivateKey`, which keeps its own
+/// copy of the scalar (in BoringSSL) for as long as the key exists; we cannot zero that copy.
+/// Loading zeroes every buffer of ours that held key bytes (``SecretBytes``).
 public struct MerchantKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Length of a P-256 scalar and coordinate.
     public static let scalarLength = 32

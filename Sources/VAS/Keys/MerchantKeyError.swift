@@ -8,8 +8,11 @@ public struct MerchantKeyError: Error, Hashable, Sendable, CustomStringConvertib
         case unreadable
         /// The path is not a regular file.
         case notRegularFile = "not_regular_file"
-        /// Others may read or write it, or its group may write it.
+        /// Others may read or write it, its group may write it, or a group that may not read it
+        /// (the socket's, or one that is not the daemon's own) may.
         case insecurePermissions = "insecure_permissions"
+        /// Owned by a user other than root and the daemon's user.
+        case untrustedOwner = "untrusted_owner"
         /// Bigger than any key file could be.
         case tooLarge = "too_large"
         /// Not SEC1/PKCS#8 PEM or DER, nor a hex scalar.

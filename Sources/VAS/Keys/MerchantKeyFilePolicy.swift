@@ -6,31 +6,81 @@ import Musl
 import Darwin
 #endif
 
-/// Who may read or write a merchant key file (issue 3 §2): the owner and, read-only, the group.
+/// `struct group` of `<grp.h>` (inside the policy, `group` names its method).
+private typealias GroupEntry = group
+
+/// Who may own, read and write a merchant key file (issue 3 §2, issue 10 §1).
 ///
-/// Refused: any permission for others (`o+r`, `o+w`, `o+x`), group write, and anything that is
-/// not a regular file. `0600` and `0640 root:passtap` pass; `0644` and `0620` do not.
-public enum MerchantKeyFilePolicy {
-    /// Permission bits that refuse a key file: group write and everything for others.
+/// A key file is accepted when it is a regular file and
+/// - others have no permission at all (`o+r`, `o+w`, `o+x`), and its group may not write it;
+/// - it belongs to root or to the daemon's user (the process that loads it);
+/// - if its group may read it, that group is the daemon's own group and **not** the socket's
+///   group: members of `[socket] group` are clients, and a client must never read a key. When
+///   the daemon's group is the socket's group, no group may read it (chmod 0600).
+///
+/// `0600` (owner root or the daemon's user) always passes; `0640 root:passtapd`, where passtapd
+/// runs with group `passtapd` and the socket's group is another (`passtap`), passes too.
+///
+/// A symbolic link is followed only to a file that passes the same checks; one that points
+/// nowhere is refused. The checks are made on the file that was opened (`fstat`), not on its name,
+/// so the file judged is the file read.
+public struct MerchantKeyFilePolicy: Sendable, Hashable {
+    /// Permission bits that refuse a key file whoever owns it: group write and everything for others.
     public static let forbiddenBits: UInt32 = 0o027
 
-    /// Checks the file at `path` (following symbolic links, as opening it would).
-    public static func check(path: String) throws(MerchantKeyError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw MerchantKeyError(.unreadable, path: path, "cannot inspect it (\(String(cString: strerror(errno)))); check the path in the configuration")
-        }
-        try check(mode: UInt32(info.st_mode), path: path)
+    /// The users that may own a key file: root and the daemon's user.
+    public var owners: Set<UInt32>
+    /// The groups that may read a key file (`0640`): the daemon's own group.
+    public var readerGroups: Set<UInt32>
+    /// The socket file's group (`nil`: no group can open the socket). It may never read a key,
+    /// even when it is also in ``readerGroups``.
+    public var socketGroup: UInt32?
+
+    /// A policy with the given owners, reader groups and socket group. Root may always own a key.
+    public init(owners: Set<UInt32>, readerGroups: Set<UInt32>, socketGroup: UInt32?) {
+        self.owners = owners.union([0])
+        self.readerGroups = readerGroups
+        self.socketGroup = socketGroup
     }
 
-    /// Checks a `st_mode` value (file type and permission bits) for `path`.
-    public static func check(mode: UInt32, path: String) throws(MerchantKeyError) {
-        guard mode & UInt32(S_IFMT) == UInt32(S_IFREG) else {
+    /// The policy of the daemon running as this process: owned by root or this process's effective
+    /// user, readable by its effective group, never by `socketGroup`.
+    public init(socketGroup: UInt32? = nil) {
+        self.init(owners: [UInt32(geteuid())], readerGroups: [UInt32(getegid())], socketGroup: socketGroup)
+    }
+
+    /// The parts of a file's `stat` the policy judges.
+    public struct FileStatus: Sendable, Hashable {
+        /// `st_mode`: file type and permission bits.
+        public var mode: UInt32
+        /// `st_uid`: the owner.
+        public var uid: UInt32
+        /// `st_gid`: the group.
+        public var gid: UInt32
+
+        /// A status with these values.
+        public init(mode: UInt32, uid: UInt32, gid: UInt32) {
+            self.mode = mode
+            self.uid = uid
+            self.gid = gid
+        }
+    }
+
+    /// Checks the file at `path` as loading it would: through a symbolic link only to a file that
+    /// passes, on the opened file.
+    public func check(path: String) throws(MerchantKeyError) {
+        let file = try KeyFile.openChecked(path: path, policy: self)
+        close(file)
+    }
+
+    /// Checks a file's type, mode, owner and group for `path` (which only labels the error).
+    public func check(_ status: FileStatus, path: String) throws(MerchantKeyError) {
+        guard status.mode & UInt32(S_IFMT) == UInt32(S_IFREG) else {
             throw MerchantKeyError(.notRegularFile, path: path, "not a regular file; point the configuration at the key file itself")
         }
-        let permissions = mode & 0o7777
-        guard permissions & forbiddenBits == 0 else {
-            let octal = String(permissions, radix: 8)
+        let permissions = status.mode & 0o7777
+        let octal = String(permissions, radix: 8)
+        guard permissions & Self.forbiddenBits == 0 else {
             var problems: [String] = []
             if permissions & 0o004 != 0 { problems.append("readable by others") }
             if permissions & 0o002 != 0 { problems.append("writable by others") }
@@ -38,8 +88,62 @@ public enum MerchantKeyFilePolicy {
             if permissions & 0o020 != 0 { problems.append("writable by its group") }
             throw MerchantKeyError(
                 .insecurePermissions, path: path,
-                "mode \(octal) makes it \(problems.joined(separator: " and ")); run chmod 0640 (group passtap) or chmod 0600"
+                "mode \(octal) makes it \(problems.joined(separator: " and ")); run chmod 0600 \(path) (or 0640 with passtapd's own group)"
             )
         }
+        guard owners.contains(status.uid) else {
+            throw MerchantKeyError(
+                .untrustedOwner, path: path,
+                "owned by \(Self.user(status.uid)), neither root nor the user passtapd runs as (\(owners.sorted().map(Self.user).joined(separator: ", "))); run chown root \(path)"
+            )
+        }
+        guard permissions & 0o040 != 0 else { return }
+        let group = Self.group(status.gid)
+        if status.gid == socketGroup {
+            let daemonGroups = readerGroups.subtracting([status.gid]).sorted()
+            let share = daemonGroups.first.map { ", or chgrp \(Self.groupName($0)) \(path) to share it with passtapd's own group only" } ?? ""
+            throw MerchantKeyError(
+                .insecurePermissions, path: path,
+                "mode \(octal) lets group \(group) read it, and that is the socket's group: every client could read the key; run chmod 0600 \(path)\(share)"
+            )
+        }
+        guard readerGroups.contains(status.gid) else {
+            let own = readerGroups.sorted().map(Self.group).joined(separator: ", ")
+            let fix = readerGroups.sorted().first.map { "chgrp \(Self.groupName($0)) \(path), or " } ?? ""
+            throw MerchantKeyError(
+                .insecurePermissions, path: path,
+                "mode \(octal) lets group \(group) read it, which is not passtapd's own group (\(own)); run \(fix)chmod 0600 \(path)"
+            )
+        }
+    }
+
+    // MARK: Names for messages
+
+    /// `alice (uid 1000)`, or `uid 1000` when the system has no such user.
+    static func user(_ uid: UInt32) -> String {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>? = nil
+        var buffer = [CChar](repeating: 0, count: 16 * 1024)
+        guard getpwuid_r(uid_t(uid), &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else {
+            return "uid \(uid)"
+        }
+        return "\(String(cString: name)) (uid \(uid))"
+    }
+
+    /// `passtap (gid 1001)`, or `gid 1001` when the system has no such group.
+    static func group(_ gid: UInt32) -> String {
+        let name = groupName(gid)
+        return name == String(gid) ? "gid \(gid)" : "\(name) (gid \(gid))"
+    }
+
+    /// The group's name, or its number when the system has no such group (both work with chgrp).
+    static func groupName(_ gid: UInt32) -> String {
+        var entry = GroupEntry()
+        var result: UnsafeMutablePointer<GroupEntry>? = nil
+        var buffer = [CChar](repeating: 0, count: 16 * 1024)
+        guard getgrgid_r(gid_t(gid), &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.gr_name else {
+            return String(gid)
+        }
+        return String(cString: name)
     }
 }

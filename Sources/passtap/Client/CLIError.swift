@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NIOCore
+import PassTapProtocol
 
 /// What can go wrong in `passtap`, each with its sysexits code and a message that says what to do.
 enum CLIError: Error, CustomStringConvertible {
@@ -16,6 +17,11 @@ enum CLIError: Error, CustomStringConvertible {
     case badAnswer(String)
     /// A reader argument matched no reader, or several.
     case reader(String)
+    /// The socket is served by a user that is not passtapd's: nothing was sent to it.
+    /// `credentials` is `nil` when the kernel could not say who serves it.
+    case untrustedServer(path: String, credentials: PeerCredentials?, expected: String, detail: String?)
+    /// `--daemon-user` (or `PASSTAP_DAEMON_USER`) names no user.
+    case unknownDaemonUser(String)
 
     /// sysexits(3): 64 usage, 69 unavailable, 75 temporary failure, 76 protocol, 77 permission.
     var exitCode: ExitCode {
@@ -32,6 +38,8 @@ enum CLIError: Error, CustomStringConvertible {
             }
         case .badAnswer: return ExitCode(76)
         case .reader: return ExitCode(64)
+        case .untrustedServer: return ExitCode(77)
+        case .unknownDaemonUser: return ExitCode(64)
         }
     }
 
@@ -58,6 +66,18 @@ enum CLIError: Error, CustomStringConvertible {
             return "unexpected answer from passtapd: \(detail)"
         case .reader(let detail):
             return detail
+        case .untrustedServer(let path, let credentials, let expected, let detail):
+            guard let credentials else {
+                return "refusing to talk to \(path): cannot tell which user serves it (\(detail ?? "no peer credentials")), so nothing was sent"
+            }
+            return """
+                refusing to talk to \(path): it is served by uid \(credentials.uid) (pid \(credentials.pid)), not by passtapd's \
+                user (expected \(expected)), so nothing was sent; another program may have taken the socket path: stop it and \
+                restart passtapd, or, if passtapd really runs as uid \(credentials.uid), pass --daemon-user \(credentials.uid) \
+                (or set PASSTAP_DAEMON_USER)
+                """
+        case .unknownDaemonUser(let name):
+            return "--daemon-user (or PASSTAP_DAEMON_USER) '\(name)' is neither a user of this system nor a uid"
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOExtras
 import NIOPosix
+import PassTapProtocol
 
 /// One connection to `passtapd`'s socket: JSON lines out, JSON lines in.
 ///
@@ -14,9 +15,15 @@ struct RPCConnection {
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
 
-    /// Connects to the socket at `path` and runs `body` with the connection, closing it after.
+    /// Connects to the socket at `path`, checks that `daemon` accepts the user serving it, and
+    /// runs `body` with the connection, closing it after.
+    ///
+    /// The check comes before `body`, so nothing is sent to a server that fails it.
+    /// - Throws: ``CLIError/untrustedServer(path:credentials:expected:detail:)`` for a server
+    ///   `daemon` does not accept (or whose credentials cannot be read).
     static func withConnection<Result: Sendable>(
         to path: String,
+        daemon: DaemonIdentity,
         _ body: (inout RPCConnection) async throws -> Result
     ) async throws -> Result {
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
@@ -31,6 +38,20 @@ struct RPCConnection {
                 }
         } catch {
             throw CLIError.connect(path: path, underlying: error)
+        }
+        do {
+            let credentials: PeerCredentials
+            do {
+                credentials = try await PeerCredentials.read(from: channel.channel)
+            } catch {
+                throw CLIError.untrustedServer(path: path, credentials: nil, expected: daemon.expected, detail: "\(error)")
+            }
+            guard daemon.accepts(credentials) else {
+                throw CLIError.untrustedServer(path: path, credentials: credentials, expected: daemon.expected, detail: nil)
+            }
+        } catch {
+            try? await channel.channel.close()
+            throw error
         }
         return try await channel.executeThenClose { inbound, outbound in
             var connection = RPCConnection(outbound: outbound, inbound: inbound.makeAsyncIterator())

@@ -10,13 +10,15 @@ struct RPCSession {
         self.connection = connection
     }
 
-    /// Connects to `path`, runs `body`, and fails with ``CLIError/timeout(seconds:)`` if the whole
-    /// exchange takes longer than `timeout` seconds (`nil`: no limit, for `watch`).
+    /// Connects to `path`, checks that `daemon` accepts who serves it, runs `body`, and fails with
+    /// ``CLIError/timeout(seconds:)`` if the whole exchange takes longer than `timeout` seconds
+    /// (`nil`: no limit, for `watch`).
     static func run<Result: Sendable>(
-        socket path: String, timeout: Double?, _ body: @escaping @Sendable (inout RPCSession) async throws -> Result
+        socket path: String, daemon: DaemonIdentity, timeout: Double?,
+        _ body: @escaping @Sendable (inout RPCSession) async throws -> Result
     ) async throws -> Result {
         let work: @Sendable () async throws -> Result = {
-            try await RPCConnection.withConnection(to: path) { connection in
+            try await RPCConnection.withConnection(to: path, daemon: daemon) { connection in
                 var session = RPCSession(connection: connection)
                 return try await body(&session)
             }

@@ -8,7 +8,9 @@ enum CLIRunner {
         _ options: GlobalOptions, timeout: Bool = true, _ body: @escaping @Sendable (inout RPCSession) async throws -> Result
     ) async throws -> Result {
         do {
-            return try await RPCSession.run(socket: options.socketPath, timeout: timeout ? options.timeout : nil, body)
+            let daemon = try DaemonIdentity.resolve(override: options.daemonUser)
+            return try await RPCSession.run(
+                socket: options.socketPath, daemon: daemon, timeout: timeout ? options.timeout : nil, body)
         } catch let error as CLIError {
             // The daemon's messages can name readers and quote what a card sent.
             FileHandle.standardError.write(Data("passtap: \(UntrustedText.escaped(error.description))\n".utf8))

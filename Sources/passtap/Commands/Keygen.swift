@@ -63,7 +63,7 @@ struct Keygen: ParsableCommand {
         if json { return try KeyTools.json(made) }
         print("""
             Wrote a new \(format.rawValue) P-256 key for \(passTypeID) to \(path) (mode 0600).
-            Keep it secret: back it up encrypted, give passtapd read access only (chown root:passtap, chmod 0640).
+            Keep it secret: back it up encrypted, give passtapd read access only (0600 root if passtapd runs as root, else chown root:passtapd, chmod 0640; never the socket's group).
 
             key id: \(made.keyID)
 

@@ -13,7 +13,7 @@ import VAS
 /// | 65 | EX_DATAERR | a key file that is no P-256 key; a cryptogram that does not decrypt |
 /// | 66 | EX_NOINPUT | a key file that cannot be opened or is not a regular file |
 /// | 73 | EX_CANTCREAT | a new key file or its folder cannot be created, or the file exists |
-/// | 77 | EX_NOPERM | a key file others may read (the permission policy passtapd applies) |
+/// | 77 | EX_NOPERM | a key file others may read, or owned or readable by the wrong user or group (the policy passtapd applies) |
 enum KeyTools {
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
@@ -40,18 +40,28 @@ enum KeyTools {
         let code: Int32
         switch error.code {
         case .unreadable, .notRegularFile: code = noInput
-        case .insecurePermissions: code = noPermission
+        case .insecurePermissions, .untrustedOwner: code = noPermission
         case .tooLarge, .unrecognizedFormat, .encrypted, .notP256, .invalidScalar: code = dataError
         case .alreadyExists, .writeFailed: code = cannotCreate
         }
         return exit(error.description, code: code)
     }
 
-    /// Loads a merchant key with passtapd's checks (``MerchantKey/init(contentsOfFile:)``),
-    /// turning a refusal into a message and an exit code.
+    /// The key-file rules of passtapd, as far as they can be known offline: for the user
+    /// `passtapd` if the system has one (packages run the daemon as it), else for this process.
+    /// The socket's group is not known here; passtapd also refuses a key that group can read.
+    static var keyFilePolicy: MerchantKeyFilePolicy {
+        if let daemon = DaemonIdentity.account(named: DaemonIdentity.packagedUser) {
+            return MerchantKeyFilePolicy(owners: [daemon.uid], readerGroups: [daemon.gid], socketGroup: nil)
+        }
+        return MerchantKeyFilePolicy()
+    }
+
+    /// Loads a merchant key with passtapd's checks (``MerchantKey/init(contentsOfFile:policy:)``
+    /// with ``keyFilePolicy``), turning a refusal into a message and an exit code.
     static func loadKey(_ path: String) throws(ExitCode) -> MerchantKey {
         do {
-            return try MerchantKey(contentsOfFile: path)
+            return try MerchantKey(contentsOfFile: path, policy: keyFilePolicy)
         } catch {
             throw exit(error)
         }
