@@ -31,7 +31,7 @@ import Glibc
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let ready = directory.appendingPathComponent("ready").path
             let log = directory.appendingPathComponent("pn532.log").path
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             let process = try Spawned.start(
                 "/usr/bin/env",
                 ["python3", Rig.repository.appendingPathComponent("scripts/rig/pn532_emulator.py").path, "--link", link, "--control", socket, "--ready-file", ready]

@@ -125,7 +125,7 @@ import Testing
         #expect(diagnosis.openFailure(connstring: "pn532_uart:\(tree.root)/ttyNONE", usb: nil).kind == .gone)
 
         let path = tree.root + "/ttyPN532"
-        FileManager.default.createFile(atPath: path, contents: Data())
+        _ = FileManager.default.createFile(atPath: path, contents: Data())
         try tree.process(4242, name: "nfc-poll", holds: path)
         let held = diagnosis.openFailure(connstring: "pn532_uart:\(path)", usb: nil)
         #expect(held.kind == .inUse)

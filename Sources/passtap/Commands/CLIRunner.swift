@@ -4,13 +4,18 @@ import ISO7816
 
 /// Runs a command's exchange with the daemon and turns failures into a message and an exit code.
 enum CLIRunner {
+    /// - Parameter passingDaemonErrors: hand the daemon's JSON-RPC errors (`CLIError.rpc`) to the
+    ///   caller instead of exiting, for a command that goes on after one (`passtap shell`).
     static func run<Result: Sendable>(
-        _ options: GlobalOptions, timeout: Bool = true, _ body: @escaping @Sendable (inout RPCSession) async throws -> Result
+        _ options: GlobalOptions, timeout: Bool = true, passingDaemonErrors: Bool = false,
+        _ body: @escaping @Sendable (inout RPCSession) async throws -> Result
     ) async throws -> Result {
         do {
             let daemon = try DaemonIdentity.resolve(override: options.daemonUser)
             return try await RPCSession.run(
                 socket: options.socketPath, daemon: daemon, timeout: timeout ? options.timeout : nil, body)
+        } catch CLIError.rpc(let code, let message, let reason) where passingDaemonErrors {
+            throw CLIError.rpc(code: code, message: message, reason: reason)
         } catch let error as CLIError {
             // The daemon's messages can name readers and quote what a card sent.
             FileHandle.standardError.write(Data("passtap: \(UntrustedText.escaped(error.description))\n".utf8))

@@ -45,16 +45,12 @@ struct Shell: AsyncParsableCommand {
             }
             let params = CardTransmitParams(reader: id, apdu: command.bytes.hexString, raw: raw)
             do {
-                let result = try await RPCSession.run(socket: options.socketPath, timeout: nil) { session in
+                let result = try await CLIRunner.run(options, timeout: false, passingDaemonErrors: true) { session in
                     try await session.call(.cardTransmit, params, as: CardTransmitResult.self)
                 }
                 print(CommandParsing.describe(result))
             } catch CLIError.rpc(_, let message, let reason) {
                 print("error: \(UntrustedText.escaped(message)) (\(UntrustedText.escaped(reason ?? "error")))")
-            } catch let error as CLIError {
-                // The daemon is gone or refuses us: the shell cannot go on.
-                FileHandle.standardError.write(Data("passtap: \(UntrustedText.escaped(error.description))\n".utf8))
-                throw error.exitCode
             }
         }
     }
