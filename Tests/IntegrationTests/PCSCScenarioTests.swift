@@ -181,6 +181,40 @@ import Glibc
         try rig.cardCommand("remove")
     }
 
+    /// `passtap shell` outlives the daemon's idle timeout: each APDU goes on a connection of its
+    /// own. The pause is measured by an event (an idle connection opened with it is closed), not
+    /// by a sleep.
+    @Test func theShellAnswersAfterLongerThanTheIdleTimeout() throws {
+        let rig = try Rig(config: "idle_timeout_ms = 1000\n" + Self.config)
+        defer { rig.stop() }
+        let (client, _) = try rig.subscriber(kinds: ["read.result"])
+        try rig.cardCommand("tap")
+        _ = try event(client, "read.result")
+
+        let input = rig.directory.appendingPathComponent("shell.in").path
+        let output = rig.directory.appendingPathComponent("shell.out").path
+        #expect(mkfifo(input, 0o600) == 0)
+        let shell = "exec '\(Rig.binaries.appendingPathComponent("passtap").path)' shell --socket '\(rig.socketPath)' 'PCD 00 00' < '\(input)'"
+        let process = try Spawned.start("/bin/sh", ["-c", shell], stdout: output, stderr: output)
+        let writer = open(input, O_WRONLY)
+        #expect(writer >= 0)
+        func type(_ line: String) { _ = (line + "\n").withCString { write(writer, $0, strlen($0)) } }
+        func answers() -> Int {
+            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").components(separatedBy: "9000").count - 1
+        }
+
+        type("00a4040007a0000000041010")
+        try rig.waitFor("the shell's first answer") { answers() == 1 }
+        let idle = try LineSocket(path: rig.socketPath)
+        let notice = try idle.readJSON(timeout: 10, what: "the idle connection's notice") { _ in true }
+        #expect((notice["error"] as? [String: Any])?["code"] as? Int == -32015)
+        type("00a4040007a0000000041010")
+        try rig.waitFor("the shell's second answer") { answers() == 2 }
+        close(writer)
+        #expect(process.wait(seconds: 10) == (0, true))
+        try rig.cardCommand("remove")
+    }
+
     @Test func aCardOnTheSecondReaderIsReadAndReportedForThatReader() throws {
         let rig = try Rig(config: Self.config, secondCardArguments: [])
         defer { rig.stop() }

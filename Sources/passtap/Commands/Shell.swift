@@ -18,6 +18,11 @@ struct Shell: AsyncParsableCommand {
     /// Each APDU goes on a connection of its own, so a shell left idle is never cut off by the
     /// daemon's `[socket] idle_timeout_ms`.
     func run() async throws {
+        /// Each answer as it comes, into a pipe or a file too.
+        func show(_ text: String) {
+            print(text)
+            fflush(nil)
+        }
         let typed = reader
         let interactive = isatty(STDIN_FILENO) == 1
         let id = try await CLIRunner.run(options) { session in
@@ -25,13 +30,13 @@ struct Shell: AsyncParsableCommand {
             return try ReaderResolver.resolve(typed, among: readers)
         }
         let shown = UntrustedText.escaped(id.rawValue)
-        if interactive { print("connected to \(shown); type an APDU in hex, `help`, or `quit`") }
+        if interactive { show("connected to \(shown); type an APDU in hex, `help`, or `quit`") }
         for await line in StandardInputLines(prompt: interactive ? "\(shown)> " : nil) {
             let words = line.trimmingCharacters(in: .whitespaces)
             if words.isEmpty { continue }
             if words == "quit" || words == "exit" { return }
             if words == "help" {
-                print("HEX      send an APDU (61xx/6Cxx followed)\nraw HEX  send exactly these bytes\nquit     leave")
+                show("HEX      send an APDU (61xx/6Cxx followed)\nraw HEX  send exactly these bytes\nquit     leave")
                 continue
             }
             let raw = words.hasPrefix("raw ")
@@ -40,7 +45,7 @@ struct Shell: AsyncParsableCommand {
             do {
                 command = try CommandParsing.apdu(hex)
             } catch {
-                print("error: \(error)")
+                show("error: \(error)")
                 continue
             }
             let params = CardTransmitParams(reader: id, apdu: command.bytes.hexString, raw: raw)
@@ -48,9 +53,9 @@ struct Shell: AsyncParsableCommand {
                 let result = try await CLIRunner.run(options, timeout: false, passingDaemonErrors: true) { session in
                     try await session.call(.cardTransmit, params, as: CardTransmitResult.self)
                 }
-                print(CommandParsing.describe(result))
+                show(CommandParsing.describe(result))
             } catch CLIError.rpc(_, let message, let reason) {
-                print("error: \(UntrustedText.escaped(message)) (\(UntrustedText.escaped(reason ?? "error")))")
+                show("error: \(UntrustedText.escaped(message)) (\(UntrustedText.escaped(reason ?? "error")))")
             }
         }
     }
