@@ -18,8 +18,12 @@ package struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     package var uid: UInt32
     /// The peer's effective group id.
     package var gid: UInt32
-    /// The peer's supplementary groups, without duplicates. Empty when the kernel could not say.
+    /// The peer's supplementary groups, without duplicates and without group 0 (see
+    /// ``read(from:)``). Empty when the kernel could not say; ``groupsProblem`` then says why.
     package var groups: [UInt32]
+    /// Why the supplementary groups could not be read (more than ``maximumGroups``, a kernel
+    /// older than 4.13); `nil` when they were.
+    package var groupsProblem: String?
 
     package init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
         self.pid = pid
@@ -48,13 +52,17 @@ package struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
         // the kernel wrote, so unused slots read as gid 0. Group 0 is therefore only taken from
         // SO_PEERCRED's primary gid, never from this list: a peer loses, never gains, a role by it.
         // A peer in more groups than fit gets ERANGE, and keeps its primary group only.
-        if let groups: GroupList = try? await provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(peerGroupsOption)
-        ).get() {
+        do {
+            let groups: GroupList = try await provider.unsafeGetSocketOption(
+                level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(peerGroupsOption)
+            ).get()
             var seen = Set<UInt32>()
             result.groups = withUnsafeBytes(of: groups) { raw in
-                raw.bindMemory(to: UInt32.self).filter { $0 != 0 && seen.insert($0).inserted }
+                (0..<maximumGroups).map { raw.load(fromByteOffset: $0 * 4, as: UInt32.self) }
+                    .filter { $0 != 0 && seen.insert($0).inserted }
             }
+        } catch {
+            result.groupsProblem = "its supplementary groups cannot be read (\(error)); only its primary group counts"
         }
         return result
     }
@@ -80,8 +88,9 @@ package struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     }
 
     #if os(Linux)
-    private static let peerCredentialsOption: Int32 = 17  // SO_PEERCRED
-    private static let peerGroupsOption: Int32 = 59  // SO_PEERGROUPS
+    // From the C library's headers: the numbers differ between architectures (21 on powerpc).
+    private static let peerCredentialsOption = Int32(SO_PEERCRED)
+    private static let peerGroupsOption = Int32(SO_PEERGROUPS)
     #else
     private static let peerCredentialsOption: Int32 = -1
     private static let peerGroupsOption: Int32 = -1

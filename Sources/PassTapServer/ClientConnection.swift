@@ -72,7 +72,8 @@ struct ClientConnection {
                         subscription?.cancel()
                         return
                     }
-                    activity.beginRequest()
+                    // The idle timer may have closed the connection while this line arrived.
+                    guard activity.beginRequest() else { return }
                     defer { activity.endRequest() }
                     let context = RequestContext(roles: roles, alreadySubscribed: subscription != nil, peer: peer)
                     switch await dispatcher.handle(line: line, context: context, audit: logger) {
@@ -121,11 +122,9 @@ struct ClientConnection {
     /// Returns (so the connection closes) once it has been idle for `idleTimeout`, after telling
     /// the client why; runs until cancelled otherwise.
     private func closeWhenIdle(_ activity: ConnectionActivity, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async {
-        while true {
-            let left = activity.idleTimeLeft(timeout: idleTimeout, now: .now)
-            if let left, left <= .zero { break }
+        while let wait = activity.closeIfIdle(timeout: idleTimeout, now: .now) {
             do {
-                try await Task.sleep(for: left ?? idleTimeout)
+                try await Task.sleep(for: wait)
             } catch {
                 return  // cancelled: the connection ended otherwise
             }
@@ -133,8 +132,17 @@ struct ClientConnection {
         let milliseconds = idleTimeout.components.seconds * 1000 + idleTimeout.components.attoseconds / 1_000_000_000_000_000
         logger.info("closing an idle client", metadata: ["socket.idle_timeout_ms": "\(milliseconds)"])
         let error = JSONRPCResponse<JSONRPCNoResult>(id: .null, error: .idleTimeout(milliseconds: Int(milliseconds)))
-        if let line = try? NDJSON.encodeLine(error) { try? await outbound.write(line) }
-        await flushWrites()
+        guard let line = try? NDJSON.encodeLine(error) else { return }
+        // A client that does not read could hold the notice (and so the connection) forever.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try? await outbound.write(line)
+                await flushWrites()
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(1)) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Waits until everything written so far has left NIO's buffer for the socket (or failed).
@@ -180,13 +188,18 @@ final class ConnectionActivity: Sendable {
         var lastRequest = ContinuousClock.now
         var requestsInFlight = 0
         var subscribed = false
+        var closing = false
     }
     private let state = Mutex(State())
 
-    func beginRequest() {
+    /// Counts a request in; `false` once the idle timer has decided to close (the line is then
+    /// not served, so no answer is cut off half way).
+    func beginRequest() -> Bool {
         state.withLock {
+            guard !$0.closing else { return false }
             $0.requestsInFlight += 1
             $0.lastRequest = .now
+            return true
         }
     }
 
@@ -199,12 +212,16 @@ final class ConnectionActivity: Sendable {
 
     func markSubscribed() { state.withLock { $0.subscribed = true } }
 
-    /// How long until the connection counts as idle; `nil` while it is subscribed or waiting for
-    /// an answer (it cannot be idle then).
-    func idleTimeLeft(timeout: Duration, now: ContinuousClock.Instant) -> Duration? {
+    /// Decides, in one step with ``beginRequest()``, whether the connection is idle: `nil` when
+    /// it is (and from then on it is closing), else how long to wait before asking again.
+    func closeIfIdle(timeout: Duration, now: ContinuousClock.Instant) -> Duration? {
         state.withLock { state in
-            guard !state.subscribed, state.requestsInFlight == 0 else { return nil }
-            return state.lastRequest + timeout - now
+            // Subscribed, or waiting for an answer: not idle; look again a timeout later.
+            guard !state.subscribed, state.requestsInFlight == 0 else { return timeout }
+            let left = state.lastRequest + timeout - now
+            guard left <= .zero else { return left }
+            state.closing = true
+            return nil
         }
     }
 }

@@ -76,28 +76,38 @@ struct MethodDispatcher: Sendable {
     private func run<Handler: MethodHandler>(
         _ handler: Handler, id: JSONRPCID?, bytes: Data, context: RequestContext, audit: Logger?
     ) async -> Outcome {
-        guard context.roles.contains(Handler.role) else {
-            return respond(id, MethodReply<JSONRPCNoResult>.failure(.forbidden(method: Handler.method.rawValue, role: Handler.role.rawValue)))
-        }
-        switch decodeParams(Handler.Params.self, Handler.method, from: bytes) {
-        case .failure(let error):
-            return respond(id, MethodReply<JSONRPCNoResult>.failure(error))
-        case .success(let params):
-            let reply = await handler.handle(params, context: context)
-            if let audit, let reader = Handler.auditedReader(of: params) {
+        let decoded = decodeParams(Handler.Params.self, Handler.method, from: bytes)
+        // Audited methods leave their line whatever the outcome, refusals included.
+        func audited<Output>(_ reply: MethodReply<Output>) -> MethodReply<Output> {
+            if let audit, Handler.isAudited {
+                let reader = (try? decoded.get()).flatMap(Handler.auditedReader(of:))
                 Self.writeAudit(to: audit, method: Handler.method, reader: reader, peer: context.peer, outcome: reply.outcome)
             }
-            return respond(id, reply)
+            return reply
+        }
+        guard context.roles.contains(Handler.role) else {
+            return respond(
+                id, audited(MethodReply<JSONRPCNoResult>.failure(.forbidden(method: Handler.method.rawValue, role: Handler.role.rawValue))))
+        }
+        switch decoded {
+        case .failure(let error):
+            return respond(id, audited(MethodReply<JSONRPCNoResult>.failure(error)))
+        case .success(let params):
+            return respond(id, audited(await handler.handle(params, context: context)))
         }
     }
 
     /// One line per audited call: who (uid, pid), which reader, which method, and the outcome;
     /// never an APDU, a response or a pass message.
-    private static func writeAudit(to logger: Logger, method: RPCMethod, reader: ReaderID, peer: PeerCredentials, outcome: String) {
+    /// Written at notice, and never filtered out: a `[log] level` above notice is lowered to
+    /// notice for these lines only.
+    private static func writeAudit(to logger: Logger, method: RPCMethod, reader: ReaderID?, peer: PeerCredentials, outcome: String) {
+        var logger = logger
+        if logger.logLevel > .notice { logger.logLevel = .notice }
         logger.notice(
             "audit",
             metadata: [
-                "audit.method": "\(method.rawValue)", "audit.reader": "\(reader)", "peer.uid": "\(peer.uid)",
+                "audit.method": "\(method.rawValue)", "audit.reader": "\(reader.map(\.rawValue) ?? "-")", "peer.uid": "\(peer.uid)",
                 "peer.pid": "\(peer.pid)", "audit.outcome": "\(outcome)",
             ])
     }

@@ -129,6 +129,7 @@ public final class SocketServer: Service, Sendable {
         var logger = self.logger
         logger[metadataKey: "peer.uid"] = "\(peer.uid)"
         logger[metadataKey: "peer.pid"] = "\(peer.pid)"
+        if let problem = peer.groupsProblem { logger.warning("\(problem)") }
         let roles = configuration.access.roles(uid: peer.uid, groups: peer.allGroups)
         guard !roles.isEmpty else {
             logger.notice("refusing a client that holds no role", metadata: ["peer.gid": "\(peer.gid)"])

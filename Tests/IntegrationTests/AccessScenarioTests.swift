@@ -94,11 +94,12 @@ extension PCSCScenarioTests {
             try root.sendLine(read)
             let timedOut = try root.readJSON(what: "root's vas.read") { $0["id"] as? Int == 7 }
             #expect((timedOut["error"] as? [String: Any])?["code"] as? Int == -32010)
+            // Both calls are audited: nobody's refusal and root's timeout.
             let audits = vas.rig.daemonLog.split(separator: "\n").filter { $0.contains("audit.method=vas.read") }
-            #expect(audits.count == 1, "\(vas.rig.daemonLog)")
-            #expect(audits.first?.contains("peer.uid=0") == true)
-            #expect(audits.first?.contains("audit.outcome=timeout") == true)
-            #expect(audits.first?.contains("audit.reader=pcsc:Virtual PCD 00 00") == true)
+            #expect(audits.count == 2, "\(vas.rig.daemonLog)")
+            #expect(audits.first?.contains("peer.uid=65534") == true && audits.first?.contains("audit.outcome=forbidden") == true)
+            #expect(audits.last?.contains("peer.uid=0") == true && audits.last?.contains("audit.outcome=timeout") == true)
+            #expect(audits.allSatisfy { $0.contains("audit.reader=pcsc:Virtual PCD 00 00") })
         }
     }
 }

@@ -1,3 +1,5 @@
+import Logging
+import InMemoryLogging
 import Foundation
 import ISO7816
 import NIOCore
@@ -123,6 +125,38 @@ import Testing
         let error = try #require(answer["error"] as? [String: Any])
         #expect(error["code"] as? Int == -32014)
         #expect((error["data"] as? [String: Any])?["reason"] as? String == "forbidden")
+    }
+}
+
+extension MethodHandlerTests {
+    /// vas.read and card.transmit leave one audit line per call, refused ones included, at notice
+    /// even when the log level is higher, with who and where and never the APDU.
+    @Test func everyCardCallIsAuditedWhateverItsOutcome() async throws {
+        let memory = InMemoryLogHandler()
+        var logger = Logger(label: "passtap.test.audit") { _ in memory }
+        logger.logLevel = .error
+        let dispatcher = MethodDispatcher(
+            hub: EventHub(capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
+            configuration: SocketServerConfiguration(path: "/tmp/unused.sock", allowTransmit: false, vasMerchants: ["pass.a"]))
+        let peer = PeerCredentials(pid: 4242, uid: 1001, gid: 1001)
+        let calls: [(String, Set<AccessRole>)] = [
+            (#"{"jsonrpc":"2.0","id":1,"method":"card.transmit","params":{"reader":"pcsc:Zeta Reader 00 00","apdu":"00A4040000"}}"#, [.observe]),
+            (#"{"jsonrpc":"2.0","id":2,"method":"card.transmit","params":{"reader":"pcsc:Zeta Reader 00 00","apdu":"00A4040000"}}"#, Set(AccessRole.allCases)),
+            (#"{"jsonrpc":"2.0","id":3,"method":"vas.read","params":{"timeout_ms":10}}"#, Set(AccessRole.allCases)),
+            (#"{"jsonrpc":"2.0","id":4,"method":"status"}"#, Set(AccessRole.allCases)),
+        ]
+        for (line, roles) in calls {
+            _ = await dispatcher.handle(
+                line: ByteBuffer(string: line), context: RequestContext(roles: roles, alreadySubscribed: false, peer: peer), audit: logger)
+        }
+        let audits = memory.entries
+        #expect(audits.count == 3)  // status is not audited
+        #expect(audits.allSatisfy { $0.level == .notice && $0.message == "audit" })
+        #expect(audits.allSatisfy { $0.metadata["peer.uid"] == "1001" && $0.metadata["peer.pid"] == "4242" })
+        #expect(audits.map { $0.metadata["audit.method"]?.description } == ["card.transmit", "card.transmit", "vas.read"])
+        #expect(audits.map { $0.metadata["audit.outcome"]?.description } == ["forbidden", "transmit_disabled", "invalid_params"])
+        #expect(audits.map { $0.metadata["audit.reader"]?.description } == ["pcsc:Zeta Reader 00 00", "pcsc:Zeta Reader 00 00", "-"])
+        #expect(!audits.contains { "\($0.metadata)".contains("00A4") })
     }
 }
 

@@ -89,6 +89,27 @@ import Testing
         #expect(!audits.contains { "\($0.metadata)".contains("3B0") })
     }
 
+    /// A client that goes away gives its user's vas.read slot back: the same user may wait
+    /// again (the slot frees once the server has noticed the close, so this retries on busy).
+    @Test func aVASReadWhoseClientLeftGivesItsSlotBack() async throws {
+        try await ServerHarness.with(configure: { $0.vasMerchants = ["pass.com.example.coffee"] }) { harness in
+            try await LineClient.with(path: harness.path) { client in
+                try await client.send(Self.vasRead(1))
+                try await harness.waitForVASReads(1, on: ServerHarness.readers[0].id)
+            }
+            let short = #"{"jsonrpc":"2.0","id":2,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":20}}"#
+            let deadline = ContinuousClock.now + .seconds(10)
+            var outcome: JSONRPCErrorCode?
+            repeat {
+                let answer = try await LineClient.with(path: harness.path) { client in
+                    try await client.call(short, expecting: VASReadResult.self)
+                }
+                if case .failure(let error) = answer.outcome { outcome = error.code }
+            } while outcome == .busy && ContinuousClock.now < deadline
+            #expect(outcome == .timeout)
+        }
+    }
+
     @Test func anIdleConnectionIsClosedButASubscriberAndAWaitingVASReadAreNot() async throws {
         let configure: (inout SocketServerConfiguration) -> Void = {
             $0.idleTimeout = .milliseconds(300)

@@ -14,6 +14,7 @@ struct CardTransmitHandler: MethodHandler {
         .transmitDisabled,
         "card.transmit is disabled (raw APDUs can read payment card data): set [socket] allow_transmit = true in passtapd.toml to enable it")
 
+    static let isAudited = true
     static func auditedReader(of params: CardTransmitParams) -> ReaderID? { params.reader }
 
     func handle(_ params: CardTransmitParams, context: RequestContext) async -> MethodReply<CardTransmitResult> {

@@ -46,11 +46,14 @@ protocol MethodHandler: Sendable {
     static var role: AccessRole { get }
     /// Answers one call.
     func handle(_ params: Params, context: RequestContext) async -> MethodReply<Output>
-    /// The reader a call acts on, for methods that write an audit line per call (who, which
-    /// reader, which method, the outcome; never data); `nil` (the default) writes none.
+    /// Whether every call writes an audit line (who, which reader, which method, the outcome;
+    /// never data), refused calls included. `false` by default.
+    static var isAudited: Bool { get }
+    /// The reader a call acts on, for its audit line.
     static func auditedReader(of params: Params) -> ReaderID?
 }
 
 extension MethodHandler {
+    static var isAudited: Bool { false }
     static func auditedReader(of params: Params) -> ReaderID? { nil }
 }

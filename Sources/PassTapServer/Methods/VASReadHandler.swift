@@ -13,6 +13,7 @@ struct VASReadHandler: MethodHandler {
     let pending: PendingVASReads
     let knows: @Sendable (ReaderID) -> Bool
 
+    static let isAudited = true
     static func auditedReader(of params: VASReadParams) -> ReaderID? { params.reader }
 
     func handle(_ params: VASReadParams, context: RequestContext) async -> MethodReply<VASReadResult> {

@@ -44,7 +44,13 @@ struct RPCSession {
         nextID += 1
         try await connection.send(try NDJSON.makeEncoder().encode(JSONRPCRequest(id: id, method: method, params: params)))
         while let line = try await connection.receive() {
-            guard let probe = try? JSONDecoder().decode(ResponseProbe.self, from: line), probe.id == id else { continue }
+            guard let probe = try? JSONDecoder().decode(ResponseProbe.self, from: line) else { continue }
+            // An error with a null id is about the connection (no role, too many clients, idle):
+            // the daemon closes it next, so it is this call's answer too.
+            if probe.id == nil || probe.id == .null, let error = probe.error {
+                throw CLIError.rpc(code: error.code.rawValue, message: error.message, reason: error.data?.reason)
+            }
+            guard probe.id == id else { continue }
             let response: JSONRPCResponse<Result>
             do {
                 response = try JSONDecoder().decode(JSONRPCResponse<Result>.self, from: line)
@@ -67,5 +73,6 @@ struct RPCSession {
     /// Just enough of a message to tell a response to our request from a notification.
     private struct ResponseProbe: Decodable {
         var id: JSONRPCID?
+        var error: JSONRPCError?
     }
 }
