@@ -159,7 +159,7 @@ struct ClientConnection {
     private func pump(_ subscription: EventSubscription, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async {
         do {
             for await item in subscription {
-                try await outbound.write(dispatcher.notificationLine(for: item))
+                try await outbound.write(dispatcher.notificationLine(for: item, view: subscription.view))
             }
         } catch {
             subscription.cancel()

@@ -11,6 +11,9 @@ import PassTapProtocol
 ///
 /// Everything a client can get wrong becomes a JSON-RPC error on the same connection; nothing
 /// here closes it.
+///
+/// It also makes the subscribers' notification lines: an event's line is encoded once per view
+/// and shared by every subscriber of that view (``notificationLine(for:view:)``).
 struct MethodDispatcher: Sendable {
     /// What the connection should do after a line.
     enum Outcome {
@@ -24,6 +27,9 @@ struct MethodDispatcher: Sendable {
 
     /// The handlers, by method.
     let handlers: [RPCMethod: any MethodHandler]
+    /// Encodes an event (already in its view) as its `event` notification line; tests count
+    /// the calls.
+    let encodeEvent: @Sendable (Event) -> ByteBuffer
 
     /// The dispatcher of a daemon: one handler per method.
     init(hub: EventHub, backends: ReaderBackends, vasReads: VASReadQueue, daemon: DaemonInfo, configuration: SocketServerConfiguration) {
@@ -41,9 +47,10 @@ struct MethodDispatcher: Sendable {
         ])
     }
 
-    /// A dispatcher for `handlers` (tests give their own).
-    init(handlers: [any MethodHandler]) {
+    /// A dispatcher for `handlers` (tests give their own, and may count event encodings).
+    init(handlers: [any MethodHandler], encodeEvent: @escaping @Sendable (Event) -> ByteBuffer = Self.eventLine) {
         self.handlers = Dictionary(handlers.map { (type(of: $0).method, $0) }, uniquingKeysWith: { first, _ in first })
+        self.encodeEvent = encodeEvent
     }
 
     /// Answers one line (without its newline) for a connection holding `roles`.
@@ -112,16 +119,23 @@ struct MethodDispatcher: Sendable {
             ])
     }
 
-    /// The line for one subscription item: an `event` or `events.dropped` notification.
-    func notificationLine(for item: SubscriptionItem) -> ByteBuffer {
+    /// The line for one subscription item, for a subscriber with `view`: an `event` notification,
+    /// encoded by the first subscriber of that view to need it and shared with the others (the
+    /// `ByteBuffer`'s storage included), or an `events.dropped` notification of its own.
+    func notificationLine(for item: SubscriptionItem, view: EventView) -> ByteBuffer {
         switch item {
-        case .event(let event):
-            return encode(JSONRPCNotification(method: .event, params: event))
+        case .event(let published):
+            return published.line(for: view, encode: encodeEvent)
         case .dropped(let count, let firstSeq, let lastSeq):
-            return encode(
+            return Self.encode(
                 JSONRPCNotification(
                     method: .eventsDropped, params: EventsDroppedParams(count: count, firstSeq: firstSeq, lastSeq: lastSeq)))
         }
+    }
+
+    /// An event's `event` notification line: how the server encodes events.
+    @Sendable static func eventLine(_ event: Event) -> ByteBuffer {
+        Self.encode(JSONRPCNotification(method: .event, params: event))
     }
 
     // MARK: Encoding
@@ -145,21 +159,21 @@ struct MethodDispatcher: Sendable {
         switch reply {
         case .result(let output):
             guard let id else { return .silent }  // a client notification gets no answer, errors included
-            return .reply(encode(JSONRPCResponse(id: id, outcome: Result<Output, JSONRPCError>.success(output))))
+            return .reply(Self.encode(JSONRPCResponse(id: id, outcome: Result<Output, JSONRPCError>.success(output))))
         case .failure(let error):
             guard let id else { return .silent }
-            return .reply(encode(JSONRPCResponse(id: id, outcome: Result<Output, JSONRPCError>.failure(error))))
+            return .reply(Self.encode(JSONRPCResponse(id: id, outcome: Result<Output, JSONRPCError>.failure(error))))
         case .subscribed(let output, let subscription):
             guard let id else { return .subscribed(reply: nil, subscription) }
-            return .subscribed(reply: encode(JSONRPCResponse(id: id, outcome: Result<Output, JSONRPCError>.success(output))), subscription)
+            return .subscribed(reply: Self.encode(JSONRPCResponse(id: id, outcome: Result<Output, JSONRPCError>.success(output))), subscription)
         }
     }
 
     private func errorLine(id: JSONRPCID, _ error: JSONRPCError) -> Outcome {
-        .reply(encode(JSONRPCResponse<JSONRPCNoResult>(id: id, error: error)))
+        .reply(Self.encode(JSONRPCResponse<JSONRPCNoResult>(id: id, error: error)))
     }
 
-    private func encode<Value: Encodable>(_ value: Value) -> ByteBuffer {
+    private static func encode<Value: Encodable>(_ value: Value) -> ByteBuffer {
         do {
             return try NDJSON.encodeLine(value)
         } catch {

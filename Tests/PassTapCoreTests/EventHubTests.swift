@@ -31,7 +31,7 @@ import Testing
     }
 
     private func seqs(_ items: [SubscriptionItem]) -> [UInt64] {
-        items.compactMap { if case .event(let event) = $0 { return event.seq } else { return nil } }
+        items.compactMap { if case .event(let published) = $0 { return published.event.seq } else { return nil } }
     }
 
     @Test func sequenceNumbersStartAtOneAndStrictlyIncrease() {
@@ -238,8 +238,8 @@ import Testing
         let items = try await take(threads * perThread, from: subscription)
         #expect(seqs(items) == Array(1...UInt64(threads * perThread)))
         var perPublisher: [String: Int] = [:]
-        for case .event(let event) in items {
-            if case .backend(let name, _) = event.payload { perPublisher[name, default: 0] += 1 }
+        for case .event(let published) in items {
+            if case .backend(let name, _) = published.event.payload { perPublisher[name, default: 0] += 1 }
         }
         #expect(perPublisher.count == threads)
         #expect(perPublisher.values.allSatisfy { $0 == perThread })

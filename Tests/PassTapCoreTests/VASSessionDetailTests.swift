@@ -73,7 +73,7 @@ import VAS
             let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(entry)) as? [String: Any])
             #expect(Set(object.keys) == [
                 "pass_type_id", "status", "sw", "key_id", "timestamp", "timestamp_raw", "message", "message_hex",
-                "variant", "problem",
+                "variant", "problem", "withheld",
             ])
         }
         let vas = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(outcome.vas)) as? [String: Any])

@@ -11,6 +11,10 @@ import Synchronization
 /// carry on. One lock guards numbering, the ring and the subscriber table, so a subscription's
 /// replay and its live stream meet with no gap and no duplicate.
 ///
+/// Each event is stored and delivered as one ``PublishedEvent``, shared by the ring and every
+/// queue it reaches, which keeps its encoded lines: the server encodes an event once per
+/// ``EventView`` for all its subscribers, replays included.
+///
 /// The replay buffer is bounded twice: at most ``capacity`` events (`[events] buffer`) and at most
 /// ``maximumBytes`` bytes (`[events] buffer_bytes`), each event counted at the length of its
 /// `event` line (``Event/lineSize(kind:reader:payload:)``, measured before the lock is taken).
@@ -68,11 +72,12 @@ public final class EventHub: Sendable {
         let size = Event.lineSize(kind: kind, reader: reader, payload: payload)
         let (event, wakeups) = state.withLock { state -> (Event, [SubscriberQueue.Wakeup]) in
             let event = Event(seq: state.nextSeq, time: clock(), kind: kind, reader: reader, payload: payload)
+            let published = PublishedEvent(event)
             state.nextSeq += 1
-            state.ring.append(event, size: size)
+            state.ring.append(published, size: size)
             var wakeups: [SubscriberQueue.Wakeup] = []
             for queue in state.subscribers.values {
-                if let wakeup = queue.push(event) { wakeups.append(wakeup) }
+                if let wakeup = queue.push(published) { wakeups.append(wakeup) }
             }
             return (event, wakeups)
         }
@@ -88,10 +93,12 @@ public final class EventHub: Sendable {
     ///   - kinds: the kinds to receive; `nil` for all.
     ///   - queueLimit: how many live events may wait for this subscriber before it starts losing
     ///     them (`[events] client_queue`). The replay does not count against it.
+    ///   - view: what the subscriber may see of the events (its connection's roles decide);
+    ///     the subscription carries it to whoever encodes its items.
     /// - Throws: ``EventHubError/sinceInFuture(since:nextSeq:)`` when `since` > ``nextSeq``;
     ///   ``EventHubError/invalidQueueLimit(_:)`` when `queueLimit` < 1.
     public func subscribe(
-        since: UInt64?, kinds: Set<EventKind>? = nil, queueLimit: Int
+        since: UInt64?, kinds: Set<EventKind>? = nil, queueLimit: Int, view: EventView = .full
     ) throws(EventHubError) -> EventSubscription {
         guard queueLimit >= 1 else { throw .invalidQueueLimit(queueLimit) }
         let registered = state.withLock { state -> Result<(UInt64, SubscriberQueue, UInt64, UInt64), EventHubError> in
@@ -104,8 +111,8 @@ public final class EventHub: Sendable {
                 if first < oldestSeq {
                     initial.append(.dropped(count: oldestSeq - first, firstSeq: first, lastSeq: oldestSeq - 1))
                 }
-                for event in state.ring.events(since: first) where kinds?.contains(event.kind) ?? true {
-                    initial.append(.event(event))
+                for published in state.ring.events(since: first) where kinds?.contains(published.event.kind) ?? true {
+                    initial.append(.event(published))
                 }
             }
             let queue = SubscriberQueue(initial: initial, kinds: kinds, queueLimit: queueLimit)
@@ -115,7 +122,7 @@ public final class EventHub: Sendable {
             return .success((id, queue, oldestSeq, nextSeq))
         }
         let (id, queue, oldestSeq, nextSeq) = try registered.get()
-        return EventSubscription(id: id, queue: queue, hub: self, oldestSeq: oldestSeq, nextSeq: nextSeq)
+        return EventSubscription(id: id, queue: queue, hub: self, oldestSeq: oldestSeq, nextSeq: nextSeq, view: view)
     }
 
     /// Forgets a subscriber; called by ``EventSubscription/cancel()``.

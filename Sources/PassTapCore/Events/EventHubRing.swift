@@ -6,7 +6,7 @@
 /// size the hub measured for it). The newest event is always kept, whatever its size. Not
 /// thread-safe on its own: the hub's lock guards it.
 struct EventHubRing: Sendable {
-    private var storage: [(event: Event, size: Int)?]
+    private var storage: [(published: PublishedEvent, size: Int)?]
     private var head = 0  // index of the oldest event
     private(set) var count = 0
     /// The sizes of the held events, added up.
@@ -23,10 +23,10 @@ struct EventHubRing: Sendable {
     }
 
     /// The sequence number of the oldest event held, or `nil` when empty.
-    var oldestSeq: UInt64? { count == 0 ? nil : storage[head]?.event.seq }
+    var oldestSeq: UInt64? { count == 0 ? nil : storage[head]?.published.event.seq }
 
     /// Adds `event`, of `size` bytes, evicting the oldest ones until both bounds hold.
-    mutating func append(_ event: Event, size: Int) {
+    mutating func append(_ event: PublishedEvent, size: Int) {
         let capacity = storage.count
         while count > 0 && (count == capacity || bytes + size > maximumBytes) {
             evictOldest()
@@ -44,14 +44,14 @@ struct EventHubRing: Sendable {
     }
 
     /// The held events with `seq >= since`, oldest first.
-    func events(since: UInt64) -> [Event] {
+    func events(since: UInt64) -> [PublishedEvent] {
         guard let oldest = oldestSeq else { return [] }
         // Sequence numbers in the ring are consecutive, so the start index is arithmetic.
         let skip = since > oldest ? Int(min(since - oldest, UInt64(count))) : 0
-        var result: [Event] = []
+        var result: [PublishedEvent] = []
         result.reserveCapacity(count - skip)
         for offset in skip..<count {
-            if let held = storage[(head + offset) % storage.count] { result.append(held.event) }
+            if let held = storage[(head + offset) % storage.count] { result.append(held.published) }
         }
         return result
     }

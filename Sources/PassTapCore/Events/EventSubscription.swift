@@ -17,13 +17,16 @@ public final class EventSubscription: AsyncSequence, Sendable {
     public let nextSeq: UInt64
     /// The kinds this subscriber receives; `nil` for all.
     public var kinds: Set<EventKind>? { queue.kinds }
+    /// What this subscriber may see of its events: encode each item in this view.
+    public let view: EventView
 
     private let id: UInt64
     private let queue: SubscriberQueue
     private let hub: EventHub
 
-    init(id: UInt64, queue: SubscriberQueue, hub: EventHub, oldestSeq: UInt64, nextSeq: UInt64) {
+    init(id: UInt64, queue: SubscriberQueue, hub: EventHub, oldestSeq: UInt64, nextSeq: UInt64, view: EventView) {
         self.id = id
+        self.view = view
         self.queue = queue
         self.hub = hub
         self.oldestSeq = oldestSeq

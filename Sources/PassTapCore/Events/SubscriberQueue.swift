@@ -72,21 +72,21 @@ final class SubscriberQueue: Sendable {
 
     /// Offers a live event. Never blocks; returns a wakeup to run after the caller unlocks, if the
     /// consumer was waiting.
-    func push(_ event: Event) -> Wakeup? {
-        guard wants(event.kind) else { return nil }
+    func push(_ published: PublishedEvent) -> Wakeup? {
+        guard wants(published.event.kind) else { return nil }
         return state.withLock { state -> Wakeup? in
             if state.finished { return nil }
             if let waiter = state.waiter {
                 state.waiter = nil
-                return Wakeup(continuation: waiter, item: .event(event))
+                return Wakeup(continuation: waiter, item: .event(published))
             }
             if state.dropRun != nil {
                 state.dropRun!.count += 1
-                state.dropRun!.lastSeq = event.seq
+                state.dropRun!.lastSeq = published.event.seq
             } else if state.liveCount >= queueLimit {
-                state.dropRun = DropRun(count: 1, firstSeq: event.seq, lastSeq: event.seq)
+                state.dropRun = DropRun(count: 1, firstSeq: published.event.seq, lastSeq: published.event.seq)
             } else {
-                state.items.append(.event(event))
+                state.items.append(.event(published))
                 state.liveCount += 1
             }
             return nil

@@ -1,7 +1,8 @@
 /// One thing an ``EventSubscription`` delivers: an event, or the notice that some were lost.
 public enum SubscriptionItem: Sendable, Hashable {
-    /// The next event for this subscriber, in `seq` order.
-    case event(Event)
+    /// The next event for this subscriber, in `seq` order, shared with every other subscriber it
+    /// reaches (encode it with ``PublishedEvent/line(for:encode:)`` in the subscription's view).
+    case event(PublishedEvent)
     /// Events with sequence numbers `firstSeq...lastSeq` were not delivered: they left the replay
     /// buffer before the subscriber asked for them, or the subscriber's queue was full.
     ///

@@ -2,6 +2,10 @@ import PassTapCore
 import PassTapProtocol
 
 /// `events.subscribe`: the replay from `since`, then live events, on this connection.
+///
+/// Every connection with the `observe` role gets every event; only one with the `read` role sees
+/// decrypted passes. Without it the subscription's view is ``EventView/passesWithheld``: each VAS
+/// entry's payload is null and its `withheld` is `"access"`.
 struct EventsSubscribeHandler: MethodHandler {
     static let method = RPCMethod.eventsSubscribe
     static let role = AccessRole.observe
@@ -16,11 +20,17 @@ struct EventsSubscribeHandler: MethodHandler {
     func handle(_ params: EventsSubscribeParams, context: RequestContext) async -> MethodReply<EventsSubscribeResult> {
         guard !context.alreadySubscribed else { return .failure(Self.alreadySubscribed) }
         do {
-            let subscription = try hub.subscribe(since: params.since, kinds: params.kinds.map(Set.init), queueLimit: queueLimit)
+            let subscription = try hub.subscribe(
+                since: params.since, kinds: params.kinds.map(Set.init), queueLimit: queueLimit, view: Self.view(for: context.roles))
             let result = EventsSubscribeResult(instance: daemon.instance, oldestSeq: subscription.oldestSeq, nextSeq: subscription.nextSeq)
             return .subscribed(result, subscription)
         } catch {
             return .failure(error.jsonRPCError)
         }
+    }
+
+    /// What a connection holding `roles` may see of events.
+    static func view(for roles: Set<AccessRole>) -> EventView {
+        roles.contains(.read) ? .full : .passesWithheld
     }
 }

@@ -10,6 +10,10 @@ import VAS
 /// vas pass.com.example.coffee: success key=C0B77375 at 2026-11-22T12:00:00.000Z message="member 0042"
 /// ```
 ///
+/// A connection without the `read` role gets entries without their pass (`withheld: "access"`):
+/// `vas pass.com.example.coffee: success key=C0B77375 (pass withheld: this connection lacks the
+/// read role)`.
+///
 /// The wallet label, version, messages and problem texts come from the phone: each goes through
 /// ``UntrustedText``.
 enum VASLines {
@@ -41,6 +45,7 @@ enum VASLines {
                 line += " message_hex=\(payload.message.hexString)"
             }
         }
+        if entry.withheld == .access { line += " (pass withheld: this connection lacks the read role)" }
         if let problem = entry.problem, entry.status != .dataNotFound { line += " — \(UntrustedText.escaped(problem))" }
         return line
     }

@@ -8,7 +8,8 @@ public import VAS
 /// `not_requested`...). `sw` is the GET VAS DATA status word when one was received. `key_id` is
 /// shown whenever the phone sent a cryptogram (so `no_matching_key` says which key it wanted).
 /// The payload members (`timestamp`, `timestamp_raw`, `message`, `message_hex`, `variant`) are
-/// null unless the status is `success`, or `stale` with `[vas] publish_stale = true`.
+/// null unless the status is `success`, or `stale` with `[vas] publish_stale = true`, and the
+/// subscriber may see passes: `withheld` says when it may not (``withholding(_:)``).
 public struct VASEntry: Sendable, Hashable {
     /// The merchant's pass type identifier, as configured.
     public var passTypeID: String
@@ -24,6 +25,9 @@ public struct VASEntry: Sendable, Hashable {
     public var variant: VASCipherVariant?
     /// Why the status is not `success`, for a person (never key material or plaintext).
     public var problem: String?
+    /// Why the payload is left out for this subscriber although the tap may have read it; `nil`
+    /// when nothing is withheld.
+    public var withheld: VASWithholding?
 
     /// An entry without payload.
     public init(passTypeID: String, status: VASReadStatus, sw: StatusWord? = nil, keyID: VASKeyID? = nil, problem: String? = nil) {
@@ -40,6 +44,17 @@ public struct VASEntry: Sendable, Hashable {
         self.variant = variant
     }
 
+    /// This entry as a subscriber sees it that may not see passes, for `reason`: everything that
+    /// came out of the decryption (the payload: timestamp and message; the variant) is gone,
+    /// and `withheld` says why. Status, status word, key id and problem stay.
+    public func withholding(_ reason: VASWithholding) -> VASEntry {
+        var entry = self
+        entry.payload = nil
+        entry.variant = nil
+        entry.withheld = reason
+        return entry
+    }
+
     /// Whether this entry carries a pass: a `success` with a published payload (a URL-only
     /// merchant's `success` carries none).
     public var hasPass: Bool { status == .success && payload != nil }
@@ -48,7 +63,7 @@ public struct VASEntry: Sendable, Hashable {
 extension VASEntry: Codable {
     private enum CodingKeys: String, CodingKey {
         case passTypeID = "pass_type_id", status, sw, keyID = "key_id", timestamp, timestampRaw = "timestamp_raw"
-        case message, messageHex = "message_hex", variant, problem
+        case message, messageHex = "message_hex", variant, problem, withheld
     }
 
     /// The payload is written as its timestamp (RFC 3339 and raw), message (text when UTF-8, and
@@ -65,6 +80,7 @@ extension VASEntry: Codable {
         try c.encode(Nullable(wrappedValue: payload.map { HexBytes($0.message) }), forKey: .messageHex)
         try c.encode(Nullable(wrappedValue: variant?.rawValue), forKey: .variant)
         try c.encode(Nullable(wrappedValue: problem), forKey: .problem)
+        try c.encode(Nullable(wrappedValue: withheld), forKey: .withheld)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -80,5 +96,6 @@ extension VASEntry: Codable {
         }
         variant = try c.decodeIfPresent(String.self, forKey: .variant).flatMap(VASCipherVariant.init(rawValue:))
         problem = try c.decodeIfPresent(String.self, forKey: .problem)
+        withheld = try c.decodeIfPresent(VASWithholding.self, forKey: .withheld)
     }
 }
