@@ -142,10 +142,11 @@ let package = Package(
         .testTarget(
             name: "PassTapServerTests",
             dependencies: [
-                "PassTapServer", "PassTapTestSupport", "PassTapProtocol", "PassTapCore", "ISO7816",
+                "PassTapServer", "PassTapTestSupport", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS",
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: upcoming

@@ -5,13 +5,21 @@ import PassTapCore
 import PassTapProtocol
 import Synchronization
 
+/// An accepted connection: the async channel its requests and answers go through, and the
+/// handler in its pipeline that streams its subscription.
+struct AcceptedClient: Sendable {
+    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    let writer: NIOLoopBound<SubscriptionWriter>
+}
+
 /// One client on the socket: reads request lines, answers them in order, and, once subscribed,
 /// streams the subscription's notifications beside the answers.
 ///
-/// Answers and notifications are written from two tasks to the same outbound writer, which
-/// suspends while the client is not reading. A stalled client therefore only stalls its own
-/// tasks: its subscription queue fills in the ``EventHub`` and overflows into `events.dropped`,
-/// and nothing waits on it elsewhere.
+/// Answers are written by this task through the outbound writer, which suspends while the client
+/// is not reading; notifications by the connection's ``SubscriptionWriter`` on its event loop,
+/// which stops while the channel is unwritable. A stalled client therefore only stalls itself:
+/// its subscription queue fills in the ``EventHub`` and overflows into `events.dropped`, and
+/// nothing waits on it elsewhere.
 ///
 /// The client's end of input is not the end of the connection (the server allows remote
 /// half-closure, as line-protocol daemons do), so `echo REQUEST | socat - UNIX-CONNECT:...` gets
@@ -25,6 +33,8 @@ import Synchronization
 /// the slots of `max_clients`.
 struct ClientConnection {
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    /// Streams the subscription, once there is one.
+    let writer: NIOLoopBound<SubscriptionWriter>
     let dispatcher: MethodDispatcher
     /// Who connected, and the roles that gives it.
     let peer: PeerCredentials
@@ -57,55 +67,67 @@ struct ClientConnection {
         }
     }
 
-    /// Answers the client's lines in order and pumps its subscription.
+    /// Answers the client's lines in order and starts its subscription's stream.
     private func serve(
         _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
         _ activity: ConnectionActivity
     ) async {
-        await withDiscardingTaskGroup { group in
-            var subscription: EventSubscription?
-            var inputEnded = false
-            do {
-                for try await line in inbound {
-                    if line.readableBytes > NDJSON.maximumLineBytes {
-                        await refuseLongLine(outbound)
-                        subscription?.cancel()
-                        return
-                    }
-                    // The idle timer may have closed the connection while this line arrived.
-                    guard activity.beginRequest() else { return }
-                    defer { activity.endRequest() }
-                    let context = RequestContext(roles: roles, alreadySubscribed: subscription != nil, peer: peer)
-                    switch await dispatcher.handle(line: line, context: context, audit: logger) {
-                    case .silent:
-                        continue
-                    case .reply(let answer):
-                        try await outbound.write(answer)
-                    case .subscribed(let answer, let newSubscription):
-                        if let answer { try await outbound.write(answer) }
-                        subscription = newSubscription
-                        activity.markSubscribed()
-                        group.addTask { await pump(newSubscription, to: outbound) }
-                    }
+        var subscription: EventSubscription?
+        var inputEnded = false
+        do {
+            for try await line in inbound {
+                if line.readableBytes > NDJSON.maximumLineBytes {
+                    await refuseLongLine(outbound)
+                    subscription?.cancel()
+                    return
                 }
-                inputEnded = true
-            } catch is ByteToMessageDecoderError.PayloadTooLargeError {
-                await refuseLongLine(outbound)
-            } catch is NIOExtrasErrors.LeftOverBytesError {
-                await refuseUnterminatedLine(outbound)
-                inputEnded = true
-            } catch {
-                logger.debug("client connection ended", metadata: ["error": "\(error)"])
+                // The idle timer may have closed the connection while this line arrived.
+                guard activity.beginRequest() else { return }
+                defer { activity.endRequest() }
+                let context = RequestContext(roles: roles, alreadySubscribed: subscription != nil, peer: peer)
+                switch await dispatcher.handle(line: line, context: context, audit: logger) {
+                case .silent:
+                    continue
+                case .reply(let answer):
+                    try await outbound.write(answer)
+                case .subscribed(let answer, let newSubscription):
+                    subscription = newSubscription
+                    activity.markSubscribed()
+                    stream(newSubscription, after: answer)
+                }
             }
-            guard inputEnded else {
-                subscription?.cancel()
-                return
-            }
-            // The client half-closed and every line it sent is answered. A subscription's pump
-            // goes on (this group waits for it); otherwise the answers are flushed before the
-            // connection closes.
-            if subscription == nil { await flushWrites() }
+            inputEnded = true
+        } catch is ByteToMessageDecoderError.PayloadTooLargeError {
+            await refuseLongLine(outbound)
+        } catch is NIOExtrasErrors.LeftOverBytesError {
+            await refuseUnterminatedLine(outbound)
+            inputEnded = true
+        } catch {
+            logger.debug("client connection ended", metadata: ["error": "\(error)"])
         }
+        guard inputEnded else {
+            subscription?.cancel()
+            return
+        }
+        // The client half-closed and every line it sent is answered. A subscription goes on
+        // streaming until the client closes; otherwise the answers are flushed before the
+        // connection closes.
+        if subscription == nil {
+            await flushWrites()
+        } else {
+            await waitUntilClosed()
+        }
+    }
+
+    /// Hands the subscription to the connection's ``SubscriptionWriter``, which writes `answer`
+    /// first, then the replay and the live stream.
+    ///
+    /// Answers written before went through the outbound writer, which hands each line to the
+    /// channel's event loop before its `write` returns; this is queued on that loop after them,
+    /// so the client reads every earlier answer, then this one, then the events.
+    private func stream(_ subscription: EventSubscription, after answer: ByteBuffer?) {
+        let writer = self.writer
+        writer.eventLoop.execute { writer.value.start(reply: answer, subscription: subscription) }
     }
 
     /// Returns once the channel is closed (or the task is cancelled).
@@ -153,18 +175,6 @@ struct ClientConnection {
     /// channel completes writes in order, so an empty write's completion follows them all.
     private func flushWrites() async {
         try? await channel.channel.writeAndFlush(ByteBuffer()).get()
-    }
-
-    /// Writes the subscription's items until it ends or the client goes away.
-    private func pump(_ subscription: EventSubscription, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async {
-        do {
-            for await item in subscription {
-                try await outbound.write(dispatcher.notificationLine(for: item, view: subscription.view))
-            }
-        } catch {
-            subscription.cancel()
-            logger.debug("subscriber write failed", metadata: ["error": "\(error)"])
-        }
     }
 
     private func refuseLongLine(_ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async {

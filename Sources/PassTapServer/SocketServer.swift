@@ -50,7 +50,7 @@ public final class SocketServer: Service, Sendable {
     ///   listening, unknown group, filesystem errors).
     public func run() async throws {
         let file = SocketFile(path: configuration.path)
-        let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        let server: NIOAsyncChannel<AcceptedClient, Never>
         let inode: ino_t?
         do {
             try file.prepare()
@@ -59,11 +59,15 @@ public final class SocketServer: Service, Sendable {
                     // A client's end of input is not the end of the connection: one-shot clients
                     // (`echo ... | socat -`) half-close and still read their answers.
                     .childChannelOption(.allowRemoteHalfClosure, value: true)
-                    .bind(unixDomainSocketPath: configuration.path, cleanupExistingSocketFile: false) { channel in
+                    .bind(unixDomainSocketPath: configuration.path, cleanupExistingSocketFile: false) { [dispatcher] channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(
                                 ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: NDJSON.maximumLineBytes))
-                            return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                            let writer = SubscriptionWriter { item, view in dispatcher.notificationLine(for: item, view: view) }
+                            try channel.pipeline.syncOperations.addHandler(writer)
+                            return AcceptedClient(
+                                channel: try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel),
+                                writer: NIOLoopBound(writer, eventLoop: channel.eventLoop))
                         }
                     }
             } catch {
@@ -94,14 +98,14 @@ public final class SocketServer: Service, Sendable {
         logger.info("socket closed", metadata: ["socket.path": "\(configuration.path)"])
     }
 
-    private func serve(_ server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) async throws {
+    private func serve(_ server: NIOAsyncChannel<AcceptedClient, Never>) async throws {
         let limiter = ConnectionLimiter(limit: configuration.maxClients, perUserLimit: configuration.maxClientsPerUID)
         try await withThrowingDiscardingTaskGroup { group in
             try await server.executeThenClose { inbound in
                 for try await client in inbound.cancelOnGracefulShutdown() {
                     guard limiter.acquire() else {
                         logger.info("refusing a client over the limit", metadata: ["socket.max_clients": "\(limiter.limit)"])
-                        group.addTask { await self.refuse(client, .tooManyClients(limit: limiter.limit)) }
+                        group.addTask { await self.refuse(client.channel, .tooManyClients(limit: limiter.limit)) }
                         continue
                     }
                     group.addTask {
@@ -117,7 +121,8 @@ public final class SocketServer: Service, Sendable {
 
     /// Learns who the peer is, gives it its roles and serves it, or refuses it: no role at all,
     /// or its user at `max_clients_per_uid`.
-    private func admit(_ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, limiter: ConnectionLimiter) async {
+    private func admit(_ accepted: AcceptedClient, limiter: ConnectionLimiter) async {
+        let client = accepted.channel
         let peer: PeerCredentials
         do {
             peer = try await PeerCredentials.read(from: client.channel)
@@ -144,7 +149,8 @@ public final class SocketServer: Service, Sendable {
         defer { limiter.release(uid: peer.uid) }
         logger.info("client connected", metadata: ["peer.roles": "\(roles.sorted().map(\.rawValue).joined(separator: ","))"])
         await ClientConnection(
-            channel: client, dispatcher: dispatcher, peer: peer, roles: roles, idleTimeout: configuration.idleTimeout, logger: logger
+            channel: client, writer: accepted.writer, dispatcher: dispatcher, peer: peer, roles: roles,
+            idleTimeout: configuration.idleTimeout, logger: logger
         ).run()
         logger.debug("client disconnected")
     }

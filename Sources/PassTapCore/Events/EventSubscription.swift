@@ -1,6 +1,6 @@
 /// A subscriber's view of the ``EventHub``: the replay it asked for, then the live stream.
 ///
-/// Iterate it once, from one task: first a ``SubscriptionItem/dropped(count:firstSeq:lastSeq:)``
+/// Iterate it once, from one task (or ``poll(orNotify:)`` it from one event loop): first a ``SubscriptionItem/dropped(count:firstSeq:lastSeq:)``
 /// if `since` was older than the buffer, then the buffered events from `since`, then live events,
 /// in `seq` order with no gap and no duplicate except where a `dropped` item says so. Iteration
 /// ends after ``cancel()``, when the iterating task is cancelled, or when the subscription is
@@ -39,6 +39,15 @@ public final class EventSubscription: AsyncSequence, Sendable {
     public func cancel() {
         hub.unsubscribe(id: id)
         queue.finish()
+    }
+
+    /// The next item if one is ready, without waiting: for a consumer that is not a task (the
+    /// server's event loops). When there is none (`nil`, also once cancelled), `notify` is called
+    /// once, on the publishing thread after it has released the hub's locks, when the next one is
+    /// queued: keep it short (hand the work to your own thread) and poll again. Use either this
+    /// or the iteration, from one consumer.
+    public func poll(orNotify notify: @escaping @Sendable () -> Void) -> SubscriptionItem? {
+        queue.poll(orNotify: notify)
     }
 
     /// The next item, waiting for one; `nil` once cancelled. Cancelling the waiting task cancels

@@ -3,7 +3,9 @@ import Synchronization
 /// The bounded queue between the ``EventHub`` and one ``EventSubscription``'s consumer.
 ///
 /// The hub pushes events from any thread (never blocking: when the queue is full the event is
-/// counted as dropped instead); the consumer pulls in order. Once a drop happens the queue keeps
+/// counted as dropped instead); the consumer pulls in order, either by waiting in ``next()`` (a
+/// task) or by ``poll(orNotify:)`` (an event loop: when the queue is empty it is told once, off
+/// every lock, that something arrived). Once a drop happens the queue keeps
 /// dropping until the consumer has drained what was queued, then hands out one
 /// ``SubscriptionItem/dropped(count:firstSeq:lastSeq:)`` for the whole run before new events flow
 /// again, so a slow consumer gets one notice per stall rather than one per event.
@@ -14,6 +16,14 @@ final class SubscriberQueue: Sendable {
         var lastSeq: UInt64
     }
 
+    /// The consumer waiting for the next push.
+    private enum Waiter {
+        /// A task suspended in ``next()``: the next item is handed to it directly.
+        case task(CheckedContinuation<SubscriptionItem?, Never>)
+        /// A poller that found the queue empty: told once that an item is queued.
+        case poller(@Sendable () -> Void)
+    }
+
     private struct State {
         var items: [SubscriptionItem]
         var readIndex = 0
@@ -22,7 +32,7 @@ final class SubscriberQueue: Sendable {
         /// Live events queued (counted against `queueLimit`).
         var liveCount = 0
         var dropRun: DropRun?
-        var waiter: CheckedContinuation<SubscriptionItem?, Never>?
+        var waiter: Waiter?
         var finished = false
 
         mutating func pop() -> SubscriptionItem? {
@@ -49,11 +59,20 @@ final class SubscriberQueue: Sendable {
 
     /// What a push asks the caller to do once it has released its locks.
     struct Wakeup {
-        fileprivate let continuation: CheckedContinuation<SubscriptionItem?, Never>
-        fileprivate let item: SubscriptionItem
+        fileprivate enum Action {
+            case hand(SubscriptionItem, to: CheckedContinuation<SubscriptionItem?, Never>)
+            case notify(@Sendable () -> Void)
+        }
 
-        /// Hands the item to the consumer that was waiting for it.
-        func resume() { continuation.resume(returning: item) }
+        fileprivate let action: Action
+
+        /// Hands the item to the task that was waiting for it, or tells the poller one is queued.
+        func resume() {
+            switch action {
+            case .hand(let item, let continuation): continuation.resume(returning: item)
+            case .notify(let notify): notify()
+            }
+        }
     }
 
     let kinds: Set<EventKind>?
@@ -76,9 +95,9 @@ final class SubscriberQueue: Sendable {
         guard wants(published.event.kind) else { return nil }
         return state.withLock { state -> Wakeup? in
             if state.finished { return nil }
-            if let waiter = state.waiter {
+            if case .task(let continuation) = state.waiter {
                 state.waiter = nil
-                return Wakeup(continuation: waiter, item: .event(published))
+                return Wakeup(action: .hand(.event(published), to: continuation))
             }
             if state.dropRun != nil {
                 state.dropRun!.count += 1
@@ -88,6 +107,10 @@ final class SubscriberQueue: Sendable {
             } else {
                 state.items.append(.event(published))
                 state.liveCount += 1
+            }
+            if case .poller(let notify) = state.waiter {
+                state.waiter = nil
+                return Wakeup(action: .notify(notify))
             }
             return nil
         }
@@ -101,16 +124,31 @@ final class SubscriberQueue: Sendable {
                 if state.finished { return .some(nil) }
                 if let item = state.pop() { return .some(item) }
                 precondition(state.waiter == nil, "an EventSubscription has a single consumer")
-                state.waiter = continuation
+                state.waiter = .task(continuation)
                 return .none
             }
             if let ready { continuation.resume(returning: ready) }
         }
     }
 
-    /// Ends the queue: the waiting consumer (if any) gets `nil`, queued items are discarded.
+    /// The next item if one is ready, without waiting. When none is (`nil`), `notify` is called
+    /// once, from the publishing thread after it has released its locks, when the next item is
+    /// queued; then poll again. Never called once the queue is finished. One consumer at a time,
+    /// as for ``next()``.
+    func poll(orNotify notify: @escaping @Sendable () -> Void) -> SubscriptionItem? {
+        state.withLock { state in
+            if state.finished { return nil }
+            if let item = state.pop() { return item }
+            if case .task = state.waiter { preconditionFailure("an EventSubscription has a single consumer") }
+            state.waiter = .poller(notify)
+            return nil
+        }
+    }
+
+    /// Ends the queue: a task waiting in ``next()`` gets `nil`, a poller is forgotten without being
+    /// told, queued items are discarded.
     func finish() {
-        let waiter = state.withLock { state -> CheckedContinuation<SubscriptionItem?, Never>? in
+        let waiter = state.withLock { state -> Waiter? in
             state.finished = true
             state.items.removeAll()
             state.readIndex = 0
@@ -118,6 +156,6 @@ final class SubscriberQueue: Sendable {
             defer { state.waiter = nil }
             return state.waiter
         }
-        waiter?.resume(returning: nil)
+        if case .task(let continuation) = waiter { continuation.resume(returning: nil) }
     }
 }
