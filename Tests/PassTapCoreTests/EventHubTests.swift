@@ -2,6 +2,7 @@ import Foundation
 import ISO7816
 import PassTapCore
 import PassTapTestSupport
+import Synchronization
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct EventHubTests {
@@ -276,6 +277,24 @@ import Testing
         #expect(hub.subscriberCount == 0)
     }
 
+    @Test func aPolledSubscriptionIsToldOnceWhenAnEventArrivesAfterItRanDry() throws {
+        let hub = EventHub(capacity: 8)
+        let subscription = try hub.subscribe(since: nil, queueLimit: 4)
+        let notices = Counter()
+        let notify: @Sendable () -> Void = { notices.increment() }
+        #expect(subscription.poll(orNotify: notify) == nil)
+        publish(hub, 2)
+        #expect(notices.value == 1)  // once for the two: it had not polled again yet
+        #expect(seqs([subscription.poll(orNotify: notify), subscription.poll(orNotify: notify)].compactMap { $0 }) == [1, 2])
+        #expect(subscription.poll(orNotify: notify) == nil)
+        publish(hub, 1)
+        #expect(notices.value == 2)
+        subscription.cancel()
+        publish(hub, 1)
+        #expect(notices.value == 2)
+        #expect(subscription.poll(orNotify: notify) == nil)
+    }
+
     @Test func theRingKeepsOnlyTheNewestEvents() async throws {
         let hub = EventHub(capacity: 2)
         publish(hub, 3)
@@ -283,4 +302,11 @@ import Testing
         let subscription = try hub.subscribe(since: 2, queueLimit: 4)
         #expect(seqs(try await take(2, from: subscription)) == [2, 3])
     }
+}
+
+/// A thread-safe count for closures.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }
