@@ -1,9 +1,13 @@
 /* The fan-out bench's subscribers: N connections to passtapd's socket in one process, each
  * subscribed to events, read through one epoll set, every event line timestamped on arrival.
  *
- *   fanout_receiver SOCKET N KINDS_JSON
+ *   fanout_receiver SOCKET N KINDS_JSON [OBSERVERS]
  *
- * KINDS_JSON is the `kinds` array of the events.subscribe params, e.g. ["read.result"].
+ * KINDS_JSON is the `kinds` array of the events.subscribe params, e.g. ["read.result"]. The last
+ * OBSERVERS (default 0) of the N connections are made as uid and gid 65534 (nobody:nogroup, no
+ * supplementary groups: the receiver sets its effective ids for those connect calls, then takes
+ * root back), so passtapd sees peers without the `read` role: their event lines must carry
+ * "withheld":"access" and the others' must not (a wrong one fails the run).
  * Connects N sockets (raising RLIMIT_NOFILE to its hard limit), sends one events.subscribe on
  * each, waits for every answer, then prints {"ready":N}. From then on, for each event line it
  * records when it arrived: the CLOCK_MONOTONIC time epoll_wait returned with that socket ready
@@ -21,6 +25,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +41,7 @@
 
 struct subscriber {
     int fd;
+    int observer; /* connected as nobody: its VAS entries must be withheld */
     char *carry; /* the start of a line not ended yet */
     size_t carried;
     unsigned long long events; /* event lines received */
@@ -55,6 +61,7 @@ static struct pending *pendings; /* indexed by seq % pending_slots */
 static size_t pending_slots = 4096;
 static long long busy_total; /* ns spent outside epoll_wait since the ready line */
 static unsigned long long lines_total, dropped_total;
+static const uid_t nobody = 65534;
 
 static long long now_ns(void) {
     struct timespec t;
@@ -140,6 +147,9 @@ static void handle_line(int index, const char *line, size_t length, long long ar
         return;
     }
     if (!memmem(line, length, "\"method\":\"event\"", 16)) fail("a line that is neither an event nor events.dropped", index);
+    int withheld = memmem(line, length, "\"withheld\":\"access\"", 19) != NULL;
+    if (withheld != s->observer)
+        fail(s->observer ? "a subscriber without the read role got a pass" : "a subscriber with the read role got it withheld", index);
     long long seq = seq_of(line, length);
     if (seq < 0) fail("an event line without a seq", index);
     s->events++;
@@ -202,14 +212,15 @@ static void drain(int index, char *chunk, long long arrived) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: fanout_receiver SOCKET N KINDS_JSON\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: fanout_receiver SOCKET N KINDS_JSON [OBSERVERS]\n");
         return 64;
     }
     const char *path = argv[1];
     subscriber_count = atoi(argv[2]);
-    if (subscriber_count < 1) {
-        fprintf(stderr, "fanout_receiver: N must be at least 1\n");
+    int observers = argc == 5 ? atoi(argv[4]) : 0;
+    if (subscriber_count < 1 || observers < 0 || observers > subscriber_count) {
+        fprintf(stderr, "fanout_receiver: N must be at least 1, OBSERVERS between 0 and N\n");
         return 64;
     }
     raise_fd_limit(subscriber_count);
@@ -228,12 +239,19 @@ int main(int argc, char **argv) {
     int epoll = epoll_create1(EPOLL_CLOEXEC);
     if (epoll < 0) die("epoll_create1");
     for (int i = 0; i < subscriber_count; i++) {
+        if (i == subscriber_count - observers) {
+            /* The kernel records the connecting process's effective ids and groups (SO_PEERCRED,
+             * SO_PEERGROUPS) at connect. */
+            if (setgroups(0, NULL) != 0 || setegid(nobody) != 0 || seteuid(nobody) != 0) die("becoming nobody");
+        }
+        subscribers[i].observer = i >= subscriber_count - observers;
         subscribers[i].fd = connect_to(path);
         write_all(subscribers[i].fd, request, (size_t)request_length);
         if (fcntl(subscribers[i].fd, F_SETFL, O_NONBLOCK) != 0) die("fcntl");
         struct epoll_event event = {.events = EPOLLIN | EPOLLRDHUP, .data.u32 = (unsigned)i};
         if (epoll_ctl(epoll, EPOLL_CTL_ADD, subscribers[i].fd, &event) != 0) die("epoll_ctl");
     }
+    if (observers > 0 && (seteuid(0) != 0 || setegid(0) != 0)) die("taking root back");
     struct epoll_event in = {.events = EPOLLIN, .data.u32 = (unsigned)subscriber_count};
     if (epoll_ctl(epoll, EPOLL_CTL_ADD, STDIN_FILENO, &in) != 0) die("epoll_ctl stdin");
 
