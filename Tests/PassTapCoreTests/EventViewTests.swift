@@ -19,7 +19,8 @@ import VAS
             offered: true, wallet: "ApplePay", version: "0100", capabilities: nil, mode: .vasOrPayment, problem: nil,
             entries: [loyalty, coffee])
         let result = ReadResult(card: card, target: .isoDep, session: SessionOutcome(vas: vas))
-        return Event(seq: 7, time: Date(timeIntervalSince1970: 1_800_000_000), kind: .readResult, reader: reader, payload: .readResult(result))
+        return Event(
+            seq: 7, time: Date(timeIntervalSince1970: 1_800_000_000), kind: .readResult, reader: reader, payload: .readResult(result))
     }
 
     static func entries(_ event: Event) throws -> [VASEntry] {
@@ -73,10 +74,11 @@ import VAS
 
     @Test func eventsWithoutAPassAreTheSameInEveryView() {
         let plain = ReadResult(card: Self.card, target: .isoDep, session: SessionOutcome())
+        let memory = ReadResult(card: Self.card, target: .memory, session: nil)
         let events = [
             Event(seq: 1, time: Date(), kind: .cardInserted, reader: Self.reader, payload: .card(Self.card)),
             Event(seq: 2, time: Date(), kind: .readResult, reader: Self.reader, payload: .readResult(plain)),
-            Event(seq: 3, time: Date(), kind: .readResult, reader: Self.reader, payload: .readResult(ReadResult(card: Self.card, target: .memory, session: nil))),
+            Event(seq: 3, time: Date(), kind: .readResult, reader: Self.reader, payload: .readResult(memory)),
             Event(seq: 4, time: Date(), kind: .backendDown, reader: nil, payload: .backend(name: "pcsc", reason: "gone")),
         ]
         for event in events {

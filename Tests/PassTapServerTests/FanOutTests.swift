@@ -23,7 +23,8 @@ import VAS
         coffee.publish(VASPayload(timestampRaw: 817_038_360, message: Array("member 0042".utf8)), variant: .a)
         let vas = VASSessionResult(
             offered: true, wallet: "ApplePay", version: "0100", capabilities: nil, mode: .vasOrPayment, problem: nil, entries: [coffee])
-        return .readResult(ReadResult(card: CardInfo(atr: "3B80800101", uid: "04A1B2C3D4E5F6"), target: .isoDep, session: SessionOutcome(vas: vas)))
+        let card = CardInfo(atr: "3B80800101", uid: "04A1B2C3D4E5F6")
+        return .readResult(ReadResult(card: card, target: .isoDep, session: SessionOutcome(vas: vas)))
     }
 
     /// A dispatcher serving only `events.subscribe`, counting the events it encodes.
@@ -36,8 +37,8 @@ import VAS
 
     /// Subscribes as a connection holding `roles` would.
     static func subscribe(_ dispatcher: MethodDispatcher, roles: Set<AccessRole>) async throws -> EventSubscription {
-        guard case .subscribed(_, let subscription) = await dispatcher.handle(line: ByteBuffer(string: subscribe), alreadySubscribed: false, roles: roles)
-        else { throw Failure(description: "events.subscribe did not subscribe") }
+        let outcome = await dispatcher.handle(line: ByteBuffer(string: subscribe), alreadySubscribed: false, roles: roles)
+        guard case .subscribed(_, let subscription) = outcome else { throw Failure(description: "events.subscribe did not subscribe") }
         return subscription
     }
 

@@ -1,8 +1,9 @@
 /// A subscriber's view of the ``EventHub``: the replay it asked for, then the live stream.
 ///
-/// Iterate it once, from one task (or ``poll(orNotify:)`` it from one event loop): first a ``SubscriptionItem/dropped(count:firstSeq:lastSeq:)``
-/// if `since` was older than the buffer, then the buffered events from `since`, then live events,
-/// in `seq` order with no gap and no duplicate except where a `dropped` item says so. Iteration
+/// Iterate it once, from one task (or ``poll(orNotify:)`` it from one event loop): first a
+/// ``SubscriptionItem/dropped(count:firstSeq:lastSeq:)`` if `since` was older than the buffer,
+/// then the buffered events from `since`, then live events, in `seq` order with no gap and no
+/// duplicate except where a `dropped` item says so. Iteration
 /// ends after ``cancel()``, when the iterating task is cancelled, or when the subscription is
 /// released.
 public final class EventSubscription: AsyncSequence, Sendable {
