@@ -5,10 +5,12 @@ import PassTapCore
 /// step of the fan-out.
 ///
 /// An event for a thousand subscribers is a thousand writes, so each one is kept short. When the
-/// hub queues an item for this subscriber, the publishing thread asks the channel's event loop to
-/// drain (``EventSubscription/poll(orNotify:)``: one hop, no task to wake); the drain writes each
-/// item's shared line (``MethodDispatcher/notificationLine(for:view:)``) while the channel is
-/// writable, then flushes once. A client that does not read makes its channel unwritable (NIO's
+/// hub queues an event for this subscriber, the publishing thread (a reader's, which PassTap owns)
+/// makes sure the event's line in this subscriber's view exists (the first subscriber of a view
+/// encodes it there, the others find it made: ``MethodDispatcher/notificationLine(for:view:)``),
+/// then asks the channel's event loop to drain (``EventSubscription/poll(orNotify:)``: one hop,
+/// no task to wake). The drain writes each item's shared line while the channel is writable, then
+/// flushes once; event loops thus encode only what is not live (a replay, an `events.dropped`). A client that does not read makes its channel unwritable (NIO's
 /// write-buffer watermarks): the drain stops, the items wait in the hub's bounded queue and
 /// overflow there into one `events.dropped`, and the drain goes on once the channel is writable
 /// again. Nothing else waits for that client.
@@ -24,8 +26,8 @@ final class SubscriptionWriter: ChannelInboundHandler, RemovableChannelHandler {
     private let lines: @Sendable (SubscriptionItem, EventView) -> ByteBuffer
     private var context: ChannelHandlerContext?
     private var subscription: EventSubscription?
-    /// What the publishing thread calls when an item arrives for an empty queue.
-    private var notify: (@Sendable () -> Void)?
+    /// What the publishing thread calls when an event arrives for an empty queue.
+    private var notify: (@Sendable (PublishedEvent) -> Void)?
 
     /// A writer that writes items as `lines` encodes them.
     init(lines: @escaping @Sendable (SubscriptionItem, EventView) -> ByteBuffer) {
@@ -60,7 +62,12 @@ final class SubscriptionWriter: ChannelInboundHandler, RemovableChannelHandler {
         }
         self.subscription = subscription
         let writer = NIOLoopBound(self, eventLoop: context.eventLoop)
-        notify = { writer.eventLoop.execute { writer.value.drain() } }
+        let lines = self.lines
+        let view = subscription.view
+        notify = { published in
+            _ = lines(.event(published), view)  // encoded here, once per view, not on the event loop
+            writer.eventLoop.execute { writer.value.drain() }
+        }
         if let reply { context.write(wrapOutboundOut(reply), promise: nil) }
         drain()
         context.flush()

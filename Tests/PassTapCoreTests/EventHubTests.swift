@@ -281,7 +281,7 @@ import Testing
         let hub = EventHub(capacity: 8)
         let subscription = try hub.subscribe(since: nil, queueLimit: 4)
         let notices = Counter()
-        let notify: @Sendable () -> Void = { notices.increment() }
+        let notify: @Sendable (PublishedEvent) -> Void = { _ in notices.increment() }
         #expect(subscription.poll(orNotify: notify) == nil)
         publish(hub, 2)
         #expect(notices.value == 1)  // once for the two: it had not polled again yet

@@ -13,9 +13,13 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SubscriptionWriterTests {
     static let reader = ReaderID.pcsc("Zeta Reader 00 00")
 
-    /// An active embedded channel with a writer that encodes as the server does.
-    static func channel() throws -> (EmbeddedChannel, SubscriptionWriter) {
-        let dispatcher = MethodDispatcher(handlers: [])
+    /// An active embedded channel with a writer that encodes as the server does (counting into
+    /// `encodings`).
+    static func channel(counting encodings: Counter = Counter()) throws -> (EmbeddedChannel, SubscriptionWriter) {
+        let dispatcher = MethodDispatcher(handlers: []) { event in
+            encodings.increment()
+            return MethodDispatcher.eventLine(event)
+        }
         let writer = SubscriptionWriter { item, view in dispatcher.notificationLine(for: item, view: view) }
         let channel = EmbeddedChannel(handler: writer)
         try channel.connect(to: SocketAddress(unixDomainSocketPath: "/tmp/unused.sock")).wait()
@@ -48,6 +52,21 @@ import Testing
         hub.publish(.cardRemoved, reader: Self.reader, payload: .cardRemoved)
         channel.embeddedEventLoop.run()  // the publisher handed the drain to the channel's loop
         #expect(try Self.written(channel) == ["#3"])
+        _ = try channel.finish(acceptAlreadyClosed: true)
+    }
+
+    @Test func aLiveEventIsEncodedByThePublisherBeforeTheEventLoopWritesIt() throws {
+        let encodings = Counter()
+        let (channel, writer) = try Self.channel(counting: encodings)
+        let hub = EventHub(capacity: 8)
+        writer.start(reply: nil, subscription: try hub.subscribe(since: nil, queueLimit: 4))
+        hub.publish(.cardRemoved, reader: Self.reader, payload: .cardRemoved)
+        // The loop has not run yet: the publishing thread made the line, the loop only writes it.
+        #expect(encodings.value == 1)
+        #expect(try Self.written(channel) == [])
+        channel.embeddedEventLoop.run()
+        #expect(try Self.written(channel) == ["#1"])
+        #expect(encodings.value == 1)
         _ = try channel.finish(acceptAlreadyClosed: true)
     }
 

@@ -44,10 +44,11 @@ public final class EventSubscription: AsyncSequence, Sendable {
 
     /// The next item if one is ready, without waiting: for a consumer that is not a task (the
     /// server's event loops). When there is none (`nil`, also once cancelled), `notify` is called
-    /// once, on the publishing thread after it has released the hub's locks, when the next one is
-    /// queued: keep it short (hand the work to your own thread) and poll again. Use either this
+    /// once, on the publishing thread after it has released the hub's locks, with the next event
+    /// queued (it stays queued: poll again to take it). The publishing thread is a reader's, so
+    /// `notify` may do CPU work such as encoding the event, but must never wait. Use either this
     /// or the iteration, from one consumer.
-    public func poll(orNotify notify: @escaping @Sendable () -> Void) -> SubscriptionItem? {
+    public func poll(orNotify notify: @escaping @Sendable (PublishedEvent) -> Void) -> SubscriptionItem? {
         queue.poll(orNotify: notify)
     }
 

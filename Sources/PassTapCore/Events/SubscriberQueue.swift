@@ -20,8 +20,8 @@ final class SubscriberQueue: Sendable {
     private enum Waiter {
         /// A task suspended in ``next()``: the next item is handed to it directly.
         case task(CheckedContinuation<SubscriptionItem?, Never>)
-        /// A poller that found the queue empty: told once that an item is queued.
-        case poller(@Sendable () -> Void)
+        /// A poller that found the queue empty: told once that an event is queued, and which.
+        case poller(@Sendable (PublishedEvent) -> Void)
     }
 
     private struct State {
@@ -61,7 +61,7 @@ final class SubscriberQueue: Sendable {
     struct Wakeup {
         fileprivate enum Action {
             case hand(SubscriptionItem, to: CheckedContinuation<SubscriptionItem?, Never>)
-            case notify(@Sendable () -> Void)
+            case notify(@Sendable (PublishedEvent) -> Void, PublishedEvent)
         }
 
         fileprivate let action: Action
@@ -70,7 +70,7 @@ final class SubscriberQueue: Sendable {
         func resume() {
             switch action {
             case .hand(let item, let continuation): continuation.resume(returning: item)
-            case .notify(let notify): notify()
+            case .notify(let notify, let published): notify(published)
             }
         }
     }
@@ -110,7 +110,7 @@ final class SubscriberQueue: Sendable {
             }
             if case .poller(let notify) = state.waiter {
                 state.waiter = nil
-                return Wakeup(action: .notify(notify))
+                return Wakeup(action: .notify(notify, published))
             }
             return nil
         }
@@ -132,10 +132,10 @@ final class SubscriberQueue: Sendable {
     }
 
     /// The next item if one is ready, without waiting. When none is (`nil`), `notify` is called
-    /// once, from the publishing thread after it has released its locks, when the next item is
+    /// once, from the publishing thread after it has released its locks, with the next event
     /// queued; then poll again. Never called once the queue is finished. One consumer at a time,
     /// as for ``next()``.
-    func poll(orNotify notify: @escaping @Sendable () -> Void) -> SubscriptionItem? {
+    func poll(orNotify notify: @escaping @Sendable (PublishedEvent) -> Void) -> SubscriptionItem? {
         state.withLock { state in
             if state.finished { return nil }
             if let item = state.pop() { return item }
