@@ -112,15 +112,17 @@ import Testing
 
     @Test func anIdleConnectionIsClosedButASubscriberAndAWaitingVASReadAreNot() async throws {
         let configure: (inout SocketServerConfiguration) -> Void = {
-            $0.idleTimeout = .milliseconds(300)
+            // Long enough that a loaded CI machine connects and sends a first request within it;
+            // each client below sends its request right after connecting.
+            $0.idleTimeout = .seconds(3)
             $0.vasMerchants = ["pass.com.example.coffee"]
         }
         try await ServerHarness.with(configure: configure) { harness in
             try await LineClient.with(path: harness.path) { subscriber in
+                try await subscriber.send(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
                 try await LineClient.with(path: harness.path) { reading in
-                    try await subscriber.send(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
-                    _ = try await subscriber.read(JSONRPCResponse<EventsSubscribeResult>.self)
                     try await reading.send(Self.vasRead(2))
+                    _ = try await subscriber.read(JSONRPCResponse<EventsSubscribeResult>.self)
                     try await harness.waitForVASReads(1, on: ServerHarness.readers[0].id)
                     // A client that connects and stays silent is told why, then closed.
                     try await LineClient.with(path: harness.path) { idle in
