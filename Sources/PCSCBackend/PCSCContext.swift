@@ -32,13 +32,18 @@ final class PCSCContext: @unchecked Sendable {
     /// Releases the context (`SCardReleaseContext`, a call to pcscd). The owning thread calls it
     /// when it is done, so that the release never runs where the last reference happens to be
     /// dropped (a task handing the context to the canceller, say). Later calls do nothing.
+    ///
+    /// The release runs under the same lock as ``cancel()``: libpcsclite's `SCardCancel` looks the
+    /// context up and then uses it without the context's own lock, so a release between the two
+    /// frees what the cancel is about to touch (a segfault inside libpcsclite on shutdown with a
+    /// card in the field, seen once in CI).
     func release() {
-        let first = released.withLock { released in
-            defer { released = true }
-            return !released
+        let error: PCSCError? = released.withLock { released in
+            guard !released else { return nil }
+            released = true
+            return pcscRelease("SCardReleaseContext") { SCardReleaseContext(handle) }
         }
-        guard first else { return }
-        if let error = pcscRelease("SCardReleaseContext", { SCardReleaseContext(handle) }) {
+        if let error {
             logger.debug("Context release failed (pcscd gone?)", metadata: ["error": "\(error)"])
         }
     }
@@ -52,9 +57,15 @@ final class PCSCContext: @unchecked Sendable {
     /// that arrives while no wait is pending is lost: callers bound their waits (see
     /// ``PCSCReaderDriver/waitSliceMilliseconds``).
     func cancel() {
-        // A released context has nothing to wake (and its handle may be reused).
-        guard !released.withLock({ $0 }) else { return }
-        if let error = pcscRelease("SCardCancel", { SCardCancel(handle) }) {
+        // A released context has nothing to wake (and its handle may be reused); the lock keeps
+        // the owner's release from running during the call (see ``release()``). Only the
+        // canceller thread calls this, so holding the lock across a round trip to pcscd blocks
+        // no task and no event loop.
+        let error: PCSCError? = released.withLock { released in
+            guard !released else { return nil }
+            return pcscRelease("SCardCancel") { SCardCancel(handle) }
+        }
+        if let error {
             logger.debug("Cancel failed (pcscd gone?)", metadata: ["error": "\(error)"])
         }
     }
