@@ -153,12 +153,10 @@ struct ClientConnection {
         }
         let milliseconds = idleTimeout.components.seconds * 1000 + idleTimeout.components.attoseconds / 1_000_000_000_000_000
         logger.info("closing an idle client", metadata: ["socket.idle_timeout_ms": "\(milliseconds)"])
-        let error = JSONRPCResponse<JSONRPCNoResult>(id: .null, error: .idleTimeout(milliseconds: Int(milliseconds)))
-        guard let line = try? NDJSON.encodeLine(error) else { return }
         // A client that does not read could hold the notice (and so the connection) forever.
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                try? await outbound.write(line)
+                await writeConnectionError(.idleTimeout(milliseconds: Int(milliseconds)), to: outbound)
                 await flushWrites()
             }
             group.addTask { try? await Task.sleep(for: .seconds(1)) }
@@ -179,15 +177,19 @@ struct ClientConnection {
 
     private func refuseLongLine(_ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async {
         logger.info("closing a client that sent a line over the limit", metadata: ["limit": "\(NDJSON.maximumLineBytes)"])
-        let error = JSONRPCResponse<JSONRPCNoResult>(id: .null, error: .lineTooLong(limit: NDJSON.maximumLineBytes))
-        if let line = try? NDJSON.encodeLine(error) { try? await outbound.write(line) }
+        await writeConnectionError(.lineTooLong(limit: NDJSON.maximumLineBytes), to: outbound)
         await flushWrites()
     }
 
     /// Answers bytes left after the last newline when the input ended: they are not a line.
     private func refuseUnterminatedLine(_ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async {
-        let error = JSONRPCResponse<JSONRPCNoResult>(id: .null, error: .unterminatedLine)
-        if let line = try? NDJSON.encodeLine(error) { try? await outbound.write(line) }
+        await writeConnectionError(.unterminatedLine, to: outbound)
+    }
+
+    /// Writes an error about the connection itself (no request to answer: its id is `null`).
+    private func writeConnectionError(_ error: JSONRPCError, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async {
+        let response = JSONRPCResponse<JSONRPCNoResult>(id: .null, error: error)
+        if let line = try? NDJSON.encodeLine(response) { try? await outbound.write(line) }
     }
 }
 
