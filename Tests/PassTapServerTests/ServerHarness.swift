@@ -3,6 +3,7 @@ import Logging
 import NIOPosix
 import ISO7816
 import PassTapCore
+import PassTapProtocol
 import PassTapServer
 import PassTapTestSupport
 import Testing
@@ -65,6 +66,20 @@ struct ServerHarness {
             }
             group.cancelAll()
             try await group.waitForAll()
+        }
+    }
+
+    /// Runs `server` (made with version "test"), checks that a client at `path` gets its
+    /// `status`, then stops it.
+    static func expectStatus(from server: SocketServer, at path: String) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            try await withDeadline("the server to listen") { try await server.waitUntilListening() }
+            let answer = try await LineClient.with(path: path) { client in
+                try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#, expecting: StatusResult.self)
+            }
+            #expect(try answer.outcome.get().version == "test")
+            group.cancelAll()
         }
     }
 

@@ -143,14 +143,6 @@ import Testing
         makeDirectory(shared, mode: 0o1777, owner: geteuid())
         let path = shared + "/passtapd.sock"
         let server = makeServer(path: path)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await server.run() }
-            try await withDeadline("the server to listen") { try await server.waitUntilListening() }
-            let answer = try await LineClient.with(path: path) { client in
-                try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#, expecting: StatusResult.self)
-            }
-            #expect(try answer.outcome.get().version == "test")
-            group.cancelAll()
-        }
+        try await ServerHarness.expectStatus(from: server, at: path)
     }
 }
