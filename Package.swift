@@ -12,6 +12,9 @@ let package = Package(
     products: [
         .executable(name: "passtapd", targets: ["passtapd"]),
         .executable(name: "passtap", targets: ["passtap"]),
+        // The fuzz targets' logic, for the libFuzzer entry points of the separate package in Fuzz/
+        // (built only by scripts/fuzz) and for Tests/FuzzRegressionTests.
+        .library(name: "PassTapFuzzTargets", targets: ["PassTapFuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -116,6 +119,18 @@ let package = Package(
         ),
         .executableTarget(name: "vas-bench", dependencies: ["VAS", "ISO7816"], swiftSettings: upcoming),
 
+        // Every parser that sees outside bytes, as one function per fuzz target that checks what
+        // must hold and throws a FuzzFinding otherwise. No libFuzzer here: Fuzz/ has the entry points.
+        .target(
+            name: "PassTapFuzzTargets",
+            dependencies: [
+                "ISO7816", "VAS", "PassTapCore", "PassTapProtocol", "PassTapServer", "PassTapDaemon",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
+
         // Test helpers shared by the test targets (a time limit on every wait); not a product.
         .target(name: "PassTapTestSupport", swiftSettings: upcoming),
 
@@ -159,6 +174,13 @@ let package = Package(
         .testTarget(
             name: "PassTapDaemonTests",
             dependencies: ["PassTapDaemon", "PassTapCore", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: upcoming
+        ),
+        // Every input the fuzzers found a crash, hang or broken invariant with, run once more.
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: ["PassTapFuzzTargets"],
+            resources: [.copy("Regressions")],
             swiftSettings: upcoming
         ),
         .testTarget(

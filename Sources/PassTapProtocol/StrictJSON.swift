@@ -26,7 +26,11 @@ public import Foundation
 /// Section 8.1: the text is UTF-8 (RFC 3629) with no byte-order mark. Beyond the grammar, a `\u`
 /// escape of a lone surrogate is refused (section 8.2 leaves its meaning unpredictable), and
 /// nesting is capped at ``maximumDepth`` (section 9: "An implementation may set limits on the
-/// maximum depth of nesting"). The check is iterative (no recursion) and reads each byte once.
+/// maximum depth of nesting"). An object whose member names repeat (after escapes are decoded)
+/// is refused too: section 4 says names "SHOULD be unique" and that otherwise "the behavior of
+/// software that receives such an object is unpredictable" (Foundation's `JSONDecoder` reads the
+/// first `id` of `{"id":1,"id":"two"}`, `JSONSerialization` and Python the last). The check is
+/// iterative (no recursion) and reads each byte once, names twice.
 public enum StrictJSON {
     /// The deepest nesting of arrays and objects accepted: far deeper than any request needs
     /// (params nest three levels at most) and below Foundation's own limit of 512.
@@ -59,6 +63,8 @@ private struct Validator {
     private var index = 0
     /// The open containers, innermost last: `{` or `[`.
     private var open: [UInt8] = []
+    /// The member names of each open object, innermost last, decoded.
+    private var names: [Set<[UInt8]>] = []
 
     init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -93,11 +99,12 @@ private struct Validator {
                 case Self.openObject, Self.openArray:
                     guard open.count < StrictJSON.maximumDepth else { throw fail(.tooDeep) }
                     open.append(byte)
+                    if byte == Self.openObject { names.append([]) }
                     index += 1
                     skipWhitespace()
                     if peek() == Self.closing(byte) {
                         index += 1
-                        open.removeLast()
+                        close()
                         expectingValue = false
                     } else if byte == Self.openObject {
                         try memberName()
@@ -116,7 +123,7 @@ private struct Validator {
                 let container = open[open.count - 1]
                 if byte == Self.closing(container) {
                     index += 1
-                    open.removeLast()
+                    close()
                     continue
                 }
                 guard byte == UInt8(ascii: ",") else { throw unexpected(byte) }
@@ -129,11 +136,19 @@ private struct Validator {
         }
     }
 
-    /// `"name"` then `:`, inside an object.
+    private mutating func close() {
+        if open.removeLast() == Self.openObject { names.removeLast() }
+    }
+
+    /// `"name"` then `:`, inside an object; a name the object already has is refused.
     private mutating func memberName() throws(StrictJSONError) {
         guard let byte = peek() else { throw fail(.unexpectedEnd) }
         guard byte == Self.quote else { throw unexpected(byte) }
+        let start = index
         try string()
+        guard names[names.count - 1].insert(decodedString(from: start + 1, to: index - 1)).inserted else {
+            throw StrictJSONError(.duplicateName, at: start)
+        }
         skipWhitespace()
         guard let separator = peek() else { throw fail(.unexpectedEnd) }
         guard separator == UInt8(ascii: ":") else { throw unexpected(separator) }
@@ -187,6 +202,49 @@ private struct Validator {
         default:
             throw fail(.invalidEscape)
         }
+    }
+
+    /// The UTF-8 of the string whose contents (between the quotes) are `start..<end`, escapes
+    /// decoded. The contents were validated by ``string()``.
+    private func decodedString(from start: Int, to end: Int) -> [UInt8] {
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(end - start)
+        var position = start
+        func quad(at offset: Int) -> UInt32 {
+            var value: UInt32 = 0
+            for byte in bytes[offset..<(offset + 4)] {
+                let digit: UInt8 = byte <= UInt8(ascii: "9") ? byte - UInt8(ascii: "0") : (byte | 0x20) - UInt8(ascii: "a") + 10
+                value = value << 4 | UInt32(digit)
+            }
+            return value
+        }
+        while position < end {
+            let byte = bytes[position]
+            guard byte == Self.backslash else {
+                decoded.append(byte)
+                position += 1
+                continue
+            }
+            let kind = bytes[position + 1]
+            position += 2
+            switch kind {
+            case UInt8(ascii: "b"): decoded.append(0x08)
+            case UInt8(ascii: "f"): decoded.append(0x0C)
+            case UInt8(ascii: "n"): decoded.append(0x0A)
+            case UInt8(ascii: "r"): decoded.append(0x0D)
+            case UInt8(ascii: "t"): decoded.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = quad(at: position)
+                position += 4
+                if (0xD800...0xDBFF).contains(scalar) {
+                    scalar = 0x10000 + (scalar - 0xD800) << 10 + (quad(at: position + 2) - 0xDC00)
+                    position += 6
+                }
+                decoded.append(contentsOf: Unicode.Scalar(scalar).map { Array(String($0).utf8) } ?? [])
+            default: decoded.append(kind)  // " \ /
+            }
+        }
+        return decoded
     }
 
     /// The four hex digits of a `\u` escape.

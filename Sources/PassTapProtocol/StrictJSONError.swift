@@ -31,6 +31,9 @@ public struct StrictJSONError: Error, Sendable, Hashable, CustomStringConvertibl
         case trailingData
         /// Arrays and objects nested deeper than ``StrictJSON/maximumDepth``.
         case tooDeep
+        /// A member name that the object already has (escapes decoded): section 4 leaves such an
+        /// object's meaning "unpredictable", and parsers disagree on which member wins.
+        case duplicateName
     }
 
     /// What broke the grammar.
@@ -65,6 +68,7 @@ public struct StrictJSONError: Error, Sendable, Hashable, CustomStringConvertibl
         case .unexpectedEnd: what = "the text ends inside a value"
         case .trailingData: what = "more text after the JSON value"
         case .tooDeep: what = "nested deeper than \(StrictJSON.maximumDepth) levels"
+        case .duplicateName: what = "a member name repeated in one object"
         }
         return "\(what) at byte \(offset)"
     }

@@ -14,9 +14,9 @@ import PassTapProtocol
 ///
 /// It also makes the subscribers' notification lines: an event's line is encoded once per view
 /// and shared by every subscriber of that view (``notificationLine(for:view:)``).
-struct MethodDispatcher: Sendable {
+package struct MethodDispatcher: Sendable {
     /// What the connection should do after a line.
-    enum Outcome {
+    package enum Outcome {
         /// Send this line.
         case reply(ByteBuffer)
         /// Send nothing (a blank line, or a client notification).
@@ -32,10 +32,14 @@ struct MethodDispatcher: Sendable {
     let encodeEvent: @Sendable (Event) -> ByteBuffer
 
     /// The dispatcher of a daemon: one handler per method.
-    init(hub: EventHub, backends: ReaderBackends, vasReads: VASReadQueue, daemon: DaemonInfo, configuration: SocketServerConfiguration) {
+    /// `now` is the monotonic clock `status` reads its uptime from (the fuzz target injects one).
+    package init(
+        hub: EventHub, backends: ReaderBackends, vasReads: VASReadQueue, daemon: DaemonInfo, configuration: SocketServerConfiguration,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         let readers: @Sendable () -> [ReaderInfo] = { backends.readers() }
         self.init(handlers: [
-            StatusHandler(daemon: daemon, readers: readers),
+            StatusHandler(daemon: daemon, readers: readers, now: now),
             ReadersListHandler(readers: readers),
             CardTransmitHandler(allowed: configuration.allowTransmit) { command, raw, reader throws(ReaderCommandError) in
                 try await backends.transmit(command, raw: raw, on: reader)
@@ -54,7 +58,7 @@ struct MethodDispatcher: Sendable {
     }
 
     /// Answers one line (without its newline) for a connection holding `roles`.
-    func handle(line: ByteBuffer, alreadySubscribed: Bool, roles: Set<AccessRole> = Set(AccessRole.allCases)) async -> Outcome {
+    package func handle(line: ByteBuffer, alreadySubscribed: Bool, roles: Set<AccessRole> = Set(AccessRole.allCases)) async -> Outcome {
         await handle(line: line, context: RequestContext(roles: roles, alreadySubscribed: alreadySubscribed), audit: nil)
     }
 

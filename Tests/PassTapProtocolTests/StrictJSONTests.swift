@@ -12,7 +12,8 @@ import Testing
         "null", "42", "-0", #""text""#, "[]", "[[[]]]", "{}",
         #""esc \" \\ \/ \b \f \n \r \t \u00e9 \uD83D\uDE00""#,
         "\"UTF-8: é € 😀 \u{7F}\"",
-        #"{"a":1,"a":2}"#,  // duplicate names: RFC 8259 says SHOULD be unique, not MUST
+        #"{"a":{"a":1},"b":[{"a":2},{"a":3}]}"#,  // one name in different objects
+        #"{"\u00e9":1,"é\u0301":2}"#,  // different code points (no Unicode normalisation)
     ])
     func strictJSONIsAccepted(text: String) throws {
         try StrictJSON.validate(Self.bytes(text))
@@ -54,6 +55,12 @@ import Testing
         ("{} {}", .trailingData, 3),
         ("1 2", .trailingData, 2),
         ("[" + String(repeating: "[", count: StrictJSON.maximumDepth) + "]]", .tooDeep, StrictJSON.maximumDepth),
+        // Duplicate names: RFC 8259 says they SHOULD be unique, and parsers disagree on which wins
+        // (found by the rpc fuzz target: the reply carried id 1, a JSONSerialization client read "two").
+        (#"{"jsonrpc":"2.0","id":1,"method":"readers.list","id":"two"}"#, .duplicateName, 48),
+        (#"{"a":1,"\u0061":2}"#, .duplicateName, 7),
+        (#"{"\ud83d\ude00":1,"😀":2}"#, .duplicateName, 18),
+        (#"{"p":{"x":1,"x":2}}"#, .duplicateName, 12),
     ])
     func notStrictJSONIsRefusedWithWhyAndWhere(text: String, code: StrictJSONError.Code, offset: Int) {
         #expect(throws: StrictJSONError(code, at: offset)) { try StrictJSON.validate(Self.bytes(text)) }

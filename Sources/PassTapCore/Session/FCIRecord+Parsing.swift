@@ -49,7 +49,7 @@ extension FCIRecord {
     }
 
     /// The tags a payment application's FCI keeps.
-    static let paymentApplicationTags: Set<TLVTag> = [0x6F, 0xA5, 0x84, 0x50, 0x87]
+    package static let paymentApplicationTags: Set<TLVTag> = [0x6F, 0xA5, 0x84, 0x50, 0x87]
 
     /// Records FCI bytes for publication; `nil` when ``forPublication(_:scope:)`` omits them.
     public init?(bytes: [UInt8], scope: Scope = .withoutCardData) {
