@@ -4,8 +4,9 @@
 Run it again after changing a target's input format (Sources/PassTapFuzzTargets: a first byte
 that picks a variant, then chunks of a length byte, or FF and a 2-byte length, and the bytes).
 The cryptograms are sealed with Python's `cryptography` for the targets' fixed merchant key
-(scalar 5A repeated 32 times), through scripts/rig/virtual_iphone.py, apart from PassTap's code.
+(the SHA-256 of "PassTap fuzz merchant key"), through scripts/rig/virtual_iphone.py, apart from PassTap's code.
 """
+import hashlib
 import os
 import struct
 import sys
@@ -18,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
 from virtual_iphone import encode_tlv as tlv, make_cryptogram  # noqa: E402
 
 PASS_TYPE = "pass.com.example.fuzz"
-MERCHANT = ec.derive_private_key(int("5A" * 32, 16), ec.SECP256R1())
+MERCHANT = ec.derive_private_key(int.from_bytes(hashlib.sha256(b"PassTap fuzz merchant key").digest(), "big"), ec.SECP256R1())
 EPHEMERAL = ec.derive_private_key(int("3C" * 32, 16), ec.SECP256R1())
 TIMESTAMP = 800_000_000
 OK = b"\x90\x00"

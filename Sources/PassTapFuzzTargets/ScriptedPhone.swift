@@ -22,8 +22,17 @@ final class ScriptedPhone: CardChannel {
     /// Moves on 1 ms per exchange.
     let clock = ExchangeClock()
 
+    /// Every answer sent so far, one after the other.
+    private(set) var answers: [UInt8] = []
+
     func transmit(_ command: [UInt8]) throws(CardTransportError) -> [UInt8] {
         clock.tick()
+        let answer = self.answer(to: command)
+        answers += answer
+        return answer
+    }
+
+    private func answer(to command: [UInt8]) -> [UInt8] {
         if command.count >= 5, command[0] == 0x00, command[1] == 0xA4, command[2] == 0x04 {
             let length = Int(command[4])
             let name = Array(command.dropFirst(5).prefix(length))
