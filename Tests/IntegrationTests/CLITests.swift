@@ -53,6 +53,17 @@ import Testing
         #expect(output.contains("\(file):2: socket.max_clients: expected an integer, found a string"))
     }
 
+    /// The config fuzz target's finding: toml++ (in TOMLKit) aborted the daemon on a table header
+    /// without a key; the file is now refused like any other broken config.
+    @Test func checkConfigRefusesAHeaderWithoutAKeyInsteadOfAborting() throws {
+        let file = NSTemporaryDirectory() + "passtap-header-\(UUID().uuidString).toml"
+        try "[vas]\nenabled = true\n\n[[~as.merchants]]\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (status, output) = try run("passtapd", ["--check-config", file])
+        #expect(status == 78, "\(output)")
+        #expect(output.contains("\(file):4: not valid TOML: a table header must begin with a key"), "\(output)")
+    }
+
     @Test func versionsAgree() throws {
         let client = try run("passtap", ["--version"])
         let daemon = try run("passtapd", ["--version"])

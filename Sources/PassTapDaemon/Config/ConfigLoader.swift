@@ -27,6 +27,11 @@ public enum ConfigLoader {
 
     /// Validates config text; `file` is only used in error messages.
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> Configuration {
+        if let problem = TableHeaderCheck.firstProblem(in: text) {
+            throw ConfigurationError(
+                file: file, line: problem.line, keyPath: "",
+                problem: "not valid TOML: a table header must begin with a key (letters, digits, '_' and '-', or a quoted key), found \(problem.found)")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
