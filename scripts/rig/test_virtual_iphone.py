@@ -418,6 +418,10 @@ class MisbehaviourTests(PhoneTestCase):
         self.misbehave("empty_answer")
         self.assertEqual(self.read(), b"")
 
+    def test_one_byte_answer_is_half_a_status_word(self):
+        self.misbehave("one_byte_answer")
+        self.assertEqual(self.read(), b"\x90")
+
     def test_contradictory_tlv_template_length_is_shorter_than_its_child(self):
         self.misbehave("contradictory_tlv")
         answer = self.read()

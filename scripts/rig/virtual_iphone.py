@@ -54,7 +54,9 @@ no_vas_applet):
                         50 label is 8000 bytes of "A" (84 and 87 as usual)
   oversized_uid         FF CA 00 00 (the UID read) -> a UID of 4096 bytes of 04, 9000
   wrong_le              6C00 ("wrong Le, 256 available") to every GET VAS DATA, resent ones too
-  empty_answer          GET VAS DATA answered with 0 bytes: no data and no status word
+  empty_answer          GET VAS DATA answered with 0 bytes: no data and no status word (vpcd then
+                        never completes the exchange: pcsc-lite waits until the card leaves)
+  one_byte_answer       GET VAS DATA answered with the single byte 90: half a status word
   contradictory_tlv     the 70 template's length says 16 bytes fewer than its 9F27 inside holds
                         (every byte is sent: the nesting and the length disagree)
   duplicate_9f27        the 70 template holds two 9F27: the pass's cryptogram, then a second one
@@ -109,7 +111,7 @@ ECP_GRACE_NS = 300_000_000  # a field drop shorter than this keeps the phone's E
 MISBEHAVIOURS = (
     "none", "truncated_tlv", "missing_9f27", "oversized_cryptogram", "chain_61xx", "chain_forever", "no_vas_applet",
     "oversized_label", "oversized_fci", "oversized_uid", "wrong_le", "empty_answer", "contradictory_tlv", "duplicate_9f27",
-    "replayed_cryptogram",
+    "replayed_cryptogram", "one_byte_answer",
 )
 OVERSIZED_BYTES = 8000  # a wallet label or an FCI label (docs/socket-api.md's example length)
 OVERSIZED_UID_BYTES = 4096
@@ -460,6 +462,8 @@ class Phone(Card):
             return b"\x6C\x00"
         if self.misbehave == "empty_answer":
             return b""
+        if self.misbehave == "one_byte_answer":
+            return b"\x90"
         try:
             fields = parse_tlv(apdu[5 : 5 + apdu[4]])
         except ValueError:
