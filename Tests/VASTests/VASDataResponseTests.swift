@@ -70,6 +70,18 @@ import VAS
         }
     }
 
+    /// A template with a second cryptogram (or token) is ambiguous: the daemon must not pick one.
+    @Test func aRepeatedCryptogramOrTokenIsMalformed() throws {
+        let cryptogram = BERTLVWriter.encode(tag: 0x9F27, value: try Self.cryptogram())
+        let token = BERTLVWriter.encode(tag: 0x9F2A, value: [])
+        for value in [token + cryptogram + cryptogram, token + token + cryptogram] {
+            let response = VASDataResponse(Self.answer(value))
+            #expect(response.status == .malformedResponse)
+            #expect(response.cryptogram == nil)
+            #expect(response.problem?.contains("objects; one is allowed") == true, "\(response.problem ?? "")")
+        }
+    }
+
     @Test(arguments: ["6F03010203", "70039F2A00" + "9F2A00", "70009F2A00"])
     func anythingButOneTemplateIsMalformed(hex: String) throws {
         let response = VASDataResponse(ResponseAPDU(data: try [UInt8](hex: hex), statusWord: .success))

@@ -386,6 +386,80 @@ class MisbehaviourTests(PhoneTestCase):
         self.assertEqual(self.phone.answer(get_vas_data(LOYALTY)), b"\x6D\x00")
         self.assertEqual(self.phone.answer(bytes.fromhex("00A4040007A000000004101000"))[-2:], b"\x90\x00")
 
+    def test_oversized_label_is_8000_bytes_in_a_valid_template(self):
+        self.misbehave("oversized_label")
+        answer = self.phone.answer(SELECT_VAS)
+        self.assertEqual(answer[-2:], b"\x90\x00")
+        fci = virtual_iphone.parse_tlv(answer[:-2])["6F"]
+        self.assertEqual(virtual_iphone.parse_tlv(fci)["50"], b"\x01" * 8000)
+        self.assertEqual(answer[4:8], bytes.fromhex("50821F40"))
+
+    def test_oversized_fci_is_an_8_kib_mastercard_fci(self):
+        self.misbehave("oversized_fci")
+        answer = self.phone.answer(bytes.fromhex("00A4040007A000000004101000"))
+        self.assertEqual(answer[-2:], b"\x90\x00")
+        self.assertGreater(len(answer), 8000)
+        fci = virtual_iphone.parse_tlv(virtual_iphone.parse_tlv(answer[:-2])["6F"])
+        self.assertEqual(fci["84"], bytes.fromhex("A0000000041010"))
+        proprietary = virtual_iphone.parse_tlv(fci["A5"])
+        self.assertEqual(proprietary, {"50": b"A" * 8000, "87": b"\x01"})
+        self.assertEqual(self.read()[-2:], b"\x90\x00")  # VAS itself is untouched
+
+    def test_oversized_uid_is_4096_bytes(self):
+        self.misbehave("oversized_uid")
+        self.assertEqual(self.phone.answer(bytes.fromhex("FFCA000000")), b"\x04" * 4096 + b"\x90\x00")
+
+    def test_wrong_le_answers_6c00_even_with_le_256(self):
+        self.misbehave("wrong_le")
+        self.assertEqual(self.read(), b"\x6C\x00")
+        self.assertEqual(self.phone.answer(get_vas_data(LOYALTY)), b"\x6C\x00")
+
+    def test_empty_answer_has_no_status_word(self):
+        self.misbehave("empty_answer")
+        self.assertEqual(self.read(), b"")
+
+    def test_one_byte_answer_is_half_a_status_word(self):
+        self.misbehave("one_byte_answer")
+        self.assertEqual(self.read(), b"\x90")
+
+    def test_contradictory_tlv_template_length_is_shorter_than_its_child(self):
+        self.misbehave("contradictory_tlv")
+        answer = self.read()
+        self.assertEqual(answer[-2:], b"\x90\x00")
+        self.assertEqual(answer[:2], bytes([0x70, 6 + 67 - 16]))
+        self.assertEqual(len(answer), 2 + 6 + 67 + 2)  # every byte is there
+        self.assertEqual(answer[5:8], bytes([0x9F, 0x27, 67]))  # the child claims more than the template
+        with self.assertRaises(ValueError):
+            virtual_iphone.parse_tlv(answer[2:2 + 6 + 67 - 16])
+
+    def test_duplicate_9f27_holds_the_pass_then_a_forged_cryptogram(self):
+        self.misbehave("duplicate_9f27")
+        answer = self.read()
+        self.assertEqual(answer[-2:], b"\x90\x00")
+        template = answer[3:-2]
+        self.assertEqual(answer[:3], bytes([0x70, 0x81, 3 + 3 + 67 + 3 + 67]))
+        first = template[6:6 + 67]
+        self.assertEqual(template[3:6], bytes([0x9F, 0x27, 67]))
+        self.assertEqual(template[73:76], bytes([0x9F, 0x27, 67]))
+        second = template[76:]
+        self.assertEqual(reader_decrypt(self.loyalty_key, LOYALTY, first, "A")[2], "member 1234")
+        self.assertEqual(reader_decrypt(self.loyalty_key, LOYALTY, second, "A")[2], "forged 0666")
+
+    def test_replayed_cryptogram_repeats_the_last_answer_byte_for_byte(self):
+        first = self.read()
+        self.cryptogram(first)
+        self.misbehave("replayed_cryptogram")
+        self.assertEqual(self.read(), first)
+        self.assertEqual(self.read(), first)
+        self.misbehave("none")
+        self.assertNotEqual(self.read(), first)
+
+    def test_replayed_cryptogram_without_an_earlier_answer_sends_a_fresh_one_and_keeps_it(self):
+        self.misbehave("replayed_cryptogram")
+        first = self.read()
+        self.cryptogram(first)
+        self.assertEqual(self.read(), first)
+
     def test_misbehaviours_leave_error_answers_alone(self):
         self.misbehave("missing_9f27")
         self.assertEqual(self.read("pass.com.example.nothere"), b"\x6A\x83")

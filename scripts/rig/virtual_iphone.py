@@ -49,6 +49,20 @@ no_vas_applet):
   chain_61xx            61xx, then the correct answer by GET RESPONSE (in Le-sized pieces)
   chain_forever         61 10, and 61 10 (no data) to every GET RESPONSE that follows
   no_vas_applet         SELECT OSE.VAS.01 -> 6A82 (and GET VAS DATA -> 6D00), like a plain card
+  oversized_label       SELECT OSE.VAS.01's 50 wallet label is 8000 bytes of 01 (82 1F40 length)
+  oversized_fci         SELECT of the Mastercard application -> an 8 KiB FCI, valid BER-TLV: its
+                        50 label is 8000 bytes of "A" (84 and 87 as usual)
+  oversized_uid         FF CA 00 00 (the UID read) -> a UID of 4096 bytes of 04, 9000
+  wrong_le              6C00 ("wrong Le, 256 available") to every GET VAS DATA, resent ones too
+  empty_answer          GET VAS DATA answered with 0 bytes: no data and no status word (vpcd then
+                        never completes the exchange: pcsc-lite waits until the card leaves)
+  one_byte_answer       GET VAS DATA answered with the single byte 90: half a status word
+  contradictory_tlv     the 70 template's length says 16 bytes fewer than its 9F27 inside holds
+                        (every byte is sent: the nesting and the length disagree)
+  duplicate_9f27        the 70 template holds two 9F27: the pass's cryptogram, then a second one
+                        for the same key with the message "forged 0666"
+  replayed_cryptogram   the pass's last answer (the same cryptogram bytes) sent again; a fresh one
+                        only if this phone never answered for that pass
 
 Control commands (added to virtual_card.py's; one JSON line each):
   misbehave MODE                    {"ok": true, "misbehave": MODE}
@@ -94,7 +108,14 @@ KDF_ALGORITHM_ID = b"\x0did-aes256-GCM"
 KDF_PARTY = b"ApplePay encrypted VAS data"
 GCM_IV = bytes(16)
 ECP_GRACE_NS = 300_000_000  # a field drop shorter than this keeps the phone's ECP state (§7.3)
-MISBEHAVIOURS = ("none", "truncated_tlv", "missing_9f27", "oversized_cryptogram", "chain_61xx", "chain_forever", "no_vas_applet")
+MISBEHAVIOURS = (
+    "none", "truncated_tlv", "missing_9f27", "oversized_cryptogram", "chain_61xx", "chain_forever", "no_vas_applet",
+    "oversized_label", "oversized_fci", "oversized_uid", "wrong_le", "empty_answer", "contradictory_tlv", "duplicate_9f27",
+    "replayed_cryptogram", "one_byte_answer",
+)
+OVERSIZED_BYTES = 8000  # a wallet label or an FCI label (docs/socket-api.md's example length)
+OVERSIZED_UID_BYTES = 4096
+FORGED_MESSAGE = b"forged 0666"
 VARIANTS = ("A", "B")
 
 SW_OK = b"\x90\x00"
@@ -103,16 +124,20 @@ SW_OK = b"\x90\x00"
 PHONE_ATS = "0578807002"
 
 
+def tlv_header(tag, length):
+    """A BER-TLV tag (hex string) and definite length (short, 81 or 82 form)."""
+    if length < 0x80:
+        encoded = bytes([length])
+    elif length < 0x100:
+        encoded = bytes([0x81, length])
+    else:
+        encoded = bytes([0x82]) + struct.pack(">H", length)
+    return bytes.fromhex(tag) + encoded
+
+
 def encode_tlv(tag, value):
     """BER-TLV: tag (hex string), definite length (short, 81 or 82 form), value."""
-    length = len(value)
-    if length < 0x80:
-        header = bytes([length])
-    elif length < 0x100:
-        header = bytes([0x81, length])
-    else:
-        header = bytes([0x82]) + struct.pack(">H", length)
-    return bytes.fromhex(tag) + header + value
+    return tlv_header(tag, len(value)) + value
 
 
 def parse_tlv(data):
@@ -271,6 +296,7 @@ class Phone(Card):
         self.add_payment_applications()
         self.lock = threading.Lock()
         self.received = []
+        self.last_answers = {}  # pass hash -> the last 70 template answered for it (replayed_cryptogram)
         self.counters = dict.fromkeys(("select_vas", "get_vas_data", "success", "not_found", "needs_auth", "url_only"), 0)
         self.vas_selected = False
         self.endless_chain = False
@@ -397,11 +423,15 @@ class Phone(Card):
         if self.endless_chain and apdu[:2] == b"\x00\xC0":
             return b"\x61\x10"
         self.endless_chain = False
+        if self.misbehave == "oversized_uid" and apdu[:4] == b"\xFF\xCA\x00\x00":
+            return bytes([0x04]) * OVERSIZED_UID_BYTES + SW_OK
         aid = selected_aid(apdu)
         if aid == VAS_AID:
             return self.select_vas()
         if aid is not None:
             self.vas_selected = False
+        if aid == MASTERCARD_AID and self.misbehave == "oversized_fci":
+            return application_fci(MASTERCARD_AID, "A" * OVERSIZED_BYTES, 1) + SW_OK
         if self.vas_selected and apdu[:2] == b"\x80\xCA":
             return self.get_vas_data(apdu)
         return super().answer(apdu)
@@ -413,8 +443,9 @@ class Phone(Card):
             return b"\x6A\x82"
         self.vas_selected = True
         self.counters["select_vas"] += 1
+        label = bytes([0x01]) * OVERSIZED_BYTES if self.misbehave == "oversized_label" else self.wallet.encode()
         fci = (
-            encode_tlv("50", self.wallet.encode())
+            encode_tlv("50", label)
             + encode_tlv("9F21", self.version)
             + encode_tlv("9F24", os.urandom(4))
             + encode_tlv("9F23", self.capabilities)
@@ -427,6 +458,12 @@ class Phone(Card):
             return b"\x67\x00"
         if apdu[2] != 0x01 or apdu[3] not in (0x00, 0x01):
             return b"\x6B\x00"
+        if self.misbehave == "wrong_le":
+            return b"\x6C\x00"
+        if self.misbehave == "empty_answer":
+            return b""
+        if self.misbehave == "one_byte_answer":
+            return b"\x90"
         try:
             fields = parse_tlv(apdu[5 : 5 + apdu[4]])
         except ValueError:
@@ -455,6 +492,8 @@ class Phone(Card):
         token = encode_tlv("9F2A", b"")
         if self.misbehave == "missing_9f27":
             return encode_tlv("70", token) + SW_OK
+        if self.misbehave == "replayed_cryptogram" and wallet_pass.hash in self.last_answers:
+            return self.last_answers[wallet_pass.hash] + SW_OK
         message = wallet_pass.message
         if self.misbehave == "oversized_cryptogram":
             message = message.ljust(OVERSIZED_MESSAGE_BYTES, b".")[:OVERSIZED_MESSAGE_BYTES]
@@ -465,6 +504,14 @@ class Phone(Card):
         plaintext = timestamp + message
         cryptogram = make_cryptogram(wallet_pass.public_key, wallet_pass.pass_type_id, plaintext, self.variant)
         body = encode_tlv("70", token + encode_tlv("9F27", cryptogram))
+        if self.misbehave in ("none", "replayed_cryptogram"):
+            self.last_answers[wallet_pass.hash] = body
+        if self.misbehave == "contradictory_tlv":
+            inner = token + encode_tlv("9F27", cryptogram)
+            return tlv_header("70", len(inner) - 16) + inner + SW_OK
+        if self.misbehave == "duplicate_9f27":
+            forged = make_cryptogram(wallet_pass.public_key, wallet_pass.pass_type_id, timestamp + FORGED_MESSAGE, self.variant)
+            return encode_tlv("70", token + encode_tlv("9F27", cryptogram) + encode_tlv("9F27", forged)) + SW_OK
         if self.misbehave == "truncated_tlv":
             return body[:-16] + SW_OK
         if self.misbehave == "chain_61xx":

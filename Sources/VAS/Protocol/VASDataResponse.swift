@@ -9,8 +9,9 @@ public import ISO7816
 /// 90 00
 /// ```
 /// Never throws: a status word other than `90 00` maps through ``VASReadStatus/init(statusWord:)``,
-/// and a `90 00` answer that is not one `70` template, lacks `9F27` in full VAS, or carries a
-/// cryptogram of impossible length is `malformed_response` with ``problem`` saying why.
+/// and a `90 00` answer that is not one `70` template, lacks `9F27` in full VAS, holds `9F27` or
+/// `9F2A` more than once (which one would the phone mean?), or carries a cryptogram of impossible
+/// length is `malformed_response` with ``problem`` saying why.
 /// In URL-only mode an empty answer or a template without `9F27` is a success.
 public struct VASDataResponse: Hashable, Sendable {
     /// Limits for the answer: it is at most about 130 bytes (§4.4), two levels deep.
@@ -49,6 +50,13 @@ public struct VASDataResponse: Hashable, Sendable {
             let found = nodes.map(\.tag.hex).joined(separator: " ")
             self.init(malformed: response.statusWord, "expected one 70 template, found \(found.isEmpty ? "nothing" : found)")
             return
+        }
+        for tag in [VASTag.cryptogram, VASTag.mobileToken] {
+            let count = template.children?.filter { $0.tag == tag }.count ?? 0
+            guard count <= 1 else {
+                self.init(malformed: response.statusWord, "the 70 template holds \(count) \(tag.hex) objects; one is allowed")
+                return
+            }
         }
         let token = template.first(VASTag.mobileToken)?.value
         guard let value = template.first(VASTag.cryptogram)?.value else {
