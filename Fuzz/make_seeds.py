@@ -199,6 +199,9 @@ def main():
     for target, seeds in SEEDS.items():
         folder = os.path.join(HERE, "Corpus", target)
         os.makedirs(folder, exist_ok=True)
+        for stale in os.listdir(folder):
+            if stale.startswith("seed-") and stale[len("seed-"):] not in seeds:
+                os.remove(os.path.join(folder, stale))
         for name, data in seeds.items():
             with open(os.path.join(folder, "seed-" + name), "wb") as f:
                 f.write(data)

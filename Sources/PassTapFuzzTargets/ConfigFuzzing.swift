@@ -10,7 +10,7 @@ import PassTapServer
 ///
 /// Text that is not UTF-8 is refused before the loader (`ConfigLoader.load` reads UTF-8 only).
 /// Every input either loads or is refused with a `ConfigurationError` that names this file, a
-/// line within it (or none), and never holds the key's bytes.
+/// line within it (or none), and never holds the key's bytes (unless the input itself does).
 final class ConfigFuzzing: Sendable {
     static let shared = ConfigFuzzing()
 
@@ -18,7 +18,7 @@ final class ConfigFuzzing: Sendable {
     var path: String { folder + "/passtapd.toml" }
 
     private init() {
-        folder = NSTemporaryDirectory() + "passtap-fuzz-config-\(getpid())"
+        folder = NSTemporaryDirectory() + "passtap-fuzz-config-\(getuid())"
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let key = folder + "/merchant.hex"
         _ = FileManager.default.createFile(
@@ -32,12 +32,13 @@ final class ConfigFuzzing: Sendable {
             _ = SocketServerConfiguration(configuration)
         } catch {
             try require(error.file == path, "a refusal naming \(error.file), not the file \(path)")
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
+            // Lines as TOML counts them: LF or CRLF ends one (bytes: "\r\n" is one Character).
+            let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).count
             if let line = error.line {
                 try require((1...max(lines, 1)).contains(line), "a refusal at line \(line) of a \(lines)-line file: \(error)")
             }
             let description = error.description
-            for secret in SessionFuzzing.scalarHex {
+            for secret in SessionFuzzing.scalarHex where !text.contains(secret) {
                 try require(!description.contains(secret), "a refusal that holds the merchant key: \(description)")
             }
         }

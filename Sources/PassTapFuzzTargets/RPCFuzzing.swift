@@ -104,6 +104,20 @@ final class RPCFuzzing: Sendable {
         if let id = request?["id"] as? String, reply["error"] == nil || (reply["id"] as? String) != nil {
             try require(reply["id"] as? String == id, "the answer's id is not the request's \(id)")
         }
+        // An integer id that fits in 64 bits comes back as the same integer.
+        if let id = request?["id"] as? NSNumber, let integer = Self.integer(id), reply["error"] == nil || !(reply["id"] is NSNull) {
+            let echoed = (reply["id"] as? NSNumber).flatMap(Self.integer)
+            try require(echoed == integer, "the answer's id \(String(describing: reply["id"])) is not the request's \(id)")
+        }
+    }
+
+    /// An NSNumber that JSONSerialization read as an integer, as its digits.
+    private static func integer(_ number: NSNumber) -> String? {
+        switch UInt8(bitPattern: number.objCType.pointee) {
+        case UInt8(ascii: "q"), UInt8(ascii: "l"), UInt8(ascii: "i"), UInt8(ascii: "s"), UInt8(ascii: "c"): return String(number.int64Value)
+        case UInt8(ascii: "Q"), UInt8(ascii: "L"), UInt8(ascii: "I"), UInt8(ascii: "S"), UInt8(ascii: "C"): return String(number.uint64Value)
+        default: return nil
+        }
     }
 }
 

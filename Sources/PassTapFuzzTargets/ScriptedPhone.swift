@@ -17,8 +17,10 @@ final class ScriptedPhone: CardChannel {
     var ppse: [UInt8]?
     /// Whole answers to SELECT by AID, by AID hex.
     var applications: [String: [UInt8]] = [:]
-    /// Answers, in order, to every other command (GET RESPONSE, a re-sent command after `6Cxx`).
+    /// Answers, in order, to every other command (GET RESPONSE), and to a command sent again
+    /// right after its own answer (the SELECT or GET VAS DATA re-sent with the Le of a `6Cxx`).
     var afterwards: [[UInt8]] = []
+    private var previous: [UInt8]?
     /// Moves on 1 ms per exchange.
     let clock = ExchangeClock()
 
@@ -33,6 +35,10 @@ final class ScriptedPhone: CardChannel {
     }
 
     private func answer(to command: [UInt8]) -> [UInt8] {
+        defer { previous = command }
+        if let previous, command.count == previous.count, command.dropLast() == previous.dropLast(), !afterwards.isEmpty {
+            return afterwards.removeFirst()
+        }
         if command.count >= 5, command[0] == 0x00, command[1] == 0xA4, command[2] == 0x04 {
             let length = Int(command[4])
             let name = Array(command.dropFirst(5).prefix(length))

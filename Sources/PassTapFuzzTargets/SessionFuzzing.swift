@@ -79,7 +79,7 @@ enum SessionFuzzing {
         let phone = correctPhone()
         phone.vasSelect = input.chunk()
         phone.afterwards = remainingChunks(&input)
-        let outcome = try run(phone)
+        let outcome = try run(phone, input: bytes)
         // The answer is parsed by itself as well, and its lenient reading never traps.
         if let select = try? ResponseAPDU(bytes: phone.vasSelect ?? []) {
             _ = try? VASSelectResponse(select)
@@ -98,11 +98,11 @@ enum SessionFuzzing {
         var input = FuzzInput(bytes)
         let mode = input.byte()
         let phone = correctPhone()
-        switch mode & 0x7F % 3 {
+        switch (mode & 0x7F) % 3 {
         case 0:
             phone.vasData = input.chunk()
             phone.afterwards = remainingChunks(&input)
-            _ = try run(phone)
+            _ = try run(phone, input: bytes)
             if let response = try? ResponseAPDU(bytes: phone.vasData), let cryptogram = VASDataResponse(response).cryptogram {
                 _ = plan.vas?.settings.merchants.first?.decryptor?.decrypt(cryptogram)
             }
@@ -110,7 +110,7 @@ enum SessionFuzzing {
             let message = Array(input.chunk().prefix(VASPayload.maximumMessageLength))
             let variant: VASCipherVariant = mode & 0x80 == 0 ? .a : .b
             phone.vasData = vasDataAnswer(sealed(message, variant: variant))
-            let outcome = try run(phone)
+            let outcome = try run(phone, input: bytes)
             let entry = outcome.vas?.entries.first
             try require(entry?.status == .success, "a pass sealed for the key was not read: \(String(describing: entry))")
             try require(entry?.payload?.message == message, "the pass read back \(String(describing: entry?.payload?.message)), not \(message)")
@@ -119,7 +119,7 @@ enum SessionFuzzing {
         default:
             let cryptogram = key.keyID.bytes + input.chunk()
             phone.vasData = vasDataAnswer(cryptogram)
-            _ = try run(phone)
+            _ = try run(phone, input: bytes)
             _ = plan.vas?.settings.merchants.first?.decryptor?.decrypt(cryptogram)
         }
     }
@@ -142,7 +142,7 @@ enum SessionFuzzing {
             phone.applications["D2760000850101"] = answer
         }
         phone.afterwards = remainingChunks(&input)
-        _ = try run(phone)
+        _ = try run(phone, input: bytes)
         let data = Array(answer.dropLast(2))
         for scope in [FCIRecord.Scope.withoutCardData, .paymentApplication] {
             guard case .success(let record) = FCIRecord.forPublication(data, scope: scope) else { continue }
@@ -166,11 +166,11 @@ enum SessionFuzzing {
     }
 
     /// Runs one tap on `phone` and checks its `read.result` line.
-    static func run(_ phone: ScriptedPhone) throws(FuzzFinding) -> SessionOutcome {
+    static func run(_ phone: ScriptedPhone, input: [UInt8]) throws(FuzzFinding) -> SessionOutcome {
         let clock = phone.clock
         let engine = SessionEngine(clock: { now }, monotonicClock: { clock.now })
         let outcome = engine.run(plan, on: phone)
-        try checkLine(of: outcome, answers: phone.answers)
+        try checkLine(of: outcome, answers: phone.answers, input: input)
         if let fci = outcome.aid.fci {
             // Which scope applied depends on the application; card data is withheld in both.
             try checkPublished(fci)
@@ -182,8 +182,8 @@ enum SessionFuzzing {
     static let scalarHex = [scalar.hexString.lowercased(), scalar.hexString.uppercased()]
 
     /// `answers`: everything the card sent. The key may appear in the line only where the card
-    /// itself sent its bytes.
-    static func checkLine(of outcome: SessionOutcome, answers: [UInt8]) throws(FuzzFinding) {
+    /// itself sent its bytes (or the input held its hex, as a message to seal).
+    static func checkLine(of outcome: SessionOutcome, answers: [UInt8], input: [UInt8]) throws(FuzzFinding) {
         let result = ReadResult(card: card, target: .isoDep, session: outcome)
         let event = Event(seq: 1, time: now, kind: .readResult, reader: .pcsc("Fuzz Reader 00 00"), payload: .readResult(result))
         let line: [UInt8]
@@ -195,7 +195,10 @@ enum SessionFuzzing {
         try require(line.count <= NDJSON.maximumLineBytes, "a read.result line of \(line.count) bytes")
         try require(line.firstIndex(of: 0x0A) == line.count - 1, "a read.result line with a newline inside")
         let text = String(decoding: line, as: UTF8.self)
-        if !answers.hexString.contains(scalar.hexString) {
+        let inputText = String(decoding: input, as: UTF8.self)
+        if !answers.hexString.contains(scalar.hexString), !input.hexString.contains(scalar.hexString),
+            !scalarHex.contains(where: inputText.contains)
+        {
             for secret in scalarHex { try require(!text.contains(secret), "the merchant's private key is in the read.result line") }
         }
         try require(

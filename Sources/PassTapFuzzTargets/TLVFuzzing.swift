@@ -1,11 +1,12 @@
 import ISO7816
+import VAS
 
 /// `BERTLVParser` on any bytes: it returns or throws `TLVError`, never traps; what it returns
 /// stays within its limits; and re-encoding the tree (minimal lengths) parses back to the same
 /// tree. The strict limits of a GET VAS DATA answer (`VASDataResponse.tlvLimits`) are checked too.
 enum TLVFuzzing {
     static func run(_ input: [UInt8]) throws(FuzzFinding) {
-        for limits in [TLVLimits.default, TLVLimits(maxDepth: 2, maxNodes: 16)] {
+        for limits in [TLVLimits.default, VASDataResponse.tlvLimits] {
             guard let nodes = try? BERTLVParser.parse(input, limits: limits) else { continue }
             let (count, depth) = measure(nodes)
             try require(count <= limits.maxNodes, "\(count) nodes parsed with a limit of \(limits.maxNodes)")

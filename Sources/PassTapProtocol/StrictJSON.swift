@@ -26,8 +26,8 @@ public import Foundation
 /// Section 8.1: the text is UTF-8 (RFC 3629) with no byte-order mark. Beyond the grammar, a `\u`
 /// escape of a lone surrogate is refused (section 8.2 leaves its meaning unpredictable), and
 /// nesting is capped at ``maximumDepth`` (section 9: "An implementation may set limits on the
-/// maximum depth of nesting"). An object whose member names repeat (after escapes are decoded)
-/// is refused too: section 4 says names "SHOULD be unique" and that otherwise "the behavior of
+/// maximum depth of nesting"). An object whose member names repeat (after escapes are decoded,
+/// compared as Swift strings) is refused too: section 4 says names "SHOULD be unique" and that otherwise "the behavior of
 /// software that receives such an object is unpredictable" (Foundation's `JSONDecoder` reads the
 /// first `id` of `{"id":1,"id":"two"}`, `JSONSerialization` and Python the last). The check is
 /// iterative (no recursion) and reads each byte once, names twice.
@@ -63,8 +63,10 @@ private struct Validator {
     private var index = 0
     /// The open containers, innermost last: `{` or `[`.
     private var open: [UInt8] = []
-    /// The member names of each open object, innermost last, decoded.
-    private var names: [Set<[UInt8]>] = []
+    /// The member names of each open object, innermost last, decoded. As Swift strings, which are
+    /// equal when canonically equivalent: Foundation's `JSONDecoder` compares keys so, and
+    /// `{"\u00C5":1,"\u212B":2}` is one key twice to it.
+    private var names: [Set<String>] = []
 
     init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -146,7 +148,8 @@ private struct Validator {
         guard byte == Self.quote else { throw unexpected(byte) }
         let start = index
         try string()
-        guard names[names.count - 1].insert(decodedString(from: start + 1, to: index - 1)).inserted else {
+        let name = String(decoding: decodedString(from: start + 1, to: index - 1), as: UTF8.self)
+        guard names[names.count - 1].insert(name).inserted else {
             throw StrictJSONError(.duplicateName, at: start)
         }
         skipWhitespace()

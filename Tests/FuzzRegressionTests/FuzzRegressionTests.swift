@@ -4,7 +4,9 @@ import Testing
 
 /// Every input a fuzzer found a crash, a hang or a broken invariant with (`Regressions/TARGET/`),
 /// and each target's seed corpus (`Fuzz/Corpus/TARGET/`), run through the same target as the
-/// fuzzer runs it: none may give a finding. Without the sanitizers, but through the same code.
+/// fuzzer runs it: none may give a finding. Without the sanitizers, so this catches Swift traps,
+/// C asserts and broken checks; `scripts/fuzz` replays the same inputs under ASan and LeakSanitizer
+/// each time it starts a target.
 @Suite(.timeLimit(.minutes(2))) struct FuzzRegressionTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -15,8 +17,8 @@ import Testing
         return names.filter { !$0.hasPrefix(".") }.sorted().map { folder.appendingPathComponent($0) }
     }
 
-    static func regressions(_ target: FuzzTarget) -> [URL] {
-        guard let folder = Bundle.module.url(forResource: "Regressions", withExtension: nil) else { return [] }
+    static func regressions(_ target: FuzzTarget) throws -> [URL] {
+        let folder = try #require(Bundle.module.url(forResource: "Regressions", withExtension: nil), "Regressions/ is not in the test bundle")
         return inputs(in: folder.appendingPathComponent(target.rawValue))
     }
 
@@ -41,7 +43,7 @@ import Testing
     }
 
     @Test(arguments: FuzzTarget.allCases) func everySavedFindingNowPasses(_ target: FuzzTarget) async throws {
-        #expect(try await Self.findings(target, Self.regressions(target)) == [])
+        #expect(try await Self.findings(target, try Self.regressions(target)) == [])
     }
 
     @Test(arguments: FuzzTarget.allCases) func everySeedPasses(_ target: FuzzTarget) async throws {

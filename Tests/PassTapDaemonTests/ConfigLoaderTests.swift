@@ -88,6 +88,8 @@ import Testing
         .init(text: "[sockets]\npath = \"/tmp/x\"\n", line: 1, keyPath: "sockets", mentions: "unknown key"),
         .init(text: "[socket]\nmax_clients = \"64\"\n", line: 2, keyPath: "socket.max_clients", mentions: "expected an integer, found a string"),
         .init(text: "[socket]\nmax_clients = 0\n", line: 2, keyPath: "socket.max_clients", mentions: "from 1 to 4096"),
+        // CRLF line ends: the line is still the third (it was 1, a CRLF file being one Character line).
+        .init(text: "[socket]\r\npath = \"/tmp/x\"\r\nmax_clients = 0\r\n", line: 3, keyPath: "socket.max_clients", mentions: "from 1 to 4096"),
         .init(text: "[socket]\nmode = \"0999\"\n", line: 2, keyPath: "socket.mode", mentions: "octal"),
         .init(text: "[socket]\nmode = \"0666\"\n", line: 2, keyPath: "socket.mode", mentions: "expected no access for others"),
         .init(text: "[socket]\npath = \"/tmp/x\"\nmode = \"0661\"\n", line: 3, keyPath: "socket.mode", mentions: "found \"0661\""),

@@ -25,6 +25,8 @@ import Testing
         ("[\r\n", 1, "U+000D"),
         ("  [ \t@x]\n", 1, "'@'"),
         ("[[ é]]\n", 1, "U+00E9"),
+        ("\u{FEFF}[~x]\n", 1, "'~'"),  // toml++ skips a byte-order mark, then aborted here
+        ("[a]\r\nx = 1\r\n[~x]\r\n", 3, "'~'"),
         ("# a comment\n[log]\nlevel = \"info\"  # [~ not a header\n[.x]\n", 4, "'.'"),
     ])
     func aHeaderWithoutAKeyIsRefusedWithItsLine(text: String, line: Int, found: String) throws {

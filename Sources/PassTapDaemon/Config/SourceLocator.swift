@@ -7,7 +7,9 @@ struct SourceLocator {
     private let lines: [Substring]
 
     init(text: String) {
-        lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // TOML's newline is LF or CRLF; "\r\n" is one Character, so splitting at "\n" alone would
+        // see a CRLF file as one line.
+        lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
     }
 
     /// The 1-based line of `key` inside the table `table` (e.g. `["socket"]`, or `["reader"]`

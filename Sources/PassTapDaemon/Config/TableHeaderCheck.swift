@@ -20,7 +20,11 @@ enum TableHeaderCheck {
     }
 
     static func firstProblem(in text: String) -> Problem? {
-        var scanner = Scanner(bytes: Array(text.utf8))
+        var bytes = Array(text.utf8)
+        // toml++ skips one UTF-8 byte-order mark at the start; so does this, or the first header
+        // would not be at the start of an expression.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        var scanner = Scanner(bytes: bytes)
         return scanner.run()
     }
 

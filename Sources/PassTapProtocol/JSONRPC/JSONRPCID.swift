@@ -9,7 +9,10 @@ public enum JSONRPCID: Sendable, Hashable, Codable, CustomStringConvertible {
     case string(String)
     /// An integer id (the usual kind).
     case number(Int64)
-    /// A number id with a fractional part (allowed, discouraged), echoed as received.
+    /// An integer id above `Int64.max` (a client counting in `UInt64`), echoed exactly.
+    case unsigned(UInt64)
+    /// A number id with a fractional part (allowed, discouraged), or an integer beyond `UInt64`:
+    /// echoed as the nearest `Double`.
     case fractional(Double)
     /// An explicit `null` id; also the id of an error answer when the request's id is unknown.
     case null
@@ -20,6 +23,8 @@ public enum JSONRPCID: Sendable, Hashable, Codable, CustomStringConvertible {
             self = .null
         } else if let integer = try? container.decode(Int64.self) {
             self = .number(integer)
+        } else if let integer = try? container.decode(UInt64.self) {
+            self = .unsigned(integer)
         } else if let number = try? container.decode(Double.self) {
             self = .fractional(number)
         } else if let string = try? container.decode(String.self) {
@@ -35,6 +40,7 @@ public enum JSONRPCID: Sendable, Hashable, Codable, CustomStringConvertible {
         switch self {
         case .string(let value): try container.encode(value)
         case .number(let value): try container.encode(value)
+        case .unsigned(let value): try container.encode(value)
         case .fractional(let value): try container.encode(value)
         case .null: try container.encodeNil()
         }
@@ -44,6 +50,7 @@ public enum JSONRPCID: Sendable, Hashable, Codable, CustomStringConvertible {
         switch self {
         case .string(let value): return "\"\(value)\""
         case .number(let value): return String(value)
+        case .unsigned(let value): return String(value)
         case .fractional(let value): return String(value)
         case .null: return "null"
         }
