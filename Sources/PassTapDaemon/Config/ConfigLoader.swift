@@ -27,10 +27,10 @@ public enum ConfigLoader {
 
     /// Validates config text; `file` is only used in error messages.
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> Configuration {
-        if let problem = TableHeaderCheck.firstProblem(in: text) {
-            throw ConfigurationError(
-                file: file, line: problem.line, keyPath: "",
-                problem: "not valid TOML: a table header must begin with a key (letters, digits, '_' and '-', or a quoted key), found \(problem.found)")
+        // toml++ aborts on some malformed text instead of reporting it: only text that follows
+        // TOML's grammar reaches it.
+        if let problem = TOMLSyntaxCheck.firstProblem(in: text) {
+            throw ConfigurationError(file: file, line: problem.line, keyPath: "", problem: "not valid TOML: \(problem.message)")
         }
         let table: TOMLTable
         do {
