@@ -168,10 +168,10 @@ private struct Reader {
         switch current {
         case UInt8(ascii: "\""):
             if byte(at: 1) == UInt8(ascii: "\""), byte(at: 2) == UInt8(ascii: "\"") { throw fail("a key cannot be a multi-line string") }
-            try basicString()
+            try singleLineString(UInt8(ascii: "\""))
         case UInt8(ascii: "'"):
             if byte(at: 1) == UInt8(ascii: "'"), byte(at: 2) == UInt8(ascii: "'") { throw fail("a key cannot be a multi-line string") }
-            try literalString()
+            try singleLineString(UInt8(ascii: "'"))
         case let byte? where Self.isBareKeyCharacter(byte):
             while let byte = current, Self.isBareKeyCharacter(byte) { index += 1 }
         default:
@@ -200,10 +200,8 @@ private struct Reader {
         switch current {
         case nil, UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "#"):
             throw fail("a value is missing (a value must be on the same line as its key)")
-        case UInt8(ascii: "\""):
-            if byte(at: 1) == UInt8(ascii: "\""), byte(at: 2) == UInt8(ascii: "\"") { try multiLineBasicString() } else { try basicString() }
-        case UInt8(ascii: "'"):
-            if byte(at: 1) == UInt8(ascii: "'"), byte(at: 2) == UInt8(ascii: "'") { try multiLineLiteralString() } else { try literalString() }
+        case let quote? where quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'"):
+            if byte(at: 1) == quote, byte(at: 2) == quote { try multiLineString(quote) } else { try singleLineString(quote) }
         case UInt8(ascii: "["):
             try nested { (reader: inout Reader) throws(Problem) in try reader.array() }
         case UInt8(ascii: "{"):
@@ -379,17 +377,19 @@ private struct Reader {
 
     // MARK: Strings
 
-    /// `basic-string = '"' *basic-char '"'`: escapes, no line break, no control character but tab.
-    mutating func basicString() throws(Problem) {
+    /// `basic-string = '"' *basic-char '"'` (escapes) or `literal-string = "'" *literal-char "'"`
+    /// (none): no line break, no control character but tab.
+    mutating func singleLineString(_ quote: UInt8) throws(Problem) {
+        let name = quote == UInt8(ascii: "\"") ? "'\"'" : "\"'\""
         index += 1
         while true {
             switch current {
-            case nil: throw fail("the string is not closed with '\"'")
-            case UInt8(ascii: "\""):
+            case nil: throw fail("the string is not closed with \(name)")
+            case quote:
                 index += 1
                 return
-            case UInt8(ascii: "\\"): try escape()
-            case UInt8(ascii: "\n"), UInt8(ascii: "\r"): throw fail("the string is not closed with '\"' before the end of its line")
+            case UInt8(ascii: "\\") where quote == UInt8(ascii: "\""): try escape()
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"): throw fail("the string is not closed with \(name) before the end of its line")
             case let byte?:
                 try checkStringCharacter(byte)
                 index += 1
@@ -397,46 +397,19 @@ private struct Reader {
         }
     }
 
-    /// `literal-string = "'" *literal-char "'"`: no escapes, no line break, no control character but tab.
-    mutating func literalString() throws(Problem) {
-        index += 1
-        while true {
-            switch current {
-            case nil: throw fail("the string is not closed with \"'\"")
-            case UInt8(ascii: "'"):
-                index += 1
-                return
-            case UInt8(ascii: "\n"), UInt8(ascii: "\r"): throw fail("the string is not closed with \"'\" before the end of its line")
-            case let byte?:
-                try checkStringCharacter(byte)
-                index += 1
-            }
-        }
-    }
-
-    /// `ml-basic-string = '"""' [ newline ] body '"""'`: escapes, line-ending backslashes, and
-    /// up to two quotes together inside.
-    mutating func multiLineBasicString() throws(Problem) {
+    /// `ml-basic-string = '"""' [ newline ] body '"""'` (escapes and line-ending backslashes) or
+    /// `ml-literal-string = "'''" [ newline ] body "'''"` (none): line breaks, and up to two
+    /// quotes together inside.
+    mutating func multiLineString(_ quote: UInt8) throws(Problem) {
+        let name = quote == UInt8(ascii: "\"") ? "'\"\"\"'" : "\"'''\""
         index += 3
         while true {
             switch current {
-            case nil: throw fail("the multi-line string is not closed with '\"\"\"'")
-            case UInt8(ascii: "\""):
-                if try closesMultiLine(quote: UInt8(ascii: "\"")) { return }
-            case UInt8(ascii: "\\"):
-                var look = 1
-                while byte(at: look) == UInt8(ascii: " ") || byte(at: look) == UInt8(ascii: "\t") { look += 1 }
-                if byte(at: look) == UInt8(ascii: "\n") || (byte(at: look) == UInt8(ascii: "\r") && byte(at: look + 1) == UInt8(ascii: "\n")) {
-                    index += look
-                    try newline(after: "a line-ending backslash")
-                    while true {
-                        skipSpaces()
-                        guard current == UInt8(ascii: "\n") || current == UInt8(ascii: "\r") else { break }
-                        try newline(after: "a line-ending backslash")
-                    }
-                } else {
-                    try escape()
-                }
+            case nil: throw fail("the multi-line string is not closed with \(name)")
+            case quote:
+                if try closesMultiLine(quote: quote) { return }
+            case UInt8(ascii: "\\") where quote == UInt8(ascii: "\""):
+                try backslashInMultiLineString()
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                 try newline(after: "a line of a multi-line string")
             case let byte?:
@@ -446,20 +419,20 @@ private struct Reader {
         }
     }
 
-    /// `ml-literal-string = "'''" [ newline ] body "'''"`: no escapes, up to two quotes together.
-    mutating func multiLineLiteralString() throws(Problem) {
-        index += 3
+    /// `mlb-escaped-nl = "\" ws newline *( wschar / newline )`, or an escape.
+    mutating func backslashInMultiLineString() throws(Problem) {
+        var look = 1
+        while byte(at: look) == UInt8(ascii: " ") || byte(at: look) == UInt8(ascii: "\t") { look += 1 }
+        guard byte(at: look) == UInt8(ascii: "\n") || (byte(at: look) == UInt8(ascii: "\r") && byte(at: look + 1) == UInt8(ascii: "\n")) else {
+            try escape()
+            return
+        }
+        index += look
+        try newline(after: "a line-ending backslash")
         while true {
-            switch current {
-            case nil: throw fail("the multi-line string is not closed with \"'''\"")
-            case UInt8(ascii: "'"):
-                if try closesMultiLine(quote: UInt8(ascii: "'")) { return }
-            case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-                try newline(after: "a line of a multi-line string")
-            case let byte?:
-                try checkStringCharacter(byte)
-                index += 1
-            }
+            skipSpaces()
+            guard current == UInt8(ascii: "\n") || current == UInt8(ascii: "\r") else { return }
+            try newline(after: "a line-ending backslash")
         }
     }
 
