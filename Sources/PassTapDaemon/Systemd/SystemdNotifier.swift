@@ -1,0 +1,70 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tells systemd how the daemon is doing over `$NOTIFY_SOCKET` (sd_notify(3)'s protocol, written
+/// here: one datagram of `KEY=VALUE` lines to a Unix datagram socket; a path starting with `@` is
+/// in the abstract namespace). Without `$NOTIFY_SOCKET` (not started by systemd with
+/// `Type=notify`) it sends nothing.
+///
+/// The first piece of issue 12: the daemon does not send anything yet.
+package struct SystemdNotifier: Sendable {
+    /// What one notification says.
+    package enum Message: Sendable, Equatable {
+        /// `READY=1`: the socket listens and the backends have started.
+        case ready
+        /// `RELOADING=1`: a reload began (`READY=1` ends it).
+        case reloading
+        /// `STOPPING=1`: shutdown began.
+        case stopping
+        /// `WATCHDOG=1`: the health check passed.
+        case watchdog
+        /// `STATUS=…`: one line for `systemctl status`, world-readable: never card data.
+        case status(String)
+
+        /// The datagram's line.
+        var line: String {
+            switch self {
+            case .ready: return "READY=1"
+            case .reloading: return "RELOADING=1"
+            case .stopping: return "STOPPING=1"
+            case .watchdog: return "WATCHDOG=1"
+            case .status(let text):
+                return "STATUS=" + text.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : String($0) }.joined()
+            }
+        }
+    }
+
+    /// `$NOTIFY_SOCKET`, or `nil` when systemd did not set it.
+    package let socketPath: String?
+
+    /// A notifier for `environment` (the process's by default).
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Sends `messages` in one datagram. Returns `false` when there is no socket or the send
+    /// failed (systemd gone, say): the daemon goes on either way. Never blocks.
+    @discardableResult
+    package func send(_ messages: Message...) -> Bool {
+        guard let socketPath, !messages.isEmpty else { return false }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var path = Array(socketPath.utf8)
+        if path.first == UInt8(ascii: "@") { path[0] = 0 }  // the abstract namespace
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.count < capacity else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count + (path.first == 0 ? 0 : 1))
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        let datagram = Array(messages.map(\.line).joined(separator: "\n").utf8)
+        let sent = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, datagram, datagram.count, Int32(MSG_NOSIGNAL), $0, length) }
+        }
+        return sent == datagram.count
+    }
+}
