@@ -15,6 +15,15 @@ extension PCSCScenarioTests.HostileScenarioTests {
         return "coffee \(entry["status"] as? String ?? "?")\(sw)\(problem)"
     }
 
+    /// A check that the coffee entry has `status` and no message; it reports the entry.
+    static func withheld(_ status: String) -> ([String: Any]) -> String {
+        { result in
+            #expect(HostileRig.coffee(result)?["status"] as? String == status, "\(result)")
+            #expect(HostileRig.coffee(result)?["message"] is NSNull)
+            return entrySummary(result)
+        }
+    }
+
     /// The hostile taps, in the order tried; each `check` states what passtapd must publish.
     static var hostileTaps: [HostileTap] {
         [
@@ -70,26 +79,10 @@ extension PCSCScenarioTests.HostileScenarioTests {
                 #expect(errorCode(result) == "session_timeout", "\(result)")
                 return "session ended before its next exchange: `session_timeout` (budget 2000 ms); \(entrySummary(result))"
             },
-            HostileTap("truncated TLV (70 template 16 bytes short)", "truncated_tlv") { result in
-                #expect(HostileRig.coffee(result)?["status"] as? String == "malformed_response", "\(result)")
-                #expect(HostileRig.coffee(result)?["message"] is NSNull)
-                return entrySummary(result)
-            },
-            HostileTap("contradictory TLV (70's length ends inside its 9F27)", "contradictory_tlv") { result in
-                #expect(HostileRig.coffee(result)?["status"] as? String == "malformed_response", "\(result)")
-                #expect(HostileRig.coffee(result)?["message"] is NSNull)
-                return entrySummary(result)
-            },
-            HostileTap("duplicate tag (two 9F27, the second forged)", "duplicate_9f27") { result in
-                #expect(HostileRig.coffee(result)?["status"] as? String == "malformed_response", "\(result)")
-                #expect(HostileRig.coffee(result)?["message"] is NSNull)
-                return entrySummary(result)
-            },
-            HostileTap("replayed cryptogram (the last tap's bytes again)", "replayed_cryptogram") { result in
-                #expect(HostileRig.coffee(result)?["status"] as? String == "replayed", "\(result)")
-                #expect(HostileRig.coffee(result)?["message"] is NSNull)
-                return entrySummary(result)
-            },
+            HostileTap("truncated TLV (70 template 16 bytes short)", "truncated_tlv", check: withheld("malformed_response")),
+            HostileTap("contradictory TLV (70's length ends inside its 9F27)", "contradictory_tlv", check: withheld("malformed_response")),
+            HostileTap("duplicate tag (two 9F27, the second forged)", "duplicate_9f27", check: withheld("malformed_response")),
+            HostileTap("replayed cryptogram (the last tap's bytes again)", "replayed_cryptogram", check: withheld("replayed")),
         ]
     }
 }

@@ -15,12 +15,9 @@ import Glibc
 
         init(path: String) throws {
             descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            var bytes = Array(path.utf8)
-            if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-            let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == 0 ? 0 : 1))
+            guard let found = SystemdNotifier.socketAddress(path) else { throw POSIXError(.ENAMETOOLONG) }
+            var address = found.0
+            let length = found.1
             let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
             guard bound == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
             var timeout = timeval(tv_sec: 5, tv_usec: 0)

@@ -49,15 +49,9 @@ package struct SystemdNotifier: Sendable {
     /// failed (systemd gone, say): the daemon goes on either way. Never blocks.
     @discardableResult
     package func send(_ messages: Message...) -> Bool {
-        guard let socketPath, !messages.isEmpty else { return false }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var path = Array(socketPath.utf8)
-        if path.first == UInt8(ascii: "@") { path[0] = 0 }  // the abstract namespace
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.count < capacity else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count + (path.first == 0 ? 0 : 1))
+        guard let socketPath, !messages.isEmpty, let found = Self.socketAddress(socketPath) else { return false }
+        var address = found.0
+        let length = found.1
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
@@ -66,5 +60,18 @@ package struct SystemdNotifier: Sendable {
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, datagram, datagram.count, Int32(MSG_NOSIGNAL), $0, length) }
         }
         return sent == datagram.count
+    }
+
+    /// The address of the Unix socket at `path` (`@name`: the abstract namespace) and its length,
+    /// or `nil` when the path does not fit.
+    package static func socketAddress(_ path: String) -> (sockaddr_un, socklen_t)? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        // A path's address counts its terminating zero; an abstract name's does not.
+        return (address, socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == 0 ? 0 : 1)))
     }
 }
