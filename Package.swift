@@ -92,6 +92,8 @@ let package = Package(
             dependencies: [
                 "PassTapCore", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS",
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -173,7 +175,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapDaemonTests",
-            dependencies: ["PassTapDaemon", "PassTapCore", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PassTapDaemon", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: upcoming
         ),
         // Every input the fuzzers found a crash, hang or broken invariant with, run once more.

@@ -16,6 +16,7 @@ public final class NFCReaderBackend: ReaderBackend {
 
     private let monitor: NFCMonitor
     private let threads = ReaderThreads()
+    private let events: EventSink
     private let logger: Logger
 
     /// Creates the backend; nothing runs until ``start()``.
@@ -31,6 +32,7 @@ public final class NFCReaderBackend: ReaderBackend {
         events: EventSink, backoff: ReaderLifecycle.Backoff = .standard, sysfs: String = "/sys", proc: String = "/proc", logger: Logger
     ) {
         self.logger = logger
+        self.events = events
         let settings = configuration.libnfc
         let polling = NFCPolling(
             interval: .milliseconds(settings.pollIntervalMilliseconds), rearm: .milliseconds(settings.rearmMilliseconds),
@@ -69,6 +71,17 @@ public final class NFCReaderBackend: ReaderBackend {
         guard let slot = monitor.slot(for: reader) else { throw .unknownReader(reader) }
         return try await slot.transmit(apdu, raw: raw)
     }
+
+    public func supervisedSlots() -> [ReaderSlot] { monitor.slots }
+
+    public func restart(_ slot: ReaderSlot, because reason: String) {
+        guard monitor.forget(slot), slot.abandon(because: reason, events: events) else { return }
+        logger.warning("libnfc reader restarted", metadata: ["reader.id": "\(slot.id)"])
+    }
+
+    /// One APDU's own timeout (1.5 s, `NFCPolling.apduTimeoutMilliseconds`), and 1 s for a poll
+    /// cycle's selection and the serial line.
+    public var transportTimeout: Duration { .milliseconds(Int(NFCPolling.standardAPDUTimeoutMilliseconds)) + .seconds(1) }
 }
 
 /// The body of the libnfc monitor thread: finds the devices to drive and gives each a thread of
@@ -89,8 +102,9 @@ final class NFCMonitor: Sendable {
         var slots: [ReaderID: ReaderSlot] = [:]
         /// The device each running reader was started for.
         var specs: [ReaderID: NFCDeviceSpec] = [:]
-        /// Readers whose thread runs (a stopped reader's until its thread ends).
-        var running: Set<ReaderID> = []
+        /// Readers whose thread runs, with the slot it runs (a stopped reader's until its thread
+        /// ends; an abandoned one's no longer).
+        var running: [ReaderID: ObjectIdentifier] = [:]
         var retry: [ReaderID: (after: ContinuousClock.Instant, delay: Double)] = [:]
         var stopping = false
         var missingLogged: Set<String> = []
@@ -193,10 +207,10 @@ final class NFCMonitor: Sendable {
             let left = shared.slots.filter { wanted[$0.key] != shared.specs[$0.key] }.map(\.value)
             for slot in left { shared.slots[slot.id] = nil }
             var starting: [(NFCDeviceSpec, NFCReaderPort, ReaderLifecycle)] = []
-            for spec in wanted.values.sorted(by: { $0.id < $1.id }) where !shared.running.contains(spec.id) {
+            for spec in wanted.values.sorted(by: { $0.id < $1.id }) where shared.running[spec.id] == nil {
                 if let retry = shared.retry[spec.id], retry.after > now { continue }
                 let (port, lifecycle) = makeLifecycle(spec)
-                shared.running.insert(spec.id)
+                shared.running[spec.id] = ObjectIdentifier(lifecycle.slot)
                 shared.specs[spec.id] = spec
                 starting.append((spec, port, lifecycle))
             }
@@ -215,7 +229,7 @@ final class NFCMonitor: Sendable {
                     logger.info("libnfc reader starting", metadata: ["reader.id": "\(spec.id)", "nfc.connstring": "\(spec.connstring)"])
                     lifecycle.run()
                 }
-                ended(spec.id, ranFor: started.duration(to: .now))
+                ended(lifecycle.slot, ranFor: started.duration(to: .now))
             }
         }
     }
@@ -230,13 +244,28 @@ final class NFCMonitor: Sendable {
         }
     }
 
+    /// Forgets a reader whose thread is stuck, so the next look at the devices (within
+    /// ``period``) starts it anew; false when it is not this monitor's current reader.
+    func forget(_ slot: ReaderSlot) -> Bool {
+        shared.withLock { shared in
+            guard !shared.stopping, shared.running[slot.id] == ObjectIdentifier(slot) else { return false }
+            shared.slots[slot.id] = nil
+            shared.specs[slot.id] = nil
+            shared.running[slot.id] = nil
+            return true
+        }
+    }
+
     /// A reader's thread ended (its device was lost or left, or the backend stops): forget it, so
     /// the device starts anew once it is back, after a backoff.
-    private func ended(_ id: ReaderID, ranFor: Duration) {
+    private func ended(_ slot: ReaderSlot, ranFor: Duration) {
+        let id = slot.id
         shared.withLock { shared in
+            // An abandoned thread that came back: the reader runs on a new one now.
+            guard shared.running[id] == ObjectIdentifier(slot) else { return }
             shared.slots[id] = nil
             shared.specs[id] = nil
-            shared.running.remove(id)
+            shared.running[id] = nil
             let previous = shared.retry[id]?.delay ?? 0
             let delay = ranFor.seconds >= Self.healthySeconds || previous == 0 ? Self.backoff.first : min(previous * 2, Self.backoff.last)
             shared.retry[id] = (ContinuousClock.now + .milliseconds(Int(delay * 1000)), delay)

@@ -15,7 +15,9 @@ struct NFCPolling: Sendable, Hashable {
     /// Whether a session that failed for RF reasons still ends with S(DESELECT).
     var deselectsAfterRFFailure: Bool
     /// How long one APDU may take before it is a `timeout`.
-    var apduTimeoutMilliseconds: Int32 = 1500
+    var apduTimeoutMilliseconds: Int32 = standardAPDUTimeoutMilliseconds
+    /// 1.5 s.
+    static let standardAPDUTimeoutMilliseconds: Int32 = 1500
     /// How long the host waits for the chip's answer to the ECP frame, which no target answers
     /// (the chip reports its own timeout after ``chipTimeoutMilliseconds``; this bounds a chip that
     /// stays silent). libnfc's USB drivers read in 200 ms steps and give up before reading at all

@@ -17,8 +17,9 @@ final class PCSCMonitor: Sendable {
 
     private struct Shared {
         var slots: [String: ReaderSlot] = [:]
-        /// Readers whose thread runs, by name (a removed reader's until its thread ends).
-        var running: Set<String> = []
+        /// Readers whose thread runs, by name, with the slot it runs (a removed reader's until its
+        /// thread ends; an abandoned one's no longer).
+        var running: [String: ObjectIdentifier] = [:]
         var context: PCSCContext?
         var stopping = false
     }
@@ -52,6 +53,20 @@ final class PCSCMonitor: Sendable {
     }
 
     private var isStopping: Bool { shared.withLock { $0.stopping } }
+
+    /// Abandons a reader whose thread is stuck and lets the next reconcile (within a wait slice)
+    /// start it anew. Never blocks.
+    func restart(_ slot: ReaderSlot, because reason: String) {
+        let name = slot.id.name
+        let current = shared.withLock { shared in
+            guard !shared.stopping, shared.slots[name] === slot else { return false }
+            shared.slots[name] = nil
+            shared.running[name] = nil
+            return true
+        }
+        guard current, slot.abandon(because: reason, events: events) else { return }
+        logger.warning("Reader restarted", metadata: ["reader.id": "\(slot.id)"])
+    }
 
     /// Stops the monitor and every reader (each wakes through the canceller). Never blocks.
     func stop() {
@@ -152,31 +167,33 @@ final class PCSCMonitor: Sendable {
         waitForThreads(of: removed.map(\.id.name))
         let added: [(ReaderSlot, PCSCReaderPort)] = shared.withLock { shared in
             guard !shared.stopping else { return [] }
-            return wanted.filter { shared.slots[$0] == nil && !shared.running.contains($0) }.sorted().map { name in
+            return wanted.filter { shared.slots[$0] == nil && shared.running[$0] == nil }.sorted().map { name in
                 let port = PCSCReaderPort(readerName: name, canceller: canceller, logger: logger)
                 let slot = ReaderSlot(id: .pcsc(name), port: port)
                 shared.slots[name] = slot
-                shared.running.insert(name)
+                shared.running[name] = ObjectIdentifier(slot)
                 return (slot, port)
             }
         }
         for (slot, port) in added {
             logger.info("Reader added", metadata: ["reader.id": "\(slot.id)"])
             let lifecycle = makeLifecycle(slot, port)
-            let name = slot.id.name
             threads.spawn(name: "pcsc-reader") { [self] in
                 lifecycle.run()
-                threadEnded(name)
+                threadEnded(slot)
             }
         }
     }
 
-    private func threadEnded(_ name: String) {
+    private func threadEnded(_ slot: ReaderSlot) {
+        let name = slot.id.name
         shared.withLock { shared in
-            shared.running.remove(name)
+            // An abandoned thread that came back: the reader runs on a new one now.
+            guard shared.running[name] == ObjectIdentifier(slot) else { return }
+            shared.running[name] = nil
             // A thread that ended by itself leaves no reader behind: the next reconcile (within
             // a wait slice) adds the reader anew if pcscd still lists it.
-            if let slot = shared.slots[name], !slot.isStopping { shared.slots[name] = nil }
+            if shared.slots[name] === slot, !slot.isStopping { shared.slots[name] = nil }
         }
         wake.lock()
         wake.broadcast()
@@ -190,7 +207,7 @@ final class PCSCMonitor: Sendable {
         let deadline = Date(timeIntervalSinceNow: Self.readerEndSeconds)
         wake.lock()
         defer { wake.unlock() }
-        while shared.withLock({ !$0.running.isDisjoint(with: names) }), Date() < deadline {
+        while shared.withLock({ shared in names.contains { shared.running[$0] != nil } }), Date() < deadline {
             _ = wake.wait(until: deadline)
         }
     }

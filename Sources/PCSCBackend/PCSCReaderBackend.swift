@@ -56,6 +56,16 @@ public final class PCSCReaderBackend: ReaderBackend {
         monitor.slots.map(\.info).sorted { $0.id < $1.id }
     }
 
+    public func supervisedSlots() -> [ReaderSlot] { monitor.slots }
+
+    public func restart(_ slot: ReaderSlot, because reason: String) {
+        monitor.restart(slot, because: reason)
+    }
+
+    /// pcsc-lite's transfers have no timeout of their own: the CCID driver waits as long as the
+    /// card asks for more time. 5 s covers a slow phone; a thread past it is stuck.
+    public var transportTimeout: Duration { .seconds(5) }
+
     public func transmit(_ apdu: CommandAPDU, raw: Bool, on reader: ReaderID) async throws(ReaderCommandError) -> ResponseAPDU {
         guard let slot = monitor.slot(for: reader) else { throw .unknownReader(reader) }
         return try await slot.transmit(apdu, raw: raw)

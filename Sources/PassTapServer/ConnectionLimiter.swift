@@ -19,6 +19,9 @@ final class ConnectionLimiter: Sendable {
         self.perUserLimit = perUserLimit
     }
 
+    /// How many connections hold a slot now.
+    var count: Int { open.withLock { $0.total } }
+
     /// Takes a slot; `false` when all are taken.
     func acquire() -> Bool {
         open.withLock { counts in

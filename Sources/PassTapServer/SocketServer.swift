@@ -18,6 +18,7 @@ public final class SocketServer: Service, Sendable {
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
     private let startup = StartupSignal()
+    private let limiter: ConnectionLimiter
 
     /// Creates a server; nothing happens until ``run()``.
     /// - Parameters:
@@ -37,7 +38,11 @@ public final class SocketServer: Service, Sendable {
             hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, configuration: configuration)
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
+        limiter = ConnectionLimiter(limit: configuration.maxClients, perUserLimit: configuration.maxClientsPerUID)
     }
+
+    /// How many clients are connected now (refused ones for the moment it takes to refuse them).
+    public var connectedClients: Int { limiter.count }
 
     /// Returns once the socket accepts connections; throws what made ``run()`` fail before that.
     public func waitUntilListening() async throws {
@@ -99,7 +104,7 @@ public final class SocketServer: Service, Sendable {
     }
 
     private func serve(_ server: NIOAsyncChannel<AcceptedClient, Never>) async throws {
-        let limiter = ConnectionLimiter(limit: configuration.maxClients, perUserLimit: configuration.maxClientsPerUID)
+        let limiter = self.limiter
         try await withThrowingDiscardingTaskGroup { group in
             try await server.executeThenClose { inbound in
                 for try await client in inbound.cancelOnGracefulShutdown() {

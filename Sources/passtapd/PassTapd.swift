@@ -49,10 +49,13 @@ struct PassTapd: AsyncParsableCommand {
         // Before anything creates a file: the socket must never exist looser than configured.
         Daemon.restrictFileCreation(for: configuration)
         let level = configuration.logLevel
+        // Under systemd, stderr is the journal's stream: lines carry their priority as `<N>`.
+        let journal = JournalLogHandler.isJournalStream()
         LoggingSystem.bootstrap { label in
             // Every logged string is escaped: reader names and errors can carry what a card or a
             // reader chose, and must not drive the terminal or forge a log line.
-            var handler = EscapingLogHandler(wrapping: StreamLogHandler.standardError(label: label))
+            let output: any LogHandler = journal ? JournalLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            var handler = EscapingLogHandler(wrapping: output)
             handler.logLevel = level
             return handler
         }

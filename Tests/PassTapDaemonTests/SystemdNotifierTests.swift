@@ -10,7 +10,7 @@ import Glibc
 /// The notifier against a real Unix datagram socket posing as systemd's `$NOTIFY_SOCKET`.
 @Suite(.timeLimit(.minutes(1))) struct SystemdNotifierTests {
     /// A bound datagram socket at `path` (abstract when it starts with `@`).
-    final class FakeSystemd {
+    final class FakeSystemd: @unchecked Sendable {
         let descriptor: Int32
 
         init(path: String) throws {
@@ -31,6 +31,24 @@ import Glibc
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = recv(descriptor, &buffer, buffer.count, 0)
             return count < 0 ? nil : String(decoding: buffer.prefix(count), as: UTF8.self)
+        }
+
+        /// Every datagram already there, without waiting.
+        func drain() -> [String] {
+            var found: [String] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                guard count >= 0 else { return found }
+                found.append(String(decoding: buffer.prefix(count), as: UTF8.self))
+            }
+        }
+
+        /// The next datagram, waited for on a thread of its own (never on the concurrency pool).
+        func next() async -> String? {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: self.receive()) }.start()
+            }
         }
     }
 

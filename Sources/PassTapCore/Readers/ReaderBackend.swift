@@ -23,4 +23,26 @@ public protocol ReaderBackend: AnyObject, Sendable {
     /// that reader. Unless `raw`, `61xx` and `6Cxx` are followed (see `APDUTransmitter`). A task
     /// cancelled while its request waits takes the request out of the queue at once.
     func transmit(_ apdu: CommandAPDU, raw: Bool, on reader: ReaderID) async throws(ReaderCommandError) -> ResponseAPDU
+
+    /// The slots of the readers whose threads run now, for the ``ReaderSupervisor``.
+    func supervisedSlots() -> [ReaderSlot]
+
+    /// Gives up on the thread of `slot`, stuck in a call to the reader (``ReaderSlot/abandon(because:events:)``),
+    /// and starts the reader anew on a thread of its own. Never blocks.
+    func restart(_ slot: ReaderSlot, because reason: String)
+
+    /// The longest one exchange with a card may take on this backend's readers (its transport's
+    /// own timeout): a reader's thread busy for longer than a tap's budget plus this is stuck.
+    var transportTimeout: Duration { get }
+}
+
+extension ReaderBackend {
+    /// None: a backend without readers of its own threads (a test's) is not supervised.
+    public func supervisedSlots() -> [ReaderSlot] { [] }
+
+    /// Nothing to restart.
+    public func restart(_ slot: ReaderSlot, because reason: String) {}
+
+    /// 5 s.
+    public var transportTimeout: Duration { .seconds(5) }
 }

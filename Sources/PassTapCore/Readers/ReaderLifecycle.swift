@@ -52,12 +52,12 @@ public struct ReaderLifecycle: Sendable {
 
     /// The thread's body: returns when the reader is gone or the slot stops.
     public func run() {
-        events.publish(.readerAdded, slot.id, .reader(slot.info))
+        publish(.readerAdded, .reader(slot.info))
         var delay = backoff.first
         while !slot.isStopping {
             let fault: ReaderFault
             do {
-                let driver = try port.open()
+                let driver = try slot.busy(.open) { () throws(ReaderFault) in try port.open() }
                 fault = serve(driver, delay: &delay)
             } catch {
                 fault = error
@@ -82,7 +82,7 @@ public struct ReaderLifecycle: Sendable {
         // only when the card is connected, and must not flicker to `empty` on every retry.
         var working = false
         while !slot.isStopping {
-            let wait = driver.waitForCard()
+            let wait = slot.busy(.waitForCard) { driver.waitForCard() }
             if !working, !wait.isFailure {
                 working = true
                 markAvailable()
@@ -104,14 +104,14 @@ public struct ReaderLifecycle: Sendable {
     /// One card's stay in the field; returns the fault that ended the reader, if one did.
     private func serveCard(_ tap: Tap, _ driver: any ReaderDriver) -> ReaderFault? {
         slot.setState(.present)
-        events.publish(.cardInserted, slot.id, .card(tap.card))
-        tapHandler.handleTap(reader: slot.id, tap: tap)
+        publish(.cardInserted, .card(tap.card))
+        slot.busy(.session) { tapHandler.handleTap(reader: slot.id, tap: tap) }
         var fault: ReaderFault?
         presence: while !slot.isStopping {
             while let request = slot.takeRequest() {
-                request.reply.resume(returning: execute(request, on: tap.channel))
+                request.reply.resume(returning: slot.busy(.request) { execute(request, on: tap.channel) })
             }
-            switch driver.waitForRemoval() {
+            switch slot.busy(.waitForRemoval, { driver.waitForRemoval() }) {
             case .present: continue
             case .removed: break presence
             case .failed(let reason):
@@ -122,8 +122,8 @@ public struct ReaderLifecycle: Sendable {
         let stopping = slot.isStopping
         if !stopping { slot.setState(.empty) }
         slot.failPending(stopping ? slot.stopAnswer : .noCard(slot.id))
-        driver.endTap(stopping: stopping)
-        events.publish(.cardRemoved, slot.id, .cardRemoved)
+        slot.busy(.endTap) { driver.endTap(stopping: stopping) }
+        publish(.cardRemoved, .cardRemoved)
         return fault
     }
 
@@ -140,22 +140,27 @@ public struct ReaderLifecycle: Sendable {
     private func markAvailable() {
         if slot.setState(.empty) {
             logger.info("Reader available", metadata: ["reader.id": "\(slot.id)"])
-            events.publish(.readerChanged, slot.id, .reader(slot.info))
+            publish(.readerChanged, .reader(slot.info))
         }
     }
 
     private func markUnavailable(_ fault: ReaderFault) {
         if slot.setState(.unavailable, reason: fault.reason) {
             logger.warning("Reader unavailable", metadata: ["reader.id": "\(slot.id)", "reason": "\(fault.reason)"])
-            events.publish(.readerChanged, slot.id, .reader(slot.info))
+            publish(.readerChanged, .reader(slot.info))
         }
+    }
+
+    /// Publishes one of the reader's events, unless a new thread has taken the reader over.
+    private func publish(_ kind: EventKind, _ payload: EventPayload) {
+        slot.publish(events, kind, payload)
     }
 
     /// The reader's last event.
     private func finish(reason: String?) {
         slot.setState(.unavailable, reason: reason)
         slot.failPending(slot.isStopping ? slot.stopAnswer : .readerUnavailable(slot.id, reason: reason))
-        events.publish(.readerRemoved, slot.id, .reader(slot.info))
+        publish(.readerRemoved, .reader(slot.info))
         logger.debug("Reader thread ended", metadata: ["reader.id": "\(slot.id)"])
     }
 }

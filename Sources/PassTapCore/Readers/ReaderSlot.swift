@@ -20,6 +20,8 @@ public final class ReaderSlot: Sendable {
         var stopping = false
         /// Why the slot stopped, for a person; `nil` when the daemon is shutting down.
         var stopReason: String?
+        /// The blocking call the reader's thread is in, and since when (see ``busy(_:_:)``).
+        var busy: (call: ReaderCall, since: ContinuousClock.Instant)?
     }
 
     /// The reader's id.
@@ -28,6 +30,9 @@ public final class ReaderSlot: Sendable {
     private let shared = Mutex(Shared())
     /// Wakes a backoff pause when the slot stops.
     private let pause = NSCondition()
+    /// Whether the slot was abandoned (``abandon(because:)``): held while the thread publishes, so
+    /// no event of the abandoned thread can follow the `reader.removed` that abandons it.
+    private let abandoned = Mutex(false)
 
     /// A slot for reader `id`, woken and stopped through `port`.
     public init(id: ReaderID, port: any ReaderPort) {
@@ -172,6 +177,54 @@ public final class ReaderSlot: Sendable {
         pause.unlock()
     }
 
+    /// Runs one blocking call of the reader's thread (opening the reader, a wait slice, a tap's
+    /// session, a request, letting go of the card), noting it so the reader supervisor can tell a
+    /// thread stuck in it (``stuckCall(at:allowance:)``).
+    func busy<T, Failure: Error>(_ call: ReaderCall, _ body: () throws(Failure) -> T) throws(Failure) -> T {
+        shared.withLock { $0.busy = (call, .now) }
+        defer { shared.withLock { $0.busy = nil } }
+        return try body()
+    }
+
+    /// The call the reader's thread has been in for longer than `allowance` at `now`, with how
+    /// long; `nil` when it is in none, or not for that long.
+    public func stuckCall(at now: ContinuousClock.Instant, allowance: Duration) -> (call: ReaderCall, duration: Duration)? {
+        shared.withLock { shared in
+            guard let busy = shared.busy, !shared.stopping else { return nil }
+            let duration = busy.since.duration(to: now)
+            return duration > allowance ? (busy.call, duration) : nil
+        }
+    }
+
+    /// Whether ``abandon(because:)`` was called.
+    public var isAbandoned: Bool { abandoned.withLock { $0 } }
+
+    /// Publishes an event of this reader, unless the slot was abandoned: its thread, stuck, was
+    /// replaced by a new one, which owns the reader's events from then on.
+    func publish(_ events: EventSink, _ kind: EventKind, _ payload: EventPayload) {
+        abandoned.withLock { abandoned in
+            if !abandoned { events.publish(kind, id, payload) }
+        }
+    }
+
+    /// Gives up on a thread stuck in a call to the reader: the slot stops (its requests are
+    /// answered `reader_unavailable` with `reason`, and its backend's `stop` verb tries to end
+    /// the call), and nothing the thread does from now on reaches `events`, where
+    /// `reader.removed` with `reason` is published now. The backend then starts the reader anew.
+    /// Returns false when the slot was stopped or abandoned already.
+    @discardableResult
+    public func abandon(because reason: String, events: EventSink) -> Bool {
+        let first = abandoned.withLock { abandoned in
+            guard !abandoned, !isStopping else { return false }
+            abandoned = true
+            setState(.unavailable, reason: reason)
+            events.publish(.readerRemoved, id, .reader(info))
+            return true
+        }
+        if first { stop(because: reason) }
+        return first
+    }
+
     /// Sleeps up to `seconds`, returning early when the slot stops.
     func sleep(seconds: Double) {
         pause.lock()
@@ -180,4 +233,14 @@ public final class ReaderSlot: Sendable {
             _ = pause.wait(until: Date(timeIntervalSinceNow: seconds))
         }
     }
+}
+
+/// The blocking calls a reader's thread makes (see ``ReaderSlot/busy(_:_:)``).
+public enum ReaderCall: String, Sendable {
+    case open
+    case waitForCard = "wait_for_card"
+    case session
+    case request
+    case waitForRemoval = "wait_for_removal"
+    case endTap = "end_tap"
 }

@@ -1,0 +1,104 @@
+import Foundation
+public import Logging
+import Synchronization
+
+/// Watches every reader's thread from a thread of its own (`reader-watch`): a thread busy in one
+/// call to its reader for longer than a tap's budget plus its backend's transport timeout is
+/// stuck, and the reader is restarted on a new thread (`reader.removed` says why, `reader.added`
+/// follows). A slow card stays within that allowance: the session ends itself at its budget, and
+/// each exchange at its transport's timeout.
+///
+/// Each round notes the time it ran (``lastRound``): the daemon's health check counts the
+/// supervisor as running while its rounds keep coming.
+public final class ReaderSupervisor: Sendable {
+    private struct State {
+        var stopping = false
+        var lastRound: ContinuousClock.Instant?
+        var restarts = 0
+    }
+
+    private let backends: ReaderBackends
+    private let period: Duration
+    private let sessionBudget: @Sendable () -> Duration
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let wake = NSCondition()
+    private let threads = ReaderThreads()
+
+    /// A supervisor of `backends`' readers, looking every `period`.
+    /// - Parameters:
+    ///   - sessionBudget: a tap's budget now (`[session] budget_ms`; read every round, so a reload
+    ///     applies).
+    public init(
+        backends: ReaderBackends, period: Duration = .seconds(1), sessionBudget: @escaping @Sendable () -> Duration, logger: Logger
+    ) {
+        self.backends = backends
+        self.period = period
+        self.sessionBudget = sessionBudget
+        self.logger = logger
+    }
+
+    /// When the last round ended; `nil` before the first.
+    public var lastRound: ContinuousClock.Instant? { state.withLock { $0.lastRound } }
+
+    /// How long one round may be late before the supervisor counts as stalled: three periods.
+    public var stallAfter: Duration { period * 3 }
+
+    /// How many readers it restarted.
+    public var restarts: Int { state.withLock { $0.restarts } }
+
+    /// Starts the supervisor's thread.
+    public func start() {
+        threads.spawn(name: "reader-watch") { [self] in
+            while !isStopping {
+                round(at: .now)
+                pause()
+            }
+        }
+    }
+
+    /// Stops the thread and waits for it, at most `deadline`.
+    public func stop(deadline: Duration = .seconds(1)) async {
+        state.withLock { $0.stopping = true }
+        wakeUp()
+        _ = await threads.allExited(within: deadline)
+    }
+
+    private func wakeUp() {
+        wake.lock()
+        wake.broadcast()
+        wake.unlock()
+    }
+
+    private var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// One look at every reader; restarts the stuck ones. Runs on the supervisor's thread.
+    func round(at now: ContinuousClock.Instant) {
+        let budget = sessionBudget()
+        for backend in backends.backends {
+            let allowance = budget + backend.transportTimeout
+            for slot in backend.supervisedSlots() {
+                guard let stuck = slot.stuckCall(at: now, allowance: allowance) else { continue }
+                let reason =
+                    "its thread was stuck in \(stuck.call.rawValue) for \(Self.seconds(stuck.duration)) s (allowed \(Self.seconds(allowance)) s: the session budget plus the transport timeout); passtapd restarts the reader"
+                logger.error("Reader thread stuck; restarting the reader", metadata: ["reader.id": "\(slot.id)", "reason": "\(reason)"])
+                state.withLock { $0.restarts += 1 }
+                backend.restart(slot, because: reason)
+            }
+        }
+        state.withLock { $0.lastRound = .now }
+    }
+
+    private func pause() {
+        wake.lock()
+        defer { wake.unlock() }
+        if !isStopping {
+            _ = wake.wait(until: Date(timeIntervalSinceNow: Double(period.components.seconds) + Double(period.components.attoseconds) / 1e18))
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return String(format: "%.1f", Double(milliseconds) / 1000)
+    }
+}
