@@ -192,7 +192,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "PassTapProtocol", "PassTapCore", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
+                "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcoming

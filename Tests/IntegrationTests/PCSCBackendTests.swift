@@ -295,6 +295,50 @@ extension PCSCScenarioTests {
             }
         }
 
+        /// The watchdog's reader half, in process with an injected hang: the first tap's session
+        /// never returns. Past the budget plus pcsc's transport timeout the supervisor restarts
+        /// the reader (reader.removed saying why, then reader.added); the card is read again on
+        /// the new thread, and the old thread, once it comes back, publishes nothing.
+        @Test func aReaderThreadStuckPastItsAllowanceIsRestartedAndTheCardReadAgain() async throws {
+            try await PCSCBackendFixture.with { fixture in
+                let handler = HangingFirstTap(then: fixture.handler)
+                let backend = fixture.startBackend(handler: handler)
+                var logger = Logger(label: "passtap.test.supervisor")
+                logger.logLevel = .critical
+                let supervisor = ReaderSupervisor(
+                    backends: ReaderBackends([backend]), period: .milliseconds(100), sessionBudget: { .milliseconds(200) }, logger: logger)
+                supervisor.start()
+                _ = try await fixture.events.next(.readerAdded)
+                _ = try await fixture.events.next(.readerAdded)
+                try fixture.card("tap")
+                _ = try await fixture.events.next(.cardInserted)
+                try await handler.waitUntilHeld()
+
+                let removed = try await fixture.events.next(.readerRemoved)
+                #expect(removed.reader == .pcsc(Self.firstReader))
+                #expect(removed.readerInfo?.state == .unavailable)
+                #expect(removed.readerInfo?.reason?.contains("stuck in session") == true, "\(String(describing: removed.readerInfo?.reason))")
+                let added = try await fixture.events.next(.readerAdded)
+                #expect(added.reader == .pcsc(Self.firstReader))
+                #expect(supervisor.restarts == 1)
+                // The old thread still holds its connection to the card; once it lets go, the new
+                // thread reads the card that is still in the field.
+                handler.release()
+                let reread = try await fixture.handler.next()
+                #expect(reread.reader == .pcsc(Self.firstReader))
+                #expect(try reread.answer.get().hexString == Self.mastercardFCI + "9000")
+                try fixture.card("remove")
+                _ = try await fixture.events.next(.cardRemoved)
+                // One reader.removed (the supervisor's) and one card.removed (the new thread's): the
+                // old thread's own were dropped.
+                #expect(fixture.events.all(.readerRemoved).count == 1)
+                #expect(fixture.events.all(.cardRemoved).count == 1)
+                #expect(supervisor.restarts == 1)
+                await supervisor.stop()
+                await backend.shutdown()
+            }
+        }
+
         @Test func shutdownWhilePcscdIsAwayReturnsBeforeItsDeadline() async throws {
             try await PCSCBackendFixture.with(startPcscd: false) { fixture in
                 let backend = fixture.startBackend()
@@ -635,5 +679,40 @@ private final class StuckTapHandler: TapHandler {
             guard clock.now < deadline else { throw Rig.Failure(description: "the tap handler was not called") }
             try await Task.sleep(for: .milliseconds(20))
         }
+    }
+}
+
+/// A tap handler whose first tap does not return until ``release()`` (a session stuck in a call
+/// that never ends); every later tap goes to `then`.
+private final class HangingFirstTap: TapHandler {
+    private let calls = Mutex(0)
+    private let held = DispatchSemaphore(value: 0)
+    private let gate = DispatchSemaphore(value: 0)
+    private let then: any TapHandler
+
+    init(then: any TapHandler) {
+        self.then = then
+    }
+
+    func handleTap(reader: ReaderID, tap: Tap) {
+        let first = calls.withLock { calls in
+            defer { calls += 1 }
+            return calls == 0
+        }
+        guard first else { return then.handleTap(reader: reader, tap: tap) }
+        held.signal()
+        gate.wait()
+    }
+
+    /// Returns once the first tap is held; fails after 20 s.
+    func waitUntilHeld() async throws {
+        let entered = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.held.wait(timeout: .now() + 20) == .success) }.start()
+        }
+        guard entered else { throw Rig.Failure(description: "the tap handler was not called") }
+    }
+
+    func release() {
+        gate.signal()
     }
 }

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PassTapCore
+import PassTapTestSupport
 import ServiceLifecycle
 import Synchronization
 import Testing
@@ -94,9 +95,7 @@ import Testing
     /// READY, then STATUS, then WATCHDOG only while healthy: none while the loop hangs, again once
     /// it is free; STOPPING when the graceful shutdown begins.
     @Test func pingsOnlyWhileHealthyInOrderFromReadyToStopping() async throws {
-        let path = NSTemporaryDirectory() + "passtap-notify-\(UUID().uuidString.prefix(8))"
-        let systemd = try SystemdNotifierTests.FakeSystemd(path: path)
-        defer { unlink(path) }
+        let systemd = try NotifySocketListener()
         let loop = HangableLoop()
         await loop.hang()
         let verdicts = AsyncStream.makeStream(of: HealthCheck.Verdict.self)
@@ -104,7 +103,7 @@ import Testing
         var logger = Logger(label: "passtap.test.health")
         logger.logLevel = .critical
         var service = SystemdService(
-            notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": path]),
+            notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": systemd.path]),
             watchdog: WatchdogSettings(environment: ["WATCHDOG_USEC": "200000"], pid: getpid()), health: check(loop, Rounds()),
             record: record, logger: logger, ready: {}, status: { "0 readers (0 usable), 0 clients, no tap yet" })
         service.onCheck = { verdicts.continuation.yield($0) }

@@ -33,6 +33,10 @@ final class Rig {
     /// The reader of the second card: vpcd on ``port`` + 1.
     var secondReaderID: String { "pcsc:Virtual PCD 00 01" }
     private var daemon: Spawned?
+    /// Added to passtapd's environment (`NOTIFY_SOCKET`, `WATCHDOG_USEC`...).
+    private let daemonEnvironment: [String: String]
+    /// Whether passtapd is told its stderr (its log file) is the journal's stream.
+    private let journalStream: Bool
     /// The virtual cards by number: 1 on the first reader, 2 on the second.
     private var cards: [Int: Spawned] = [:]
 
@@ -43,9 +47,11 @@ final class Rig {
     /// started on the second reader with those arguments (`{rig}` replaced too).
     init(
         config: String, cardArguments: [String] = [], secondCardArguments: [String]? = nil,
-        pcscd: Bool = true, emulatorArguments: [String]? = nil,
+        pcscd: Bool = true, emulatorArguments: [String]? = nil, daemonEnvironment: [String: String] = [:], journalStream: Bool = false,
         prepare: (URL) throws -> Void = { _ in }
     ) throws {
+        self.daemonEnvironment = daemonEnvironment
+        self.journalStream = journalStream
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("passtap-rig-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try prepare(directory)
@@ -141,8 +147,16 @@ final class Rig {
         let file = directory.appendingPathComponent("passtapd.toml")
         try "[socket]\npath = \"\(socketPath)\"\n\(config)".write(to: file, atomically: true, encoding: .utf8)
         let log = try touch("passtapd.log").path
+        var environment = daemonEnvironment
+        if journalStream {
+            // As systemd sets it: the device and inode of the stream stderr is connected to.
+            var status = stat()
+            guard stat(log, &status) == 0 else { throw Failure(description: "cannot stat \(log)") }
+            environment["JOURNAL_STREAM"] = "\(status.st_dev):\(status.st_ino)"
+        }
         daemon = try Spawned.start(
-            Self.binaries.appendingPathComponent("passtapd").path, ["--config", file.path], stdout: log, stderr: log)
+            Self.binaries.appendingPathComponent("passtapd").path, ["--config", file.path], stdout: log, stderr: log,
+            environment: environment)
         try waitFor("passtapd's socket") { (try? LineSocket(path: self.socketPath)) != nil }
     }
 

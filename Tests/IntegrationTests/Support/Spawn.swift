@@ -10,8 +10,10 @@ struct Spawned {
     let pid: pid_t
 
     /// Starts `executable` with `arguments`; stdout and stderr go to the given files (appended),
-    /// stdin is /dev/null.
-    static func start(_ executable: String, _ arguments: [String], stdout: String, stderr: String) throws -> Spawned {
+    /// stdin is /dev/null. `environment` is added to the test process's own.
+    static func start(
+        _ executable: String, _ arguments: [String], stdout: String, stderr: String, environment: [String: String] = [:]
+    ) throws -> Spawned {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -34,7 +36,11 @@ struct Spawned {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { _, new in new }
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
             throw Rig.Failure(description: "cannot start \(executable): \(String(cString: strerror(result)))")
         }

@@ -1,7 +1,7 @@
 import Foundation
 import ISO7816
 import Logging
-import PassTapCore
+@testable import PassTapCore
 import Synchronization
 import PassTapTestSupport
 import Testing
@@ -273,5 +273,40 @@ import Testing
             guard clock.now < deadline else { throw EventRecorder.Timeout(description: "timed out waiting for \(what)") }
             try await Task.sleep(for: .milliseconds(5))
         }
+    }
+}
+
+/// What the reader supervisor reads off a slot, and what abandoning one does.
+@Suite struct ReaderSlotSupervisionTests {
+    let world = FakeReaderWorld()
+
+    @Test func aCallIsStuckOnlyPastItsAllowance() throws {
+        let slot = ReaderSlot(id: ReaderID(backend: ReaderID.Backend(rawValue: "fake"), name: "R"), port: FakeReaderPort(world: world))
+        let start = ContinuousClock.now
+        #expect(slot.stuckCall(at: start + .seconds(60), allowance: .seconds(1)) == nil)
+        let seen = Mutex<[(ReaderCall, Duration)?]>([])
+        slot.busy(.session) {
+            seen.withLock {
+                $0.append(slot.stuckCall(at: .now, allowance: .seconds(1)).map { ($0.call, $0.duration) })
+                $0.append(slot.stuckCall(at: .now + .seconds(2), allowance: .seconds(1)).map { ($0.call, $0.duration) })
+            }
+        }
+        let found = seen.withLock { $0 }
+        #expect(found[0] == nil)
+        #expect(found[1]?.0 == .session)
+        #expect((found[1]?.1 ?? .zero) > .seconds(1))
+        #expect(slot.stuckCall(at: .now + .seconds(60), allowance: .seconds(1)) == nil)
+    }
+
+    @Test func anAbandonedSlotPublishesItsRemovalOnceAndNothingAfter() {
+        let events = EventRecorder()
+        let slot = ReaderSlot(id: ReaderID(backend: ReaderID.Backend(rawValue: "fake"), name: "R"), port: FakeReaderPort(world: world))
+        #expect(slot.abandon(because: "stuck", events: events.sink))
+        #expect(!slot.abandon(because: "stuck again", events: events.sink))
+        slot.publish(events.sink, .cardRemoved, .cardRemoved)
+        #expect(events.kinds == [.readerRemoved])
+        #expect(slot.info.state == .unavailable && slot.info.reason == "stuck")
+        #expect(slot.isStopping && slot.isAbandoned)
+        #expect(world.state.withLock { $0.stopped })
     }
 }

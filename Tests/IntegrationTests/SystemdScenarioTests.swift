@@ -1,0 +1,65 @@
+import Foundation
+import PassTapTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Nested in `PCSCScenarioTests`, whose `.serialized` reaches nested suites: one pcscd per machine.
+extension PCSCScenarioTests {
+    /// The built passtapd as systemd runs it: `$NOTIFY_SOCKET` (a datagram socket of the test's),
+    /// a 1 s `$WATCHDOG_USEC`, and stderr as `$JOURNAL_STREAM`, with pcscd, vpcd and the virtual card.
+    @Suite(.serialized) struct SystemdScenarioTests {
+        /// READY only once the socket answers; STATUS with readers, clients and the last tap, and
+        /// no card data; WATCHDOG while healthy; STOPPING at SIGTERM; journal priorities in the log.
+        @Test func notifiesReadyStatusWatchdogAndStoppingAndLogsWithJournalPriorities() throws {
+            let systemd = try NotifySocketListener()
+            let rig = try Rig(
+                config: PCSCScenarioTests.config,
+                daemonEnvironment: ["NOTIFY_SOCKET": systemd.path, "WATCHDOG_USEC": "1000000"], journalStream: true)
+            defer { rig.stop() }
+            #expect(systemd.receive() == "READY=1")
+            // READY came after the socket listened: a client is served at once.
+            let (client, _) = try rig.subscriber(kinds: ["read.result"])
+            let status = try #require(systemd.receive())
+            #expect(status.hasPrefix("STATUS="), "\(status)")
+            #expect(status.contains("no tap yet"), "\(status)")
+
+            var seen = [String]()
+            while !seen.contains("WATCHDOG=1") {
+                seen.append(try #require(systemd.receive(), "no WATCHDOG=1 after \(seen)"))
+            }
+
+            try rig.cardCommand("tap")
+            _ = try client.readJSON(what: "read.result") { ($0["params"] as? [String: Any])?["kind"] as? String == "read.result" }
+            var tapped: String?
+            while tapped == nil {
+                let line = try #require(systemd.receive(), "no STATUS after the tap; seen \(seen)")
+                seen.append(line)
+                if line.hasPrefix("STATUS="), line.contains("last tap") { tapped = line }
+            }
+            let line = try #require(tapped)
+            #expect(line.contains("1 client"), "\(line)")
+            // World-readable: no UID, no ATR, no reader name.
+            for secret in ["04A1B2C3D4E5F6", "3B86", "Virtual PCD"] {
+                #expect(!line.contains(secret), "\(line)")
+            }
+            try rig.cardCommand("remove")
+
+            rig.stopDaemon()
+            var rest = [String]()
+            while let next = systemd.receive(seconds: 1) { rest.append(next) }
+            #expect(rest.last == "STOPPING=1", "\(rest)")
+            let unexpected = (seen + rest).filter { !($0 == "WATCHDOG=1" || $0 == "STOPPING=1" || $0.hasPrefix("STATUS=")) }
+            #expect(unexpected.isEmpty, "\(unexpected)")
+
+            let log = rig.daemonLog.split(separator: "\n")
+            #expect(!log.isEmpty)
+            for entry in log {
+                #expect(entry.range(of: #"^<[2-7]>passtapd "#, options: .regularExpression) != nil, "\(entry)")
+            }
+            #expect(log.contains { $0.hasPrefix("<6>passtapd info: listening") }, "\(rig.daemonLog)")
+        }
+    }
+}
