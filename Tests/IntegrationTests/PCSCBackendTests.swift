@@ -317,7 +317,7 @@ extension PCSCScenarioTests {
                 let removed = try await fixture.events.next(.readerRemoved)
                 #expect(removed.reader == .pcsc(Self.firstReader))
                 #expect(removed.readerInfo?.state == .unavailable)
-                #expect(removed.readerInfo?.reason?.contains("stuck in session") == true, "\(String(describing: removed.readerInfo?.reason))")
+                #expect(removed.readerInfo?.reason?.contains("stuck in a tap's session") == true, "\(String(describing: removed.readerInfo?.reason))")
                 let added = try await fixture.events.next(.readerAdded)
                 #expect(added.reader == .pcsc(Self.firstReader))
                 #expect(supervisor.restarts == 1)

@@ -61,5 +61,59 @@ extension PCSCScenarioTests {
             }
             #expect(log.contains { $0.hasPrefix("<6>passtapd info: listening") }, "\(rig.daemonLog)")
         }
+
+        /// A slow card is not a hung daemon: with every answer 1.5 s late, the session takes
+        /// seconds, the watchdog pings go on meanwhile, and no reader is restarted.
+        @Test func aSlowCardKeepsTheWatchdogPingsComingAndItsReaderRunning() throws {
+            let systemd = try NotifySocketListener()
+            let rig = try Rig(config: PCSCScenarioTests.config, daemonEnvironment: ["NOTIFY_SOCKET": systemd.path, "WATCHDOG_USEC": "1000000"])
+            defer { rig.stop() }
+            #expect(systemd.receive() == "READY=1")
+            let (client, _) = try rig.subscriber(kinds: ["card.inserted", "read.result", "reader.removed"])
+            try rig.cardCommand("delay 1500")
+            try rig.cardCommand("tap")
+            _ = try client.readJSON(what: "card.inserted") { ($0["params"] as? [String: Any])?["kind"] as? String == "card.inserted" }
+            _ = systemd.drain()
+            let result = try client.readJSON(timeout: 20, what: "read.result") { $0["method"] as? String == "event" }
+            let params = try #require(result["params"] as? [String: Any])
+            #expect(params["kind"] as? String == "read.result", "\(params)")
+            #expect(((params["aid"] as? [String: Any])?["selected"] as? String) == "A0000000041010", "\(params)")
+            let during = systemd.drain()
+            #expect(during.contains("WATCHDOG=1"), "no ping during a slow session: \(during)")
+            try rig.cardCommand("delay 0")
+            try rig.cardCommand("remove")
+        }
+
+        /// A card that never answers holds its reader's thread in a transfer: past the budget plus
+        /// pcsc's transport timeout (7 s) the reader is restarted, the event says why, the daemon
+        /// keeps pinging and reads the next tap.
+        @Test func aCardThatNeverAnswersHasItsReaderRestartedNotTheDaemonKilled() throws {
+            let systemd = try NotifySocketListener()
+            let rig = try Rig(config: PCSCScenarioTests.config, daemonEnvironment: ["NOTIFY_SOCKET": systemd.path, "WATCHDOG_USEC": "1000000"])
+            defer { rig.stop() }
+            #expect(systemd.receive() == "READY=1")
+            let (client, _) = try rig.subscriber(kinds: ["reader.removed", "reader.added", "read.result"])
+            try rig.cardCommand("stall")
+            try rig.cardCommand("tap")
+            let removed = try client.readJSON(timeout: 30, what: "reader.removed") { ($0["params"] as? [String: Any])?["kind"] as? String == "reader.removed" }
+            let info = try #require(removed["params"] as? [String: Any])
+            #expect(info["reader"] as? String == rig.readerID)
+            // The stalled APDU is the one that reads the UID, before the session.
+            #expect((info["reason"] as? String)?.contains("stuck in waiting for a card or reading its identity") == true, "\(info)")
+            #expect((info["reason"] as? String)?.hasSuffix("passtapd restarts the reader") == true, "\(info)")
+            _ = try client.readJSON(timeout: 30, what: "reader.added") { ($0["params"] as? [String: Any])?["kind"] as? String == "reader.added" }
+            _ = systemd.drain()
+            #expect(systemd.receive(seconds: 5) != nil, "the daemon stopped notifying")
+            #expect(Rig.isAlive(rig.daemonPID))
+            try rig.cardCommand("remove")
+            try rig.cardCommand("tap")
+            var result: [String: Any] = [:]
+            repeat {
+                let message = try client.readJSON(timeout: 30, what: "read.result") { ($0["params"] as? [String: Any])?["kind"] as? String == "read.result" }
+                result = try #require(message["params"] as? [String: Any])
+            } while (result["error"] as? [String: Any]) != nil
+            #expect(((result["aid"] as? [String: Any])?["selected"] as? String) == "A0000000041010", "\(result)")
+            try rig.cardCommand("remove")
+        }
     }
 }

@@ -243,4 +243,16 @@ public enum ReaderCall: String, Sendable {
     case request
     case waitForRemoval = "wait_for_removal"
     case endTap = "end_tap"
+
+    /// What the thread was doing, for a person.
+    public var activity: String {
+        switch self {
+        case .open: return "opening the reader"
+        case .waitForCard: return "waiting for a card or reading its identity"
+        case .session: return "a tap's session"
+        case .request: return "a card.transmit request"
+        case .waitForRemoval: return "waiting for the card to leave"
+        case .endTap: return "releasing the card"
+        }
+    }
 }

@@ -80,7 +80,7 @@ public final class ReaderSupervisor: Sendable {
             for slot in backend.supervisedSlots() {
                 guard let stuck = slot.stuckCall(at: now, allowance: allowance) else { continue }
                 let reason =
-                    "its thread was stuck in \(stuck.call.rawValue) for \(Self.seconds(stuck.duration)) s (allowed \(Self.seconds(allowance)) s: the session budget plus the transport timeout); passtapd restarts the reader"
+                    "its thread was stuck in \(stuck.call.activity) for \(Self.seconds(stuck.duration)) s (allowed \(Self.seconds(allowance)) s: the session budget plus the transport timeout); passtapd restarts the reader"
                 logger.error("Reader thread stuck; restarting the reader", metadata: ["reader.id": "\(slot.id)", "reason": "\(reason)"])
                 state.withLock { $0.restarts += 1 }
                 backend.restart(slot, because: reason)
