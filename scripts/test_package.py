@@ -93,6 +93,48 @@ class PackageSetup:
         return cls.deb
 
 
+def config_keys(text):
+    """section -> keys of a commented passtapd.toml, commented-out examples included."""
+    keys, section = {}, None
+    for line in text.splitlines():
+        header = re.match(r"^#?\s*\[\[?([a-z_.]+)\]\]?(\s|$)", line)
+        if header:
+            section = header.group(1)
+            keys.setdefault(section, [])
+            continue
+        key = re.match(r"^#?\s*([a-z_]+)\s*=\s*\S", line)
+        if key and section:
+            keys[section].append(key.group(1))
+    return keys
+
+
+class ConfigManualPageTests(unittest.TestCase):
+    """man/passtapd.toml.5 against Config/passtapd.toml, the commented reference."""
+
+    def test_every_section_and_key_of_the_reference_config_is_documented(self):
+        page = (ROOT / "man/passtapd.toml.5").read_text()
+        # Each .SS subsection's text, by its heading without brackets.
+        subsections = {}
+        for chunk in re.split(r"^(?=\.S[SH] )", page, flags=re.M):
+            heading = re.match(r"\.SS \[\[?([a-z_.]+)\]\]?\n", chunk)
+            if heading:
+                subsections[heading.group(1)] = chunk
+        keys = config_keys((ROOT / "Config/passtapd.toml").read_text())
+        self.assertGreaterEqual(len(keys), 10, keys)
+        for section, names in keys.items():
+            self.assertIn(section, subsections, f"passtapd.toml(5) has no subsection [{section}]")
+            for name in names:
+                self.assertRegex(subsections[section], rf"(?m)^\.BR? {name}\b",
+                                 f"passtapd.toml(5) does not document [{section}] {name}")
+
+    def test_the_page_has_no_warnings(self):
+        environment = dict(os.environ, MANWIDTH="80", LC_ALL="C.UTF-8")
+        shown = run(["man", "--warnings", "-l", str(ROOT / "man/passtapd.toml.5")], env=environment)
+        self.assertEqual((shown.returncode, shown.stderr), (0, ""))
+        for heading in ("RELOAD OR RESTART", "SECTIONS AND KEYS", "FILES", "SEE ALSO"):
+            self.assertIn(heading, shown.stdout)
+
+
 @unittest.skipUnless(os.geteuid() == 0, "installs with dpkg into a root and chowns: run as root")
 class InstalledPackageTests(unittest.TestCase):
     """One install into a throwaway root; every test reads what it left."""
