@@ -179,6 +179,19 @@ class InstalledPackageTests(unittest.TestCase):
             if name.startswith("passtap"):
                 self.assertTrue(page.is_file(), f"Documentation=man:{name}({section}) is not installed")
 
+    def test_the_installed_binaries_run_and_carry_the_packages_version(self):
+        swift = (ROOT / "Sources/PassTapCore/PassTapVersion.swift").read_text()
+        version = re.search(r'static let string = "([^"]+)"', swift).group(1)
+        control = run(["dpkg-deb", "-f", str(self.deb), "Version", "Depends"])
+        self.assertEqual(control.stdout.splitlines()[0], f"Version: {version}")
+        # Depends as dpkg-shlibdeps found it: the C libraries the binaries link, never the toolchain.
+        for library in ("libc6", "libpcsclite1", "libnfc6"):
+            self.assertIn(library, control.stdout)
+        self.assertNotIn("swift", control.stdout.lower())
+        for program in ("passtapd", "passtap"):
+            shown = run([str(self.root / "usr/bin" / program), "--version"])
+            self.assertEqual((shown.returncode, shown.stdout.strip()), (0, version), shown.stderr)
+
     def test_udev_modprobe_sysusers_and_polkit_files_are_installed(self):
         expected = {
             "lib/udev/rules.d/70-passtapd-nfc.rules": ROOT / "udev/70-passtapd-nfc.rules",
