@@ -268,6 +268,10 @@ class InstalledPackageTests(unittest.TestCase):
             self.assertEqual(shown.returncode, 0, shown.stderr)
             self.assertEqual(shown.stderr, "", f"man --warnings on {page}")
             self.assertIn("NAME", shown.stdout)
+        version = re.search(r'static let string = "([^"]+)"',
+                            (ROOT / "Sources/PassTapCore/PassTapVersion.swift").read_text()).group(1)
+        config_page = gzip.decompress((self.root / MAN_PAGES[1]).read_bytes()).decode()
+        self.assertRegex(config_page, rf'(?m)^\.TH PASSTAPD\.TOML 5 \d{{4}}-\d\d-\d\d "PassTap {re.escape(version)}"')
         # generate-manual read the binaries' own help.
         passtapd = gzip.decompress((self.root / MAN_PAGES[2]).read_bytes()).decode()
         self.assertIn("Fl -check-config Ar path", passtapd)
