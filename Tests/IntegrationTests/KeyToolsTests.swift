@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// The offline merchant key tools of the built `passtap` (`keygen`, `key-info`, `vas-decrypt`),
@@ -19,14 +22,15 @@ import Testing
     /// A fresh folder for one test (it does not exist yet), removed afterwards by the caller.
     private let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("passtap-keys-\(UUID().uuidString.prefix(8))")
 
-    private func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    private func run(_ arguments: [String], executable: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
         let stdout = NSTemporaryDirectory() + "passtap-keytools-\(UUID().uuidString).out"
         let stderr = stdout + ".err"
         defer {
             try? FileManager.default.removeItem(atPath: stdout)
             try? FileManager.default.removeItem(atPath: stderr)
         }
-        let status = try Spawned.start(Rig.binaries.appendingPathComponent("passtap").path, arguments, stdout: stdout, stderr: stderr).wait(seconds: 60).status
+        let program = executable ?? Rig.binaries.appendingPathComponent("passtap").path
+        let status = try Spawned.start(program, arguments, stdout: stdout, stderr: stderr).wait(seconds: 60).status
         let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         return (status, read(stdout), read(stderr))
     }
@@ -99,6 +103,68 @@ import Testing
         #expect(second.stdout.isEmpty)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(try mode(path) == 0o600)
+    }
+
+    /// The file's owner and group, by stat(2).
+    private func owner(_ path: String) throws -> (uid: UInt32, gid: UInt32) {
+        var status = stat()
+        try #require(stat(path, &status) == 0, "stat \(path): errno \(errno)")
+        return (status.st_uid, status.st_gid)
+    }
+
+    // MARK: keygen --owner (as root, the way the package's README has it)
+
+    @Test(.enabled(if: geteuid() == 0, "giving a file to another user needs root"))
+    func keygenOwnerGivesTheKeyAndTheFolderItMadeToThatUser() throws {
+        defer { cleanUp() }
+        let made = try run(["keygen", "--pass-type-id", "pass.com.example.loyalty", "--out", folder.path, "--owner", "nobody"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let path = folder.appendingPathComponent("pass.com.example.loyalty.pem").path
+        // nobody's primary group is nogroup (65534) on Debian.
+        #expect(try owner(path) == (65534, 65534))
+        #expect(try mode(path) == 0o600)
+        #expect(try owner(folder.path) == (65534, 65534))
+        #expect(made.stdout.contains("(mode 0600, owner nobody:65534)"))
+
+        // Into a folder that exists, with a group: the folder keeps its owner.
+        let other = try run(["keygen", "--pass-type-id", "pass.com.example.other", "--out", folder.path, "--owner", "nobody:root", "--json"])
+        #expect(other.status == 0, "\(other.stderr)")
+        let otherPath = folder.appendingPathComponent("pass.com.example.other.pem").path
+        #expect(try owner(otherPath) == (65534, 0))
+        #expect(try json(other.stdout)["owner"] as? String == "nobody:root")
+        #expect(try owner(folder.path) == (65534, 65534))
+    }
+
+    @Test func keygenOwnerOfAnUnknownUserExits67AndWritesNothing() throws {
+        defer { cleanUp() }
+        let made = try run(["keygen", "--pass-type-id", "pass.com.example.loyalty", "--out", folder.path, "--owner", "no-such-user-passtap"])
+        #expect(made.status == 67)
+        #expect(made.stderr.contains("--owner no-such-user-passtap: no user no-such-user-passtap on this system"))
+        #expect(made.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+
+        let group = try run(["keygen", "--pass-type-id", "pass.com.example.loyalty", "--out", folder.path, "--owner", "nobody:no-such-group-passtap"])
+        #expect(group.status == 67)
+        #expect(group.stderr.contains("no group no-such-group-passtap"))
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
+
+    /// Run as nobody (setpriv), giving a key to root is refused: exit 77, and neither the key nor
+    /// the folder keygen made is left behind.
+    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root to become nobody"))
+    func keygenOwnerWithoutTheRightToChownExits77AndLeavesNothing() throws {
+        // /tmp: a place nobody may create its folder in.
+        let tmpFolder = "/tmp/passtap-keys-nobody-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: tmpFolder) }
+        let passtap = Rig.binaries.appendingPathComponent("passtap").path
+        let made = try run(
+            ["--reuid=nobody", "--regid=nogroup", "--clear-groups", passtap,
+             "keygen", "--pass-type-id", "pass.com.example.loyalty", "--out", tmpFolder, "--owner", "root"],
+            executable: "/usr/bin/setpriv")
+        #expect(made.status == 77, "\(made.stderr)")
+        #expect(made.stderr.contains("not permitted (only root may give a file to another user"))
+        #expect(made.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: tmpFolder))
     }
 
     @Test func keygenJSONGivesACompressedSPKIOf59Bytes() throws {

@@ -4,11 +4,12 @@ import VAS
 
 extension MerchantKeyFormat: ExpressibleByArgument {}
 
-/// `passtap keygen --pass-type-id ID --out DIR`: a new merchant key for one pass type, offline.
+/// `passtap keygen --pass-type-id ID --out DIR [--owner USER[:GROUP]]`: a new merchant key for
+/// one pass type, offline.
 ///
 /// Writes the private key to `DIR/<pass-type-id>.pem` (mode 0600, never over an existing file;
-/// DIR is created with mode 0700 when missing) and prints what goes into pass.json and
-/// passtapd.toml. Private key material is never printed.
+/// DIR is created with mode 0700 when missing), gives it to `--owner` if set, and prints what goes
+/// into pass.json and passtapd.toml. Private key material is never printed.
 struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keygen",
@@ -18,8 +19,11 @@ struct Keygen: ParsableCommand {
             mode 0700 if missing) and prints the key id, the pass.json "nfc" entry with its \
             encryptionPublicKey, and the [[vas.merchants]] lines for passtapd.toml. An existing \
             file is never replaced: to rotate, give another --out (for example a dated folder). \
-            Exit codes: 0 written, 64 usage (bad pass type id), 73 the file exists or cannot be \
-            created.
+            --owner gives the key file (and a folder keygen created) to that user and group, \
+            e.g. --owner passtapd for the packaged daemon; the mode stays 0600. \
+            Exit codes: 0 written, 64 usage (bad pass type id or --owner), 67 no such user or \
+            group, 73 the file exists or cannot be created, 77 not permitted to give it away \
+            (only root may; nothing is left behind).
             """)
 
     @Option(name: .customLong("pass-type-id"), help: ArgumentHelp("The pass's passTypeIdentifier, e.g. pass.com.example.loyalty.", valueName: "id"))
@@ -31,7 +35,10 @@ struct Keygen: ParsableCommand {
     @Option(help: "PEM format of the private key: sec1 (EC PRIVATE KEY, what most readers load) or pkcs8 (PRIVATE KEY).")
     var format: MerchantKeyFormat = .sec1
 
-    @Flag(help: "Print one JSON object (path, key_id, encryption_public_key, pass_type_id, format) instead of text.")
+    @Option(help: ArgumentHelp("Give the key file to this user (and group; default: the user's primary group). Needs root.", valueName: "user[:group]"))
+    var owner: String?
+
+    @Flag(help: "Print one JSON object (path, key_id, encryption_public_key, pass_type_id, format, owner) instead of text.")
     var json = false
 
     func validate() throws {
@@ -46,8 +53,15 @@ struct Keygen: ParsableCommand {
     }
 
     func run() throws {
+        // Resolved first: an unknown user or group is reported before anything is written.
+        let keyOwner: KeyFileOwner?
+        do {
+            keyOwner = try owner.map { text throws(KeyFileOwnerError) in try KeyFileOwner(parsing: text) }
+        } catch {
+            throw KeyTools.exit(error)
+        }
         let folder = URL(fileURLWithPath: out).standardizedFileURL
-        try makeFolder(folder.path)
+        let madeFolder = try makeFolder(folder.path)
         let path = folder.appendingPathComponent("\(passTypeID).pem").path
         let key = MerchantKey.generate()
         do {
@@ -57,12 +71,24 @@ struct Keygen: ParsableCommand {
         } catch {
             throw KeyTools.exit(error)
         }
+        if let keyOwner {
+            do {
+                try keyOwner.apply(toFile: path)
+                if madeFolder { try keyOwner.apply(toFile: folder.path) }
+            } catch {
+                // A key that is not where it was asked to be is left nowhere.
+                try? FileManager.default.removeItem(atPath: path)
+                if madeFolder { try? FileManager.default.removeItem(atPath: folder.path) }
+                throw KeyTools.exit(error)
+            }
+        }
         let made = Made(
             path: path, keyID: key.keyID.hex, encryptionPublicKey: key.compressedPublicKeySPKIBase64,
-            passTypeID: passTypeID, format: format.rawValue)
+            passTypeID: passTypeID, format: format.rawValue, owner: keyOwner?.description)
         if json { return try KeyTools.json(made) }
+        let ownership = keyOwner.map { ", owner \($0)" } ?? ""
         print("""
-            Wrote a new \(format.rawValue) P-256 key for \(passTypeID) to \(path) (mode 0600).
+            Wrote a new \(format.rawValue) P-256 key for \(passTypeID) to \(path) (mode 0600\(ownership)).
             Keep it secret: back it up encrypted, give passtapd read access only (0600 root if passtapd runs as root, else chown root:passtapd, chmod 0640; never the socket's group).
 
             key id: \(made.keyID)
@@ -82,20 +108,22 @@ struct Keygen: ParsableCommand {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
-    /// Creates `path` with mode 0700 (and any missing parents) unless it is already a folder.
-    private func makeFolder(_ path: String) throws(ExitCode) {
+    /// Creates `path` with mode 0700 (and any missing parents) unless it is already a folder;
+    /// returns whether it made it.
+    private func makeFolder(_ path: String) throws(ExitCode) -> Bool {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
             guard isFolder.boolValue else {
                 throw KeyTools.exit("--out \(path) is not a folder", code: KeyTools.cannotCreate)
             }
-            return
+            return false
         }
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw KeyTools.exit("cannot create the folder \(path): \(error.localizedDescription)", code: KeyTools.cannotCreate)
         }
+        return true
     }
 
     /// What `--json` prints.
@@ -105,9 +133,11 @@ struct Keygen: ParsableCommand {
         let encryptionPublicKey: String
         let passTypeID: String
         let format: String
+        /// `user:group` from --owner; absent without it.
+        let owner: String?
 
         enum CodingKeys: String, CodingKey {
-            case path, format
+            case path, format, owner
             case keyID = "key_id"
             case encryptionPublicKey = "encryption_public_key"
             case passTypeID = "pass_type_id"

@@ -12,11 +12,13 @@ import VAS
 /// | 64 | EX_USAGE | bad arguments (pass type id, hex) |
 /// | 65 | EX_DATAERR | a key file that is no P-256 key; a cryptogram that does not decrypt |
 /// | 66 | EX_NOINPUT | a key file that cannot be opened or is not a regular file |
+/// | 67 | EX_NOUSER | `keygen --owner` names a user or group the system does not have |
 /// | 73 | EX_CANTCREAT | a new key file or its folder cannot be created, or the file exists |
-/// | 77 | EX_NOPERM | a key file others may read, or owned or readable by the wrong user or group (the policy passtapd applies) |
+/// | 77 | EX_NOPERM | a key file others may read, or owned or readable by the wrong user or group (the policy passtapd applies); `keygen --owner` without the right to chown |
 enum KeyTools {
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
+    static let noUser: Int32 = 67
     static let cannotCreate: Int32 = 73
     static let noPermission: Int32 = 77
 
@@ -43,6 +45,18 @@ enum KeyTools {
         case .insecurePermissions, .untrustedOwner: code = noPermission
         case .tooLarge, .unrecognizedFormat, .encrypted, .notP256, .invalidScalar: code = dataError
         case .alreadyExists, .writeFailed: code = cannotCreate
+        }
+        return exit(error.description, code: code)
+    }
+
+    /// Prints why `--owner` cannot be used and returns its code.
+    static func exit(_ error: KeyFileOwnerError) -> ExitCode {
+        let code: Int32
+        switch error.code {
+        case .malformed: code = ExitCode.validationFailure.rawValue
+        case .unknownUser, .unknownGroup: code = noUser
+        case .notPermitted: code = noPermission
+        case .failed: code = cannotCreate
         }
         return exit(error.description, code: code)
     }
