@@ -32,7 +32,9 @@ final class Rig {
     var readerID: String { "pcsc:Virtual PCD 00 00" }
     /// The reader of the second card: vpcd on ``port`` + 1.
     var secondReaderID: String { "pcsc:Virtual PCD 00 01" }
-    private var daemon: Spawned?
+    private var daemon: DaemonProcess?
+    /// How many times this rig started passtapd (names its trace under `PASSTAP_STRACE_DIR`).
+    private var daemonStarts = 0
     /// The virtual cards by number: 1 on the first reader, 2 on the second.
     private var cards: [Int: Spawned] = [:]
 
@@ -141,8 +143,10 @@ final class Rig {
         let file = directory.appendingPathComponent("passtapd.toml")
         try "[socket]\npath = \"\(socketPath)\"\n\(config)".write(to: file, atomically: true, encoding: .utf8)
         let log = try touch("passtapd.log").path
-        daemon = try Spawned.start(
-            Self.binaries.appendingPathComponent("passtapd").path, ["--config", file.path], stdout: log, stderr: log)
+        daemonStarts += 1
+        daemon = try DaemonProcess.start(
+            Self.binaries.appendingPathComponent("passtapd").path, ["--config", file.path], log: log,
+            traceName: "\(directory.lastPathComponent)-\(daemonStarts)")
         try waitFor("passtapd's socket") { (try? LineSocket(path: self.socketPath)) != nil }
     }
 
@@ -189,7 +193,7 @@ final class Rig {
         _ = try Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["start", directory.path, String(port)])
     }
 
-    /// The daemon's process id.
+    /// The daemon's process id (passtapd's own, also when it runs under strace).
     var daemonPID: Int32 { daemon?.pid ?? 0 }
 
     /// Sends SIGTERM to passtapd and waits for it; returns the seconds it took.
