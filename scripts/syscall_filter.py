@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""The system calls a unit's SystemCallFilter= lets through, and those a trace made outside it.
+
+    scripts/syscall_filter.py check [--unit systemd/passtapd.service] TRACE_OR_FOLDER...
+    scripts/syscall_filter.py expand [--unit systemd/passtapd.service]
+
+`check` reads strace output (`strace -f -o FILE`, one line per call, each starting with the thread
+id; a folder means every *.trace in it), lists every system call seen with its count, and exits 1
+naming those the filter would refuse. `expand` prints the allowed (or, for a deny list, the denied)
+names. scripts/syscall-check runs `check` on the traces of the integration suites.
+
+The filter is read the way systemd 252 reads it (systemd.exec(5), SystemCallFilter=):
+- the lines are taken in order; an empty assignment resets the filter;
+- the first non-empty line sets the mode: an allow list (and then systemd adds @default, which
+  every process needs to start), or, starting with "~", a deny list;
+- each later item adds to that list when it has the list's polarity, and removes from it when it
+  has the other ("~@resources" after "@system-service" takes @resources out again);
+- "@group" names expand as `systemd-analyze syscall-filter @group` lists them, nested groups
+  included; ":ERRNO" after a name only says how a refusal fails, and is dropped here.
+"""
+
+import argparse
+import collections
+import functools
+import os
+import re
+import subprocess
+import sys
+
+DEFAULT_UNIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "systemd", "passtapd.service")
+
+# "1234  openat(AT_FDCWD, ..." or "1234  <... openat resumed>..." (the second half of a call that
+# another thread interrupted in the trace). Anything else (signals, "+++ exited") is not a call.
+CALL = re.compile(r"^\d+\s+([A-Za-z0-9_]+)\(")
+RESUMED = re.compile(r"^\d+\s+<\.\.\. ([A-Za-z0-9_]+) resumed>")
+NOT_A_CALL = re.compile(r"^\d+\s+(---|\+\+\+|<\.\.\.)")
+
+
+@functools.lru_cache(maxsize=None)
+def group(name):
+    """The system calls of `@name`, nested groups expanded (from systemd-analyze itself)."""
+    output = subprocess.run(
+        ["systemd-analyze", "syscall-filter", "--no-pager", name],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    members = set()
+    lines = output.splitlines()
+    if not lines or lines[0].strip() != name:
+        raise ValueError(f"systemd-analyze does not know the group {name}: {output!r}")
+    for line in lines[1:]:
+        item = line.strip()
+        if not item or item.startswith("#"):
+            continue
+        if not line.startswith((" ", "\t")):
+            break  # the next group (systemd-analyze prints only the one asked for, but be safe)
+        members |= group(item) if item.startswith("@") else {item}
+    return frozenset(members)
+
+
+def names(item):
+    """The system calls one filter item stands for."""
+    item = item.split(":", 1)[0]
+    return group(item) if item.startswith("@") else frozenset([item])
+
+
+def filter_lines(unit_text):
+    """The values of every SystemCallFilter= in the unit's [Service] section, in order."""
+    values = []
+    section = None
+    for raw in unit_text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+            continue
+        key, _, value = line.partition("=")
+        if section == "Service" and key.strip() == "SystemCallFilter":
+            values.append(value.strip())
+    return values
+
+
+def expand(lines):
+    """(allow_list, names) for SystemCallFilter= values, as systemd combines them."""
+    allow_list = None
+    selected = set()
+    for value in lines:
+        if not value:
+            allow_list, selected = None, set()
+            continue
+        invert = value.startswith("~")
+        items = value[1:].split() if invert else value.split()
+        if allow_list is None:
+            allow_list = not invert
+            if allow_list:
+                selected |= group("@default")
+        adds = invert != allow_list
+        for item in items:
+            if adds:
+                selected |= names(item)
+            else:
+                selected -= names(item)
+    return allow_list, frozenset(selected)
+
+
+def refused(allow_list, selected, observed):
+    """The observed names the filter would refuse."""
+    if allow_list is None:
+        return []
+    return sorted(name for name in observed if (name in selected) != allow_list)
+
+
+def trace_files(paths):
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            files += sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".trace"))
+        else:
+            files.append(path)
+    return files
+
+
+def calls(files):
+    """Counter of system call names in strace -f output, and how many lines were not understood."""
+    counts = collections.Counter()
+    unknown = 0
+    for path in files:
+        with open(path, encoding="utf-8", errors="replace") as trace:
+            for line in trace:
+                match = CALL.match(line)
+                if match:
+                    counts[match.group(1)] += 1
+                elif not RESUMED.match(line) and not NOT_A_CALL.match(line) and line.strip():
+                    unknown += 1
+    return counts, unknown
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=["check", "expand"])
+    parser.add_argument("--unit", default=DEFAULT_UNIT)
+    parser.add_argument("traces", nargs="*")
+    args = parser.parse_intermixed_args(argv)
+    with open(args.unit, encoding="utf-8") as unit:
+        allow_list, selected = expand(filter_lines(unit.read()))
+    if args.command == "expand":
+        print("allow list" if allow_list else "deny list" if allow_list is False else "no filter")
+        print(" ".join(sorted(selected)))
+        return 0
+    files = trace_files(args.traces)
+    counts, unknown = calls(files)
+    if not counts:
+        print(f"syscall-check: no system call in {len(files)} trace file(s): nothing was traced", file=sys.stderr)
+        return 1
+    outside = refused(allow_list, selected, counts)
+    print(f"syscall-check: {len(files)} trace(s), {sum(counts.values())} calls, {len(counts)} distinct system calls:")
+    print("  " + " ".join(f"{name}({counts[name]})" for name in sorted(counts)))
+    if unknown:
+        print(f"syscall-check: {unknown} trace line(s) were neither a call nor a signal (not counted)")
+    if outside:
+        print(f"syscall-check: FAILED: {len(outside)} system call(s) outside {os.path.basename(args.unit)}'s "
+              f"SystemCallFilter: {' '.join(outside)}")
+        return 1
+    print(f"syscall-check: every one is inside {os.path.basename(args.unit)}'s SystemCallFilter")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
