@@ -34,6 +34,12 @@ DEFAULT_UNIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "s
 CALL = re.compile(r"^\d+\s+([A-Za-z0-9_]+)\(")
 RESUMED = re.compile(r"^\d+\s+<\.\.\. ([A-Za-z0-9_]+) resumed>")
 NOT_A_CALL = re.compile(r"^\d+\s+(---|\+\+\+|<\.\.\.)")
+# The calls whose arguments the unit also restricts (RestrictAddressFamilies=,
+# MemoryDenyWriteExecute=): systemd adds seccomp rules on socket()'s family and on executable
+# memory (mmap with PROT_WRITE and PROT_EXEC together; mprotect or pkey_mprotect adding PROT_EXEC).
+SOCKET = re.compile(r"^\d+\s+socket\((AF_[A-Z0-9]+|\d+)")
+MMAP = re.compile(r"^\d+\s+mmap\([^,]*, [^,]*, ([A-Z_|]+)")
+MPROTECT = re.compile(r"^\d+\s+(?:pkey_)?mprotect\([^,]*, [^,]*, ([A-Z_|]+)")
 
 
 @functools.lru_cache(maxsize=None)
@@ -63,8 +69,8 @@ def names(item):
     return group(item) if item.startswith("@") else frozenset([item])
 
 
-def filter_lines(unit_text):
-    """The values of every SystemCallFilter= in the unit's [Service] section, in order."""
+def service_values(unit_text, wanted):
+    """The values of every `wanted`= in the unit's [Service] section, in order."""
     values = []
     section = None
     for raw in unit_text.splitlines():
@@ -75,9 +81,43 @@ def filter_lines(unit_text):
             section = line[1:-1]
             continue
         key, _, value = line.partition("=")
-        if section == "Service" and key.strip() == "SystemCallFilter":
+        if section == "Service" and key.strip() == wanted:
             values.append(value.strip())
     return values
+
+
+def filter_lines(unit_text):
+    """The values of every SystemCallFilter= in the unit's [Service] section, in order."""
+    return service_values(unit_text, "SystemCallFilter")
+
+
+def address_families(unit_text):
+    """(allow_list, families) of RestrictAddressFamilies=, combined as systemd does; None: unset."""
+    allow_list, families = None, set()
+    for value in service_values(unit_text, "RestrictAddressFamilies"):
+        if not value or value == "none":
+            allow_list, families = (None, set()) if not value else (True, set())
+            continue
+        invert = value.startswith("~")
+        items = set(value[1:].split() if invert else value.split())
+        if allow_list is None:
+            allow_list = not invert
+        families = families | items if invert != allow_list else families - items
+    return allow_list, families
+
+
+def argument_refusals(unit_text, arguments):
+    """What the unit's argument rules would refuse among `arguments` (from calls())."""
+    refusals = []
+    allow_list, families = address_families(unit_text)
+    if allow_list is not None:
+        for family in sorted(arguments["socket"]):
+            if (family in families) != allow_list:
+                refusals.append(f"socket({family}) (RestrictAddressFamilies=)")
+    deny_wx = service_values(unit_text, "MemoryDenyWriteExecute")
+    if deny_wx and deny_wx[-1] in ("yes", "true", "1", "on"):
+        refusals += [f"{call} (MemoryDenyWriteExecute=)" for call in sorted(arguments["exec_memory"])]
+    return refusals
 
 
 def expand(lines):
@@ -120,19 +160,42 @@ def trace_files(paths):
     return files
 
 
-def calls(files):
-    """Counter of system call names in strace -f output, and how many lines were not understood."""
+def calls(files, arguments=None):
+    """Counter of system call names in strace -f output, and how many lines were not understood.
+
+    With `arguments` (a dict), also records there the socket families asked for ("socket") and
+    the calls that would make memory writable and executable, or executable later ("exec_memory").
+    """
     counts = collections.Counter()
     unknown = 0
+    if arguments is not None:
+        arguments.setdefault("socket", set())
+        arguments.setdefault("exec_memory", set())
     for path in files:
         with open(path, encoding="utf-8", errors="replace") as trace:
             for line in trace:
                 match = CALL.match(line)
                 if match:
                     counts[match.group(1)] += 1
+                    if arguments is not None:
+                        record_arguments(line, arguments)
                 elif not RESUMED.match(line) and not NOT_A_CALL.match(line) and line.strip():
                     unknown += 1
     return counts, unknown
+
+
+def record_arguments(line, arguments):
+    socket = SOCKET.match(line)
+    if socket:
+        arguments["socket"].add(socket.group(1))
+        return
+    mmap = MMAP.match(line)
+    if mmap and {"PROT_WRITE", "PROT_EXEC"} <= set(mmap.group(1).split("|")):
+        arguments["exec_memory"].add(f"mmap({mmap.group(1)})")
+        return
+    mprotect = MPROTECT.match(line)
+    if mprotect and "PROT_EXEC" in mprotect.group(1).split("|"):
+        arguments["exec_memory"].add(f"mprotect({mprotect.group(1)})")
 
 
 def main(argv):
@@ -142,26 +205,35 @@ def main(argv):
     parser.add_argument("traces", nargs="*")
     args = parser.parse_intermixed_args(argv)
     with open(args.unit, encoding="utf-8") as unit:
-        allow_list, selected = expand(filter_lines(unit.read()))
+        unit_text = unit.read()
+    allow_list, selected = expand(filter_lines(unit_text))
     if args.command == "expand":
         print("allow list" if allow_list else "deny list" if allow_list is False else "no filter")
         print(" ".join(sorted(selected)))
         return 0
     files = trace_files(args.traces)
-    counts, unknown = calls(files)
+    arguments = {}
+    counts, unknown = calls(files, arguments)
     if not counts:
         print(f"syscall-check: no system call in {len(files)} trace file(s): nothing was traced", file=sys.stderr)
         return 1
     outside = refused(allow_list, selected, counts)
+    argument_outside = argument_refusals(unit_text, arguments)
     print(f"syscall-check: {len(files)} trace(s), {sum(counts.values())} calls, {len(counts)} distinct system calls:")
     print("  " + " ".join(f"{name}({counts[name]})" for name in sorted(counts)))
     if unknown:
         print(f"syscall-check: {unknown} trace line(s) were neither a call nor a signal (not counted)")
+    print(f"syscall-check: socket families: {' '.join(sorted(arguments['socket'])) or 'none'}")
+    unit_name = os.path.basename(args.unit)
     if outside:
-        print(f"syscall-check: FAILED: {len(outside)} system call(s) outside {os.path.basename(args.unit)}'s "
+        print(f"syscall-check: FAILED: {len(outside)} system call(s) outside {unit_name}'s "
               f"SystemCallFilter: {' '.join(outside)}")
+    if argument_outside:
+        print(f"syscall-check: FAILED: {unit_name} would refuse: {'; '.join(argument_outside)}")
+    if outside or argument_outside:
         return 1
-    print(f"syscall-check: every one is inside {os.path.basename(args.unit)}'s SystemCallFilter")
+    print(f"syscall-check: every one is inside {unit_name}'s SystemCallFilter, RestrictAddressFamilies "
+          "and MemoryDenyWriteExecute")
     return 0
 
 

@@ -271,6 +271,43 @@ class SyscallFilterTests(unittest.TestCase):
             path.write_text(trace.replace("mount(", "openat("))
             self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 0)
 
+    def test_a_socket_family_or_executable_memory_the_unit_refuses_fails_the_check(self):
+        fine = (
+            "7 socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0) = 3\n"
+            "7 socket(AF_NETLINK, SOCK_RAW|SOCK_CLOEXEC|SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT) = 4\n"
+            "7 mmap(NULL, 8192, PROT_READ|PROT_EXEC, MAP_PRIVATE|MAP_DENYWRITE, 3, 0) = 0x7f0000000000\n"
+            "7 mprotect(0x7f0000000000, 4096, PROT_READ) = 0\n"
+        )
+        unit_text = UNIT.read_text()
+        for bad, refusal in (
+            ("7 socket(AF_PACKET, SOCK_RAW, 768) = 5\n", "socket(AF_PACKET)"),
+            ("7 socket(AF_BLUETOOTH, SOCK_RAW <unfinished ...>\n", "socket(AF_BLUETOOTH)"),
+            ("7 mmap(NULL, 4096, PROT_READ|PROT_WRITE|PROT_EXEC, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x1\n",
+             "mmap(PROT_READ|PROT_WRITE|PROT_EXEC)"),
+            ("7 mprotect(0x7f0000000000, 4096, PROT_READ|PROT_EXEC) = 0\n", "mprotect(PROT_READ|PROT_EXEC)"),
+        ):
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / "passtapd-x.trace"
+                path.write_text(fine)
+                arguments = {}
+                syscall_filter.calls([str(path)], arguments)
+                self.assertEqual(syscall_filter.argument_refusals(unit_text, arguments), [])
+                self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 0)
+                path.write_text(fine + bad)
+                arguments = {}
+                syscall_filter.calls([str(path)], arguments)
+                refusals = syscall_filter.argument_refusals(unit_text, arguments)
+                self.assertEqual(len(refusals), 1, refusals)
+                self.assertTrue(refusals[0].startswith(refusal), refusals)
+                self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 1)
+
+    def test_address_families_combine_as_systemd_does(self):
+        self.assertEqual(syscall_filter.address_families("[Service]\nRestrictAddressFamilies=AF_UNIX AF_INET\n"),
+                         (True, {"AF_UNIX", "AF_INET"}))
+        self.assertEqual(syscall_filter.address_families("[Service]\nRestrictAddressFamilies=~AF_PACKET\n"
+                                                         "RestrictAddressFamilies=AF_PACKET\n"), (False, set()))
+        self.assertEqual(syscall_filter.address_families("[Service]\n"), (None, set()))
+
     def test_no_trace_at_all_fails_the_check(self):
         with tempfile.TemporaryDirectory() as folder:
             self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 1)
