@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import tomllib
 import unittest
 from pathlib import Path
@@ -221,6 +222,76 @@ class SettingsTests(unittest.TestCase):
         devices = [entry.split()[0] for entry in self.unit[("Service", "DeviceAllow")]]
         for device in ("char-usb_device", "char-ttyUSB", "char-ttyACM", "char-ttyS"):
             self.assertIn(device, devices)
+
+
+@unittest.skipUnless(os.geteuid() == 0, "needs root to start passtapd as another user")
+class UnprivilegedRunTests(unittest.TestCase):
+    """passtapd as the unit runs it: a user of its own, no capabilities, the socket's group as a
+    supplementary group. Here user nobody, primary group nogroup, and dialout as the socket's
+    group (nobody is not a member), started with setpriv as systemd would (pcsc off: no pcscd)."""
+
+    SOCKET_GROUP = "dialout"
+
+    def setUp(self):
+        import grp
+        import pwd
+        self.user = pwd.getpwnam("nobody")
+        self.group = grp.getgrnam(self.SOCKET_GROUP)
+        self.folder = Path(tempfile.mkdtemp(prefix="passtap-unprivileged-"))
+        os.chown(self.folder, self.user.pw_uid, self.user.pw_gid)
+        self.socket = self.folder / "run" / "passtapd.sock"
+        self.config = self.folder / "passtapd.toml"
+        self.config.write_text(f'[socket]\npath = "{self.socket}"\ngroup = "{self.SOCKET_GROUP}"\n[pcsc]\nenabled = false\n')
+        self.binaries = binaries_folder()
+
+    def tearDown(self):
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def start(self, groups):
+        log = open(self.folder / "passtapd.log", "w")
+        self.addCleanup(log.close)
+        return subprocess.Popen(
+            ["setpriv", "--reuid=nobody", "--regid=nogroup", *groups, "--inh-caps=-all", "--bounding-set=-all",
+             str(self.binaries / "passtapd"), "--config", str(self.config)],
+            stdout=log, stderr=subprocess.STDOUT,
+        )
+
+    def log(self):
+        return (self.folder / "passtapd.log").read_text()
+
+    def test_serves_its_socket_as_an_unprivileged_user_with_the_socket_group_supplementary(self):
+        daemon = self.start([f"--groups={self.group.gr_gid}"])
+        try:
+            deadline = time.monotonic() + 30
+            while not self.socket.exists():
+                self.assertIsNone(daemon.poll(), f"passtapd exited: {self.log()}")
+                self.assertLess(time.monotonic(), deadline, f"no socket after 30 s: {self.log()}")
+                time.sleep(0.05)
+            info = self.socket.stat()
+            self.assertEqual((info.st_uid, info.st_gid, info.st_mode & 0o7777),
+                             (self.user.pw_uid, self.group.gr_gid, 0o660))
+            status = Path(f"/proc/{daemon.pid}/status").read_text()
+            self.assertIn(f"Uid:\t{self.user.pw_uid}\t{self.user.pw_uid}\t{self.user.pw_uid}\t{self.user.pw_uid}", status)
+            self.assertIn("CapEff:\t0000000000000000", status)
+            client = subprocess.run(
+                [str(self.binaries / "passtap"), "status", "--json", "--socket", str(self.socket), "--daemon-user", "nobody"],
+                capture_output=True, text=True, timeout=60,
+            )
+            self.assertEqual(client.returncode, 0, client.stdout + client.stderr)
+            self.assertIn('"version"', client.stdout)
+        finally:
+            daemon.terminate()
+            self.assertEqual(daemon.wait(timeout=30), 0, self.log())
+
+    def test_without_the_socket_group_it_refuses_to_start_and_names_it(self):
+        daemon = self.start(["--clear-groups"])
+        try:
+            status = daemon.wait(timeout=60)
+        finally:
+            if daemon.poll() is None:
+                daemon.kill()
+        self.assertNotEqual(status, 0)
+        self.assertIn(f"chown to group '{self.SOCKET_GROUP}'", self.log())
 
 
 class SyscallFilterTests(unittest.TestCase):
