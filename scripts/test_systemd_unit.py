@@ -298,10 +298,19 @@ class SyscallFilterTests(unittest.TestCase):
     def test_the_units_filter_is_an_allow_list_without_privileged_calls(self):
         allow_list, allowed = syscall_filter.expand(syscall_filter.filter_lines(UNIT.read_text()))
         self.assertTrue(allow_list)
-        for name in ("read", "epoll_wait", "connect", "futex", "execve", "ioctl", "setpriority"):
+        # chown: the socket's group. setpriority is refused on purpose (scripts/rig/refused_calls_shim.c).
+        for name in ("read", "epoll_wait", "connect", "futex", "execve", "ioctl", "chown"):
             self.assertIn(name, allowed)
-        for name in ("mount", "setuid", "setgroups", "reboot", "init_module", "ptrace", "sched_setaffinity"):
+        for name in ("mount", "setuid", "setgroups", "reboot", "init_module", "ptrace", "sched_setaffinity",
+                     "fchown", "setpriority"):
             self.assertNotIn(name, allowed)
+
+    def test_every_call_the_shim_refuses_is_one_the_filter_refuses(self):
+        allow_list, allowed = syscall_filter.expand(syscall_filter.filter_lines(UNIT.read_text()))
+        shim = (ROOT / "scripts" / "rig" / "refused_calls_shim.c").read_text()
+        refused = re.findall(r"^int (\w+)\(", shim, re.MULTILINE)
+        self.assertEqual(refused, ["setpriority"])
+        self.assertEqual(syscall_filter.refused(allow_list, allowed, refused), refused)
 
     def test_a_deny_line_after_an_allow_line_takes_calls_out(self):
         allow_list, allowed = syscall_filter.expand(["@system-service", "~@resources"])

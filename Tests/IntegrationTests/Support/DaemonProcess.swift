@@ -6,7 +6,8 @@ import Glibc
 
 /// A `passtapd` started by a test, run under `strace -f` when `PASSTAP_STRACE_DIR` names a
 /// folder (`scripts/syscall-check` sets it, to compare every system call the daemon makes with
-/// the unit's `SystemCallFilter=`).
+/// the unit's `SystemCallFilter=`). `PASSTAP_STRACE_PRELOAD` names a library to preload into the
+/// traced passtapd only.
 ///
 /// Traced, the process the test started is strace, and passtapd is strace's child. A signal sent
 /// to strace never reaches its tracee, so signals go to ``pid``, passtapd's own pid (the one
@@ -33,7 +34,14 @@ struct DaemonProcess {
             return DaemonProcess(process: process, pid: process.pid)
         }
         let trace = folder + "/passtapd-\(traceName).trace"
-        let strace = try Spawned.start("/usr/bin/strace", ["-f", "-qq", "-o", trace, "--", executable] + arguments, stdout: log, stderr: log)
+        // PASSTAP_STRACE_PRELOAD: a library preloaded into passtapd alone (not into strace or the
+        // tests), e.g. scripts/rig/refused_calls_shim.c, which makes calls the unit refuses fail.
+        var environment: [String] = []
+        if let preload = ProcessInfo.processInfo.environment["PASSTAP_STRACE_PRELOAD"], !preload.isEmpty {
+            environment = ["-E", "LD_PRELOAD=" + preload]
+        }
+        let strace = try Spawned.start(
+            "/usr/bin/strace", ["-f", "-qq", "-o", trace] + environment + ["--", executable] + arguments, stdout: log, stderr: log)
         // strace forks, and the child execs passtapd: its pid is passtapd's from then on.
         let target = URL(fileURLWithPath: executable).resolvingSymlinksInPath().path
         let deadline = Date().addingTimeInterval(15)
