@@ -294,6 +294,50 @@ class UnprivilegedRunTests(unittest.TestCase):
         self.assertIn(f"chown to group '{self.SOCKET_GROUP}'", self.log())
 
 
+@unittest.skipUnless(os.geteuid() == 0, "needs root: the shipped config names a group only root can give")
+class ShippedConfigTests(unittest.TestCase):
+    """Config/passtapd.toml names [socket] group = "passtap", which the Debian package makes. Where
+    the group exists, the daemon gives the socket that group; where it does not (a developer's
+    machine, CI), the daemon refuses to start and names it, rather than running with another one."""
+
+    def test_the_socket_gets_group_passtap_or_the_daemon_names_the_missing_group(self):
+        import grp
+        folder = Path(tempfile.mkdtemp(prefix="passtap-shipped-"))
+        self.addCleanup(shutil.rmtree, folder, True)
+        socket = folder / "passtapd.sock"
+        text = CONFIG.read_text()
+        for old, new in (('path = "/run/passtap/passtapd.sock"', f'path = "{socket}"'),
+                         ("[pcsc]\n# Drive readers through pcsc-lite (pcscd).\nenabled = true",
+                          "[pcsc]\nenabled = false")):
+            self.assertIn(old, text)
+            text = text.replace(old, new)
+        config = folder / "passtapd.toml"
+        config.write_text(text)
+        log = open(folder / "passtapd.log", "w")
+        self.addCleanup(log.close)
+        daemon = subprocess.Popen([str(binaries_folder() / "passtapd"), "--config", str(config)],
+                                  stdout=log, stderr=subprocess.STDOUT)
+        try:
+            group = grp.getgrnam("passtap")
+        except KeyError:
+            group = None
+        try:
+            if group is None:
+                self.assertNotEqual(daemon.wait(timeout=60), 0)
+                self.assertIn("[socket] group 'passtap' does not exist", (folder / "passtapd.log").read_text())
+                return
+            deadline = time.monotonic() + 30
+            while not socket.exists():
+                self.assertIsNone(daemon.poll(), (folder / "passtapd.log").read_text())
+                self.assertLess(time.monotonic(), deadline, "no socket after 30 s")
+                time.sleep(0.05)
+            self.assertEqual((socket.stat().st_gid, socket.stat().st_mode & 0o7777), (group.gr_gid, 0o660))
+        finally:
+            if daemon.poll() is None:
+                daemon.terminate()
+                self.assertEqual(daemon.wait(timeout=30), 0)
+
+
 class SyscallFilterTests(unittest.TestCase):
     def test_the_units_filter_is_an_allow_list_without_privileged_calls(self):
         allow_list, allowed = syscall_filter.expand(syscall_filter.filter_lines(UNIT.read_text()))
