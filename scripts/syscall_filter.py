@@ -34,6 +34,12 @@ DEFAULT_UNIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "s
 CALL = re.compile(r"^\d+\s+([A-Za-z0-9_]+)\(")
 RESUMED = re.compile(r"^\d+\s+<\.\.\. ([A-Za-z0-9_]+) resumed>")
 NOT_A_CALL = re.compile(r"^\d+\s+(---|\+\+\+|<\.\.\.)")
+# A process that runs another program, and the parent of each new thread or process:
+# "12 clone3({...}, 88) = 13", "12 <... clone resumed>...) = 13", fork and vfork alike.
+EXECVE = re.compile(r'^(\d+)\s+execve\("([^"]*)"')
+SPAWN = re.compile(r"^(\d+)\s+(?:<\.\.\. )?(?:clone3?|v?fork)\b.*= (\d+)\s*$")
+# Signals that end a process by default: a crash (SIGSYS would be a seccomp refusal).
+FATAL_SIGNAL = re.compile(r"^(\d+)\s+--- (SIG(?:ILL|SEGV|BUS|ABRT|FPE|SYS|TRAP)) ")
 # The calls whose arguments the unit also restricts (RestrictAddressFamilies=,
 # MemoryDenyWriteExecute=): systemd adds seccomp rules on socket()'s family and on executable
 # memory (mmap with PROT_WRITE and PROT_EXEC together; mprotect or pkey_mprotect adding PROT_EXEC).
@@ -160,11 +166,16 @@ def trace_files(paths):
     return files
 
 
-def calls(files, arguments=None):
-    """Counter of system call names in strace -f output, and how many lines were not understood.
+def calls(files, arguments=None, others=None, fatal=None):
+    """Counter of passtapd's system calls in strace -f output, and how many lines were not understood.
 
     With `arguments` (a dict), also records there the socket families asked for ("socket") and
     the calls that would make memory writable and executable, or executable later ("exec_memory").
+    A process passtapd started that exec'd another program (swift-backtrace, Swift's crash
+    reporter, on a crash) is counted apart, in `others` (program name -> Counter) when given: the
+    unit's filter applies to it too, but it is not passtapd. `fatal` (a list) gets
+    (trace file, thread, signal) for each signal that kills a process by default, as passtapd's
+    threads received them: a crash during the run.
     """
     counts = collections.Counter()
     unknown = 0
@@ -173,15 +184,50 @@ def calls(files, arguments=None):
         arguments.setdefault("exec_memory", set())
     for path in files:
         with open(path, encoding="utf-8", errors="replace") as trace:
-            for line in trace:
-                match = CALL.match(line)
-                if match:
+            lines = trace.readlines()
+        program = programs(lines)
+        for line in lines:
+            match = CALL.match(line)
+            if match:
+                name = program.get(int(line.split(None, 1)[0]), "passtapd")
+                if name == "passtapd":
                     counts[match.group(1)] += 1
                     if arguments is not None:
                         record_arguments(line, arguments)
-                elif not RESUMED.match(line) and not NOT_A_CALL.match(line) and line.strip():
-                    unknown += 1
+                elif others is not None:
+                    others.setdefault(name, collections.Counter())[match.group(1)] += 1
+            elif not RESUMED.match(line) and not NOT_A_CALL.match(line) and line.strip():
+                unknown += 1
+            else:
+                signal = FATAL_SIGNAL.match(line)
+                if signal and fatal is not None:
+                    thread = int(signal.group(1))
+                    if program.get(thread, "passtapd") == "passtapd":
+                        fatal.append((os.path.basename(path), thread, signal.group(2)))
     return counts, unknown
+
+
+def programs(lines):
+    """{pid: program} for the processes of one trace that exec'd something other than passtapd,
+    and for the threads and children they started (passtapd's own are left out)."""
+    execs = {}
+    parent = {}
+    for line in lines:
+        execve = EXECVE.match(line)
+        if execve and not os.path.basename(execve.group(2)).startswith("passtapd"):
+            execs.setdefault(int(execve.group(1)), os.path.basename(execve.group(2)))
+        spawned = SPAWN.match(line)
+        if spawned:
+            parent.setdefault(int(spawned.group(2)), int(spawned.group(1)))
+    found = {}
+    for pid in set(parent) | set(execs):
+        seen, current = set(), pid
+        while current not in execs and current in parent and current not in seen:
+            seen.add(current)
+            current = parent[current]
+        if current in execs:
+            found[pid] = execs[current]
+    return found
 
 
 def record_arguments(line, arguments):
@@ -212,8 +258,8 @@ def main(argv):
         print(" ".join(sorted(selected)))
         return 0
     files = trace_files(args.traces)
-    arguments = {}
-    counts, unknown = calls(files, arguments)
+    arguments, others, fatal = {}, {}, []
+    counts, unknown = calls(files, arguments, others, fatal)
     if not counts:
         print(f"syscall-check: no system call in {len(files)} trace file(s): nothing was traced", file=sys.stderr)
         return 1
@@ -224,6 +270,13 @@ def main(argv):
     if unknown:
         print(f"syscall-check: {unknown} trace line(s) were neither a call nor a signal (not counted)")
     print(f"syscall-check: socket families: {' '.join(sorted(arguments['socket'])) or 'none'}")
+    for program, program_counts in sorted(others.items()):
+        # Not passtapd: reported, not judged (swift-backtrace runs only once passtapd has crashed).
+        print(f"syscall-check: not counted above: {sum(program_counts.values())} calls of {program}, which "
+              f"passtapd started; the filter would refuse it: "
+              f"{' '.join(refused(allow_list, selected, program_counts)) or 'nothing'}")
+    for (trace_name, signal), count in sorted(collections.Counter((t, sig) for t, _, sig in fatal).items()):
+        print(f"syscall-check: WARNING: passtapd got {signal} ({count}x) in {trace_name}: it crashed")
     unit_name = os.path.basename(args.unit)
     if outside:
         print(f"syscall-check: FAILED: {len(outside)} system call(s) outside {unit_name}'s "

@@ -432,6 +432,28 @@ class SyscallFilterTests(unittest.TestCase):
                                                          "RestrictAddressFamilies=AF_PACKET\n"), (False, set()))
         self.assertEqual(syscall_filter.address_families("[Service]\n"), (None, set()))
 
+    def test_a_program_passtapd_starts_is_counted_apart_and_a_crash_is_reported(self):
+        trace = (
+            "1 execve(\"/usr/bin/passtapd\", [\"passtapd\"], 0x7ffd /* 3 vars */) = 0\n"
+            "1 clone3({flags=CLONE_VM|CLONE_THREAD, exit_signal=0}, 88) = 2\n"
+            "2 --- SIGILL {si_signo=SIGILL, si_code=ILL_ILLOPN, si_addr=0x7f00} ---\n"
+            "2 clone(child_stack=0x7f00, flags=CLONE_VM|CLONE_VFORK <unfinished ...>\n"
+            "3 execve(\"/opt/swift/usr/libexec/swift/linux/swift-backtrace\", [\"swift-backtrace\"], 0x7f00) = 0\n"
+            "2 <... clone resumed>) = 3\n"
+            "3 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 4\n"
+            "4 ptrace(PTRACE_SEIZE, 1, NULL, 0) = 0\n"
+            "3 process_vm_readv(1, [{iov_base=0x7f00, iov_len=8}], 1, [{iov_base=0x7f00, iov_len=8}], 1, 0) = 8\n"
+            "4 --- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=NULL} ---\n"
+        )
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "passtapd-x.trace"
+            path.write_text(trace)
+            others, fatal = {}, []
+            counts, _ = syscall_filter.calls([str(path)], None, others, fatal)
+            self.assertEqual(dict(counts), {"execve": 1, "clone3": 1, "clone": 1})
+            self.assertEqual(dict(others["swift-backtrace"]), {"execve": 1, "clone3": 1, "ptrace": 1, "process_vm_readv": 1})
+            self.assertEqual(fatal, [("passtapd-x.trace", 2, "SIGILL")])
+
     def test_no_trace_at_all_fails_the_check(self):
         with tempfile.TemporaryDirectory() as folder:
             self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 1)
