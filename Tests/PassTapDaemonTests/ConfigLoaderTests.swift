@@ -31,7 +31,10 @@ import Testing
         #expect(configuration.events.bufferBytes == 4_194_304)
         #expect(configuration.sessionBudgetMilliseconds == 2000)
         #expect(configuration.access.observe == [.everyone] && configuration.access.transmit.isEmpty)
-        #expect(configuration.access.read == [.group(getegid())])
+        // [socket] group = "passtap": `read` defaults to that group where it exists (the Debian
+        // package makes it), else to the group passtapd runs as.
+        #expect(configuration.socket.group == "passtap")
+        #expect(configuration.access.read == [.group(getgrnam("passtap")?.pointee.gr_gid ?? getegid())])
         #expect(configuration.socket.maxClientsPerUID == 32 && configuration.socket.idleTimeoutMilliseconds == 60_000)
     }
 

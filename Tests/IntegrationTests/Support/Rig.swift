@@ -32,7 +32,9 @@ final class Rig {
     var readerID: String { "pcsc:Virtual PCD 00 00" }
     /// The reader of the second card: vpcd on ``port`` + 1.
     var secondReaderID: String { "pcsc:Virtual PCD 00 01" }
-    private var daemon: Spawned?
+    private var daemon: DaemonProcess?
+    /// How many times this rig started passtapd (names its trace under `PASSTAP_STRACE_DIR`).
+    private var daemonStarts = 0
     /// Added to passtapd's environment (`NOTIFY_SOCKET`, `WATCHDOG_USEC`...).
     private let daemonEnvironment: [String: String]
     /// Whether passtapd is told its stderr (its log file) is the journal's stream.
@@ -154,9 +156,10 @@ final class Rig {
             guard stat(log, &status) == 0 else { throw Failure(description: "cannot stat \(log)") }
             environment["JOURNAL_STREAM"] = "\(status.st_dev):\(status.st_ino)"
         }
-        daemon = try Spawned.start(
-            Self.binaries.appendingPathComponent("passtapd").path, ["--config", file.path], stdout: log, stderr: log,
-            environment: environment)
+        daemonStarts += 1
+        daemon = try DaemonProcess.start(
+            Self.binaries.appendingPathComponent("passtapd").path, ["--config", file.path], log: log,
+            traceName: "\(directory.lastPathComponent)-\(daemonStarts)", environment: environment)
         try waitFor("passtapd's socket") { (try? LineSocket(path: self.socketPath)) != nil }
     }
 
@@ -203,7 +206,7 @@ final class Rig {
         _ = try Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["start", directory.path, String(port)])
     }
 
-    /// The daemon's process id.
+    /// The daemon's process id (passtapd's own, also when it runs under strace).
     var daemonPID: Int32 { daemon?.pid ?? 0 }
 
     /// Sends SIGTERM to passtapd and waits for it; returns the seconds it took.

@@ -1,0 +1,463 @@
+"""Checks systemd/passtapd.service with systemd's own tools, and scripts/syscall_filter.py.
+
+- `systemd-analyze verify` in a temporary root laid out like a Debian 12 install: usr/bin/passtapd
+  and usr/bin/passtap copied from the debug build, usr/bin/kill, the host's unit files (for
+  sysinit.target and friends) and the unit at lib/systemd/system/passtapd.service, where the
+  Debian package installs it. systemd 252's verify takes `--root=`: it looks the unit and its
+  Exec binaries up inside that root, so the unit is checked exactly as shipped, no path rewritten.
+  Any message at all fails the check (verify exits 0 on an unknown key or a bad value).
+- `systemd-analyze security --offline=true`: exposure at most 1.5.
+- The settings the daemon and the shipped config rely on (Type=notify, the user and groups, the
+  runtime directory, the address families).
+Each check is also shown to fail on a unit broken on purpose.
+
+Run from the repository root after `swift build`: python3 -m unittest scripts/test_systemd_unit.py
+(PASSTAP_BIN_DIR names another folder holding passtapd and passtap.)
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+UNIT = ROOT / "systemd" / "passtapd.service"
+CONFIG = ROOT / "Config" / "passtapd.toml"
+sys.path.insert(0, str(ROOT / "scripts"))
+import syscall_filter  # noqa: E402
+
+EXPOSURE_LIMIT = 1.5
+
+
+def settings(unit_text):
+    """{(section, key): [values in order]} of a unit file (comments and blank lines skipped)."""
+    found = {}
+    section = None
+    for raw in unit_text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+            continue
+        key, separator, value = line.partition("=")
+        if not separator:
+            raise ValueError(f"not a key=value line: {raw!r}")
+        found.setdefault((section, key.strip()), []).append(value.strip())
+    return found
+
+
+def exposure(unit_path):
+    """The overall exposure systemd-analyze security --offline=true gives the unit file."""
+    result = subprocess.run(
+        ["systemd-analyze", "security", "--offline=true", "--no-pager", str(unit_path)],
+        capture_output=True, text=True,
+    )
+    match = re.search(r"Overall exposure level for \S+: (\d+\.\d)", result.stdout)
+    if not match:
+        raise AssertionError(f"no exposure in systemd-analyze security's output: {result.stdout}{result.stderr}")
+    return float(match.group(1))
+
+
+class InstallRoot:
+    """A temporary root with the binaries the unit names, for `systemd-analyze verify --root`."""
+
+    def __init__(self, binaries):
+        self.path = Path(tempfile.mkdtemp(prefix="passtap-unit-root-"))
+        usr_bin = self.path / "usr" / "bin"
+        usr_bin.mkdir(parents=True)
+        for name in ("passtapd", "passtap"):
+            shutil.copy2(binaries / name, usr_bin / name)
+        shutil.copy2(shutil.which("kill") or "/bin/kill", usr_bin / "kill")
+        # Merged /usr, as on Debian 12: /bin and /lib lead into /usr.
+        (self.path / "bin").symlink_to("usr/bin")
+        (self.path / "lib").symlink_to("usr/lib")
+        shutil.copytree("/lib/systemd/system", self.path / "usr" / "lib" / "systemd" / "system", symlinks=True)
+        self.unit = self.path / "usr" / "lib" / "systemd" / "system" / "passtapd.service"
+
+    def verify(self, unit_text):
+        """(exit status, every message) of systemd-analyze verify on this unit text."""
+        self.unit.write_text(unit_text)
+        result = subprocess.run(
+            ["systemd-analyze", "verify", f"--root={self.path}", "passtapd.service"],
+            capture_output=True, text=True,
+        )
+        return result.returncode, (result.stdout + result.stderr).strip()
+
+    def remove(self):
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def binaries_folder():
+    if os.environ.get("PASSTAP_BIN_DIR"):
+        return Path(os.environ["PASSTAP_BIN_DIR"])
+    return (ROOT / ".build" / "debug").resolve()
+
+
+class VerifyTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        folder = binaries_folder()
+        if not (folder / "passtapd").exists() or not (folder / "passtap").exists():
+            raise AssertionError(f"no passtapd and passtap in {folder}: run `swift build` first (or set PASSTAP_BIN_DIR)")
+        cls.root = InstallRoot(folder)
+        cls.text = UNIT.read_text()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.root.remove()
+
+    def test_unit_passes_verify_in_a_root_with_the_installed_binaries(self):
+        status, messages = self.root.verify(self.text)
+        self.assertEqual((status, messages), (0, ""))
+
+    def test_verify_reports_an_unknown_directive(self):
+        broken = self.text.replace("NoNewPrivileges=yes\n", "NoNewPrivileges=yes\nProtectEverything=yes\n")
+        self.assertNotEqual(broken, self.text)
+        _, messages = self.root.verify(broken)
+        self.assertIn("Unknown key", messages)
+        self.assertIn("ProtectEverything", messages)
+
+    def test_verify_reports_a_bad_value(self):
+        broken = self.text.replace("Type=notify\n", "Type=notify-reload-please\n")
+        self.assertNotEqual(broken, self.text)
+        _, messages = self.root.verify(broken)
+        self.assertIn("service type", messages)
+
+    def test_verify_reports_a_binary_the_root_does_not_have(self):
+        broken = self.text.replace("ExecStart=/usr/bin/passtapd", "ExecStart=/usr/local/bin/passtapd")
+        self.assertNotEqual(broken, self.text)
+        status, messages = self.root.verify(broken)
+        self.assertNotEqual(status, 0)
+        self.assertIn("/usr/local/bin/passtapd is not executable", messages)
+
+
+class SecurityTests(unittest.TestCase):
+    def test_exposure_is_at_most_the_limit(self):
+        self.assertLessEqual(exposure(UNIT), EXPOSURE_LIMIT)
+
+    def test_exposure_without_the_sandbox_is_over_the_limit(self):
+        text = UNIT.read_text()
+        start, end = text.index("# Sandbox."), text.index("[Install]")
+        with tempfile.TemporaryDirectory() as folder:
+            bare = Path(folder) / "passtapd.service"
+            bare.write_text(text[:start] + text[end:])
+            self.assertGreater(exposure(bare), EXPOSURE_LIMIT)
+
+    def test_each_sandbox_directive_counts(self):
+        # Dropping the empty capability set alone must already cost: the score is not a constant.
+        text = UNIT.read_text()
+        self.assertIn("CapabilityBoundingSet=\n", text)
+        with tempfile.TemporaryDirectory() as folder:
+            looser = Path(folder) / "passtapd.service"
+            looser.write_text(text.replace("CapabilityBoundingSet=\n", ""))
+            self.assertGreater(exposure(looser), exposure(UNIT))
+
+
+class SettingsTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.unit = settings(UNIT.read_text())
+        with open(CONFIG, "rb") as config:
+            cls.config = tomllib.load(config)
+
+    def value(self, key, section="Service"):
+        values = self.unit.get((section, key))
+        self.assertIsNotNone(values, f"{key}= is not set")
+        return values[-1]
+
+    def test_notify_service_with_watchdog_and_reload(self):
+        self.assertEqual(self.value("Type"), "notify")
+        self.assertEqual(self.value("NotifyAccess"), "main")
+        self.assertEqual(self.value("ExecReload"), "/bin/kill -HUP $MAINPID")
+        watchdog = re.fullmatch(r"(\d+)s?", self.value("WatchdogSec"))
+        self.assertIsNotNone(watchdog)
+        self.assertGreater(int(watchdog.group(1)), 0)
+
+    def test_runs_the_packaged_binary_on_the_packaged_config(self):
+        self.assertEqual(self.value("ExecStartPre"), "/usr/bin/passtapd --check-config /etc/passtap/passtapd.toml")
+        self.assertEqual(self.value("ExecStart"), "/usr/bin/passtapd --config /etc/passtap/passtapd.toml")
+
+    def test_runs_as_passtapd_never_root(self):
+        self.assertEqual(self.value("User"), "passtapd")
+        self.assertEqual(self.value("Group"), "passtapd")
+        self.assertEqual(self.value("CapabilityBoundingSet"), "")
+        self.assertEqual(self.value("NoNewPrivileges"), "yes")
+        groups = " ".join(self.unit[("Service", "SupplementaryGroups")]).split()
+        self.assertIn("dialout", groups)  # serial PN532 boards
+        self.assertIn(self.config["socket"]["group"], groups)  # to give the socket its group
+        # A + or ! prefix would run a command with privileges.
+        for key in ("ExecStartPre", "ExecStart", "ExecReload"):
+            for command in self.unit[("Service", key)]:
+                self.assertFalse(command.startswith(("+", "!")), command)
+
+    def test_socket_lives_in_the_runtime_directory_its_group_can_reach(self):
+        directory = self.value("RuntimeDirectory")
+        socket = self.config["socket"]
+        self.assertEqual(os.path.dirname(socket["path"]), f"/run/{directory}")
+        self.assertEqual(socket["mode"], "0660")
+        self.assertEqual(socket["group"], "passtap")
+        mode = int(self.value("RuntimeDirectoryMode"), 8)
+        # The directory is passtapd:passtapd; members of passtap are "others" to it.
+        self.assertTrue(mode & 0o001, f"{mode:o}: others cannot traverse /run/{directory}")
+        self.assertFalse(mode & 0o022, f"{mode:o}: others may write /run/{directory}")
+
+    def test_keeps_what_the_daemon_needs(self):
+        families = self.value("RestrictAddressFamilies").split()
+        for family in ("AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"):
+            self.assertIn(family, families)
+        self.assertEqual(self.value("IPAddressDeny"), "any")
+        self.assertEqual(self.value("IPAddressAllow"), "localhost")
+        # PrivateUsers= maps every socket peer to uid 65534 (the access roles need real ids);
+        # PrivateNetwork= would take 127.0.0.1 (the metrics listener) away.
+        for key in ("PrivateUsers", "PrivateNetwork", "DynamicUser"):
+            self.assertNotIn(("Service", key), self.unit)
+        self.assertEqual(self.value("ProtectSystem"), "strict")
+        self.assertEqual(self.value("DevicePolicy"), "closed")
+        devices = [entry.split()[0] for entry in self.unit[("Service", "DeviceAllow")]]
+        for device in ("char-usb_device", "char-ttyUSB", "char-ttyACM", "char-ttyS"):
+            self.assertIn(device, devices)
+
+
+@unittest.skipUnless(os.geteuid() == 0, "needs root to start passtapd as another user")
+class UnprivilegedRunTests(unittest.TestCase):
+    """passtapd as the unit runs it: a user of its own, no capabilities, the socket's group as a
+    supplementary group. Here user nobody, primary group nogroup, and dialout as the socket's
+    group (nobody is not a member), started with setpriv as systemd would (pcsc off: no pcscd)."""
+
+    SOCKET_GROUP = "dialout"
+
+    def setUp(self):
+        import grp
+        import pwd
+        self.user = pwd.getpwnam("nobody")
+        self.group = grp.getgrnam(self.SOCKET_GROUP)
+        self.folder = Path(tempfile.mkdtemp(prefix="passtap-unprivileged-"))
+        os.chown(self.folder, self.user.pw_uid, self.user.pw_gid)
+        self.socket = self.folder / "run" / "passtapd.sock"
+        self.config = self.folder / "passtapd.toml"
+        self.config.write_text(f'[socket]\npath = "{self.socket}"\ngroup = "{self.SOCKET_GROUP}"\n[pcsc]\nenabled = false\n')
+        self.binaries = binaries_folder()
+
+    def tearDown(self):
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def start(self, groups):
+        log = open(self.folder / "passtapd.log", "w")
+        self.addCleanup(log.close)
+        return subprocess.Popen(
+            ["setpriv", "--reuid=nobody", "--regid=nogroup", *groups, "--inh-caps=-all", "--bounding-set=-all",
+             str(self.binaries / "passtapd"), "--config", str(self.config)],
+            stdout=log, stderr=subprocess.STDOUT,
+        )
+
+    def log(self):
+        return (self.folder / "passtapd.log").read_text()
+
+    def test_serves_its_socket_as_an_unprivileged_user_with_the_socket_group_supplementary(self):
+        daemon = self.start([f"--groups={self.group.gr_gid}"])
+        try:
+            deadline = time.monotonic() + 30
+            while not self.socket.exists():
+                self.assertIsNone(daemon.poll(), f"passtapd exited: {self.log()}")
+                self.assertLess(time.monotonic(), deadline, f"no socket after 30 s: {self.log()}")
+                time.sleep(0.05)
+            info = self.socket.stat()
+            self.assertEqual((info.st_uid, info.st_gid, info.st_mode & 0o7777),
+                             (self.user.pw_uid, self.group.gr_gid, 0o660))
+            status = Path(f"/proc/{daemon.pid}/status").read_text()
+            self.assertIn(f"Uid:\t{self.user.pw_uid}\t{self.user.pw_uid}\t{self.user.pw_uid}\t{self.user.pw_uid}", status)
+            self.assertIn("CapEff:\t0000000000000000", status)
+            client = subprocess.run(
+                [str(self.binaries / "passtap"), "status", "--json", "--socket", str(self.socket), "--daemon-user", "nobody"],
+                capture_output=True, text=True, timeout=60,
+            )
+            self.assertEqual(client.returncode, 0, client.stdout + client.stderr)
+            self.assertIn('"version"', client.stdout)
+        finally:
+            daemon.terminate()
+            self.assertEqual(daemon.wait(timeout=30), 0, self.log())
+
+    def test_without_the_socket_group_it_refuses_to_start_and_names_it(self):
+        daemon = self.start(["--clear-groups"])
+        try:
+            status = daemon.wait(timeout=60)
+        finally:
+            if daemon.poll() is None:
+                daemon.kill()
+        self.assertNotEqual(status, 0)
+        self.assertIn(f"chown to group '{self.SOCKET_GROUP}'", self.log())
+
+
+@unittest.skipUnless(os.geteuid() == 0, "needs root: the shipped config names a group only root can give")
+class ShippedConfigTests(unittest.TestCase):
+    """Config/passtapd.toml names [socket] group = "passtap", which the Debian package makes. Where
+    the group exists, the daemon gives the socket that group; where it does not (a developer's
+    machine, CI), the daemon refuses to start and names it, rather than running with another one."""
+
+    def test_the_socket_gets_group_passtap_or_the_daemon_names_the_missing_group(self):
+        import grp
+        folder = Path(tempfile.mkdtemp(prefix="passtap-shipped-"))
+        self.addCleanup(shutil.rmtree, folder, True)
+        socket = folder / "passtapd.sock"
+        text = CONFIG.read_text()
+        for old, new in (('path = "/run/passtap/passtapd.sock"', f'path = "{socket}"'),
+                         ("[pcsc]\n# Drive readers through pcsc-lite (pcscd).\nenabled = true",
+                          "[pcsc]\nenabled = false")):
+            self.assertIn(old, text)
+            text = text.replace(old, new)
+        config = folder / "passtapd.toml"
+        config.write_text(text)
+        log = open(folder / "passtapd.log", "w")
+        self.addCleanup(log.close)
+        daemon = subprocess.Popen([str(binaries_folder() / "passtapd"), "--config", str(config)],
+                                  stdout=log, stderr=subprocess.STDOUT)
+        try:
+            group = grp.getgrnam("passtap")
+        except KeyError:
+            group = None
+        try:
+            if group is None:
+                self.assertNotEqual(daemon.wait(timeout=60), 0)
+                self.assertIn("[socket] group 'passtap' does not exist", (folder / "passtapd.log").read_text())
+                return
+            deadline = time.monotonic() + 30
+            while not socket.exists():
+                self.assertIsNone(daemon.poll(), (folder / "passtapd.log").read_text())
+                self.assertLess(time.monotonic(), deadline, "no socket after 30 s")
+                time.sleep(0.05)
+            self.assertEqual((socket.stat().st_gid, socket.stat().st_mode & 0o7777), (group.gr_gid, 0o660))
+        finally:
+            if daemon.poll() is None:
+                daemon.terminate()
+                self.assertEqual(daemon.wait(timeout=30), 0)
+
+
+class SyscallFilterTests(unittest.TestCase):
+    def test_the_units_filter_is_an_allow_list_without_privileged_calls(self):
+        allow_list, allowed = syscall_filter.expand(syscall_filter.filter_lines(UNIT.read_text()))
+        self.assertTrue(allow_list)
+        # chown: the socket's group. setpriority is refused on purpose (scripts/rig/refused_calls_shim.c).
+        for name in ("read", "epoll_wait", "connect", "futex", "execve", "ioctl", "chown"):
+            self.assertIn(name, allowed)
+        for name in ("mount", "setuid", "setgroups", "reboot", "init_module", "ptrace", "sched_setaffinity",
+                     "fchown", "setpriority"):
+            self.assertNotIn(name, allowed)
+
+    def test_every_call_the_shim_refuses_is_one_the_filter_refuses(self):
+        allow_list, allowed = syscall_filter.expand(syscall_filter.filter_lines(UNIT.read_text()))
+        shim = (ROOT / "scripts" / "rig" / "refused_calls_shim.c").read_text()
+        refused = re.findall(r"^int (\w+)\(", shim, re.MULTILINE)
+        self.assertEqual(refused, ["setpriority"])
+        self.assertEqual(syscall_filter.refused(allow_list, allowed, refused), refused)
+
+    def test_a_deny_line_after_an_allow_line_takes_calls_out(self):
+        allow_list, allowed = syscall_filter.expand(["@system-service", "~@resources"])
+        self.assertTrue(allow_list)
+        self.assertNotIn("setpriority", allowed)
+        self.assertIn("read", allowed)
+
+    def test_an_allow_line_after_a_deny_list_takes_calls_out_of_it(self):
+        allow_list, denied = syscall_filter.expand(["~@mount @swap", "mount"])
+        self.assertFalse(allow_list)
+        self.assertNotIn("mount", denied)
+        self.assertIn("umount2", denied)
+        self.assertIn("swapon", denied)
+        self.assertEqual(syscall_filter.refused(allow_list, denied, {"mount", "swapon"}), ["swapon"])
+
+    def test_an_allow_list_always_has_default_and_an_empty_line_resets(self):
+        allow_list, allowed = syscall_filter.expand(["read write"])
+        self.assertIn("exit_group", allowed)  # @default
+        self.assertEqual(syscall_filter.expand(["read", ""]), (None, frozenset()))
+        self.assertEqual(syscall_filter.names("connect:EPERM"), frozenset({"connect"}))
+
+    def test_a_trace_with_a_call_outside_the_filter_fails_the_check(self):
+        trace = (
+            "101 execve(\"/usr/bin/passtapd\", [\"passtapd\"], 0x7ffd /* 3 vars */) = 0\n"
+            "102 read(3 <unfinished ...>\n"
+            "101 mount(\"none\", \"/mnt\", \"tmpfs\", 0, NULL) = -1 EPERM (Operation not permitted)\n"
+            "102 <... read resumed>\"x\", 1) = 1\n"
+            "101 --- SIGTERM {si_signo=SIGTERM, si_code=SI_USER, si_pid=1} ---\n"
+            "101 +++ exited with 0 +++\n"
+        )
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "passtapd-x.trace"
+            path.write_text(trace)
+            counts, unknown = syscall_filter.calls([str(path)])
+            self.assertEqual(dict(counts), {"execve": 1, "read": 1, "mount": 1})
+            self.assertEqual(unknown, 0)
+            self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 1)
+            path.write_text(trace.replace("mount(", "openat("))
+            self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 0)
+
+    def test_a_socket_family_or_executable_memory_the_unit_refuses_fails_the_check(self):
+        fine = (
+            "7 socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0) = 3\n"
+            "7 socket(AF_NETLINK, SOCK_RAW|SOCK_CLOEXEC|SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT) = 4\n"
+            "7 mmap(NULL, 8192, PROT_READ|PROT_EXEC, MAP_PRIVATE|MAP_DENYWRITE, 3, 0) = 0x7f0000000000\n"
+            "7 mprotect(0x7f0000000000, 4096, PROT_READ) = 0\n"
+        )
+        unit_text = UNIT.read_text()
+        for bad, refusal in (
+            ("7 socket(AF_PACKET, SOCK_RAW, 768) = 5\n", "socket(AF_PACKET)"),
+            ("7 socket(AF_BLUETOOTH, SOCK_RAW <unfinished ...>\n", "socket(AF_BLUETOOTH)"),
+            ("7 mmap(NULL, 4096, PROT_READ|PROT_WRITE|PROT_EXEC, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x1\n",
+             "mmap(PROT_READ|PROT_WRITE|PROT_EXEC)"),
+            ("7 mprotect(0x7f0000000000, 4096, PROT_READ|PROT_EXEC) = 0\n", "mprotect(PROT_READ|PROT_EXEC)"),
+        ):
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / "passtapd-x.trace"
+                path.write_text(fine)
+                arguments = {}
+                syscall_filter.calls([str(path)], arguments)
+                self.assertEqual(syscall_filter.argument_refusals(unit_text, arguments), [])
+                self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 0)
+                path.write_text(fine + bad)
+                arguments = {}
+                syscall_filter.calls([str(path)], arguments)
+                refusals = syscall_filter.argument_refusals(unit_text, arguments)
+                self.assertEqual(len(refusals), 1, refusals)
+                self.assertTrue(refusals[0].startswith(refusal), refusals)
+                self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 1)
+
+    def test_address_families_combine_as_systemd_does(self):
+        self.assertEqual(syscall_filter.address_families("[Service]\nRestrictAddressFamilies=AF_UNIX AF_INET\n"),
+                         (True, {"AF_UNIX", "AF_INET"}))
+        self.assertEqual(syscall_filter.address_families("[Service]\nRestrictAddressFamilies=~AF_PACKET\n"
+                                                         "RestrictAddressFamilies=AF_PACKET\n"), (False, set()))
+        self.assertEqual(syscall_filter.address_families("[Service]\n"), (None, set()))
+
+    def test_a_program_passtapd_starts_is_counted_apart_and_a_crash_is_reported(self):
+        trace = (
+            "1 execve(\"/usr/bin/passtapd\", [\"passtapd\"], 0x7ffd /* 3 vars */) = 0\n"
+            "1 clone3({flags=CLONE_VM|CLONE_THREAD, exit_signal=0}, 88) = 2\n"
+            "2 --- SIGILL {si_signo=SIGILL, si_code=ILL_ILLOPN, si_addr=0x7f00} ---\n"
+            "2 clone(child_stack=0x7f00, flags=CLONE_VM|CLONE_VFORK <unfinished ...>\n"
+            "3 execve(\"/opt/swift/usr/libexec/swift/linux/swift-backtrace\", [\"swift-backtrace\"], 0x7f00) = 0\n"
+            "2 <... clone resumed>) = 3\n"
+            "3 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 4\n"
+            "4 ptrace(PTRACE_SEIZE, 1, NULL, 0) = 0\n"
+            "3 process_vm_readv(1, [{iov_base=0x7f00, iov_len=8}], 1, [{iov_base=0x7f00, iov_len=8}], 1, 0) = 8\n"
+            "4 --- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=NULL} ---\n"
+        )
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "passtapd-x.trace"
+            path.write_text(trace)
+            others, fatal = {}, []
+            counts, _ = syscall_filter.calls([str(path)], None, others, fatal)
+            self.assertEqual(dict(counts), {"execve": 1, "clone3": 1, "clone": 1})
+            self.assertEqual(dict(others["swift-backtrace"]), {"execve": 1, "clone3": 1, "ptrace": 1, "process_vm_readv": 1})
+            self.assertEqual(fatal, [("passtapd-x.trace", 2, "SIGILL")])
+
+    def test_no_trace_at_all_fails_the_check(self):
+        with tempfile.TemporaryDirectory() as folder:
+            self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
