@@ -70,8 +70,15 @@ public final class SocketServer: Service, Sendable {
                                 ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: NDJSON.maximumLineBytes))
                             let writer = SubscriptionWriter { item, view in dispatcher.notificationLine(for: item, view: view) }
                             try channel.pipeline.syncOperations.addHandler(writer)
+                            // Closed when dropped, not a trap: a client accepted as the listener
+                            // closes (shutdown right after a connect) never reaches the loop below,
+                            // and NIO drops its channel. `wrappingChannelSynchronously` would trap
+                            // on that ("Deinited NIOAsyncWriter without calling finish()"; seen as
+                            // passtapd's SIGILL at SIGTERM, reproduced by ShutdownRaceTests), so this
+                            // uses the (deprecated) deinit-based teardown. Every channel that does
+                            // reach the loop still ends through executeThenClose.
                             return AcceptedClient(
-                                channel: try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel),
+                                channel: try NIOAsyncChannel<ByteBuffer, ByteBuffer>(synchronouslyWrapping: channel),
                                 writer: NIOLoopBound(writer, eventLoop: channel.eventLoop))
                         }
                     }
@@ -133,7 +140,8 @@ public final class SocketServer: Service, Sendable {
             peer = try await PeerCredentials.read(from: client.channel)
         } catch {
             logger.warning("closing a client whose credentials cannot be read", metadata: ["error": "\(error)"])
-            try? await client.channel.close()
+            // Ended through executeThenClose, as every channel the loop takes is.
+            try? await client.executeThenClose { _, _ in }
             return
         }
         var logger = self.logger

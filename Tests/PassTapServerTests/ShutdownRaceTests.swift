@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+import PassTapCore
+import PassTapServer
+import PassTapTestSupport
+import ServiceLifecycle
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A graceful shutdown that comes while clients are still being accepted: every accepted channel
+/// must end through `executeThenClose`, or NIO traps on the dropped writer and the whole process
+/// dies (seen as passtapd's SIGILL when SIGTERM followed a connect at once).
+@Suite(.timeLimit(.minutes(1))) struct ShutdownRaceTests {
+    /// Opens a Unix stream connection to `path` (blocking; the kernel's backlog completes it
+    /// before the server accepts), or -1.
+    private static func connect(to path: String) -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if connected != 0 {
+            close(descriptor)
+            return -1
+        }
+        return descriptor
+    }
+
+    @Test(arguments: 0..<10) func shutdownRightAfterManyConnectsEndsCleanly(round: Int) async throws {
+        let directory = try ServerHarness.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = SocketServerConfiguration(path: directory + "/passtapd.sock")
+        configuration.access = Configuration.Access(observe: [.everyone], read: [.user(getuid())], transmit: [.user(getuid())])
+        var logger = Logger(label: "passtap.test.shutdown-race")
+        logger.logLevel = .critical
+        let server = SocketServer(
+            configuration: configuration, hub: EventHub(capacity: 16), backends: ReaderBackends([FakeReaderBackend(readers: [])]),
+            daemon: DaemonInfo.startingNow(version: "test"), logger: logger)
+        let group = ServiceGroup(services: [server], logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            try await withDeadline("the server to listen") { try await server.waitUntilListening() }
+            var clients: [Int32] = []
+            for _ in 0..<40 { clients.append(Self.connect(to: configuration.path)) }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            #expect(clients.allSatisfy { $0 >= 0 })
+            clients.forEach { close($0) }
+        }
+    }
+}
