@@ -74,9 +74,12 @@ public final class NFCReaderBackend: ReaderBackend {
 
     public func supervisedSlots() -> [ReaderSlot] { monitor.slots }
 
-    public func restart(_ slot: ReaderSlot, because reason: String) {
-        guard monitor.forget(slot), slot.abandon(because: reason, events: events) else { return }
+    public func restart(_ slot: ReaderSlot, because reason: String) -> Bool {
+        // reader.removed goes out before the monitor may start the reader anew (reader.added).
+        guard monitor.mayRestart(slot), slot.abandon(because: reason, events: events) else { return false }
+        monitor.forget(slot)
         logger.warning("libnfc reader restarted", metadata: ["reader.id": "\(slot.id)"])
+        return true
     }
 
     /// One APDU's own timeout (1.5 s, `NFCPolling.apduTimeoutMilliseconds`), and 1 s for a poll
@@ -105,6 +108,9 @@ final class NFCMonitor: Sendable {
         /// Readers whose thread runs, with the slot it runs (a stopped reader's until its thread
         /// ends; an abandoned one's no longer).
         var running: [ReaderID: ObjectIdentifier] = [:]
+        /// Readers restarted while a thread of theirs was stuck, with that thread's slot, until it
+        /// ends.
+        var abandoned: [ReaderID: ObjectIdentifier] = [:]
         var retry: [ReaderID: (after: ContinuousClock.Instant, delay: Double)] = [:]
         var stopping = false
         var missingLogged: Set<String> = []
@@ -244,15 +250,22 @@ final class NFCMonitor: Sendable {
         }
     }
 
-    /// Forgets a reader whose thread is stuck, so the next look at the devices (within
-    /// ``period``) starts it anew; false when it is not this monitor's current reader.
-    func forget(_ slot: ReaderSlot) -> Bool {
+    /// Whether `slot` is its reader's current one, with no earlier abandoned thread still running.
+    func mayRestart(_ slot: ReaderSlot) -> Bool {
         shared.withLock { shared in
-            guard !shared.stopping, shared.running[slot.id] == ObjectIdentifier(slot) else { return false }
+            !shared.stopping && shared.running[slot.id] == ObjectIdentifier(slot) && shared.abandoned[slot.id] == nil
+        }
+    }
+
+    /// Forgets an abandoned reader, so the next look at the devices (within ``period``) starts
+    /// it anew.
+    func forget(_ slot: ReaderSlot) {
+        shared.withLock { shared in
+            guard shared.running[slot.id] == ObjectIdentifier(slot) else { return }
             shared.slots[slot.id] = nil
             shared.specs[slot.id] = nil
             shared.running[slot.id] = nil
-            return true
+            shared.abandoned[slot.id] = ObjectIdentifier(slot)
         }
     }
 
@@ -262,6 +275,7 @@ final class NFCMonitor: Sendable {
         let id = slot.id
         shared.withLock { shared in
             // An abandoned thread that came back: the reader runs on a new one now.
+            if shared.abandoned[id] == ObjectIdentifier(slot) { shared.abandoned[id] = nil }
             guard shared.running[id] == ObjectIdentifier(slot) else { return }
             shared.slots[id] = nil
             shared.specs[id] = nil

@@ -20,6 +20,9 @@ final class PCSCMonitor: Sendable {
         /// Readers whose thread runs, by name, with the slot it runs (a removed reader's until its
         /// thread ends; an abandoned one's no longer).
         var running: [String: ObjectIdentifier] = [:]
+        /// Readers restarted while a thread of theirs was stuck, with that thread's slot, until it
+        /// ends.
+        var abandoned: [String: ObjectIdentifier] = [:]
         var context: PCSCContext?
         var stopping = false
     }
@@ -55,17 +58,24 @@ final class PCSCMonitor: Sendable {
     private var isStopping: Bool { shared.withLock { $0.stopping } }
 
     /// Abandons a reader whose thread is stuck and lets the next reconcile (within a wait slice)
-    /// start it anew. Never blocks.
-    func restart(_ slot: ReaderSlot, because reason: String) {
+    /// start it anew; false when the slot is not the reader's current one, or an earlier
+    /// abandoned thread of this reader still runs. Never blocks.
+    func restart(_ slot: ReaderSlot, because reason: String) -> Bool {
         let name = slot.id.name
         let current = shared.withLock { shared in
-            guard !shared.stopping, shared.slots[name] === slot else { return false }
-            shared.slots[name] = nil
-            shared.running[name] = nil
-            return true
+            !shared.stopping && shared.slots[name] === slot && shared.abandoned[name] == nil
         }
-        guard current, slot.abandon(because: reason, events: events) else { return }
+        // reader.removed goes out before the maps let a new thread start (and publish reader.added).
+        guard current, slot.abandon(because: reason, events: events) else { return false }
+        shared.withLock { shared in
+            if shared.slots[name] === slot { shared.slots[name] = nil }
+            if shared.running[name] == ObjectIdentifier(slot) {
+                shared.running[name] = nil
+                shared.abandoned[name] = ObjectIdentifier(slot)
+            }
+        }
         logger.warning("Reader restarted", metadata: ["reader.id": "\(slot.id)"])
+        return true
     }
 
     /// Stops the monitor and every reader (each wakes through the canceller). Never blocks.
@@ -189,6 +199,7 @@ final class PCSCMonitor: Sendable {
         let name = slot.id.name
         shared.withLock { shared in
             // An abandoned thread that came back: the reader runs on a new one now.
+            if shared.abandoned[name] == ObjectIdentifier(slot) { shared.abandoned[name] = nil }
             guard shared.running[name] == ObjectIdentifier(slot) else { return }
             shared.running[name] = nil
             // A thread that ended by itself leaves no reader behind: the next reconcile (within

@@ -58,7 +58,7 @@ public final class PCSCReaderBackend: ReaderBackend {
 
     public func supervisedSlots() -> [ReaderSlot] { monitor.slots }
 
-    public func restart(_ slot: ReaderSlot, because reason: String) {
+    public func restart(_ slot: ReaderSlot, because reason: String) -> Bool {
         monitor.restart(slot, because: reason)
     }
 

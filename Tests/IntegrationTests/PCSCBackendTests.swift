@@ -329,6 +329,7 @@ extension PCSCScenarioTests {
                 #expect(try reread.answer.get().hexString == Self.mastercardFCI + "9000")
                 try fixture.card("remove")
                 _ = try await fixture.events.next(.cardRemoved)
+                #expect(handler.abandonedOnReturn.withLock { $0 } == true)
                 // One reader.removed (the supervisor's) and one card.removed (the new thread's): the
                 // old thread's own were dropped.
                 #expect(fixture.events.all(.readerRemoved).count == 1)
@@ -702,7 +703,12 @@ private final class HangingFirstTap: TapHandler {
         guard first else { return then.handleTap(reader: reader, tap: tap) }
         held.signal()
         gate.wait()
+        abandonedOnReturn.withLock { $0 = tap.isAbandoned() }
     }
+
+    /// Whether the held tap, once released, was told its thread had been given up (so a real
+    /// tap handler publishes nothing); `nil` until it returns.
+    let abandonedOnReturn = Mutex<Bool?>(nil)
 
     /// Returns once the first tap is held; fails after 20 s.
     func waitUntilHeld() async throws {

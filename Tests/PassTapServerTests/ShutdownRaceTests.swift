@@ -10,9 +10,10 @@ import Testing
 import Glibc
 #endif
 
-/// A graceful shutdown that comes while clients are still being accepted: every accepted channel
-/// must end through `executeThenClose`, or NIO traps on the dropped writer and the whole process
-/// dies (seen as passtapd's SIGILL when SIGTERM followed a connect at once).
+/// A graceful shutdown that comes while clients are still being accepted: a client accepted as
+/// the listener closes never reaches the server's loop, and NIO drops its channel. With
+/// `wrappingChannelSynchronously` that trapped and the whole process died (passtapd's SIGILL when
+/// SIGTERM followed a connect at once: this test trapped on its first run before the fix).
 @Suite(.timeLimit(.minutes(1))) struct ShutdownRaceTests {
     /// Opens a Unix stream connection to `path` (blocking; the kernel's backlog completes it
     /// before the server accepts), or -1.
@@ -31,6 +32,13 @@ import Glibc
         return descriptor
     }
 
+    /// Runs blocking socket calls on a thread of their own, never on the concurrency pool.
+    private static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
+    }
+
     @Test(arguments: 0..<10) func shutdownRightAfterManyConnectsEndsCleanly(round: Int) async throws {
         let directory = try ServerHarness.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -45,12 +53,15 @@ import Glibc
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             try await withDeadline("the server to listen") { try await server.waitUntilListening() }
-            var clients: [Int32] = []
-            for _ in 0..<40 { clients.append(Self.connect(to: configuration.path)) }
+            let path = configuration.path
+            let clients = await Self.offPool { (0..<40).map { _ in Self.connect(to: path) } }
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
             #expect(clients.allSatisfy { $0 >= 0 })
-            clients.forEach { close($0) }
+            clients.filter { $0 >= 0 }.forEach { close($0) }
+            // Whether every one of these connections was closed by the server is not checked:
+            // in 2 rounds of 10 here, 2 of 40 stayed open until the test closed them (channels
+            // NIO accepted as the listener closed). In passtapd the process exits right after.
         }
     }
 }

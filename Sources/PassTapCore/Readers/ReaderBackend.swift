@@ -28,8 +28,11 @@ public protocol ReaderBackend: AnyObject, Sendable {
     func supervisedSlots() -> [ReaderSlot]
 
     /// Gives up on the thread of `slot`, stuck in a call to the reader (``ReaderSlot/abandon(because:events:)``),
-    /// and starts the reader anew on a thread of its own. Never blocks.
-    func restart(_ slot: ReaderSlot, because reason: String)
+    /// and starts the reader anew on a thread of its own. Never blocks. Returns false when it
+    /// did not: the slot is no longer the reader's, or an earlier thread of this reader, given
+    /// up already, has not ended yet (one stuck thread per reader at most, so a card that never
+    /// answers cannot pile up threads and pcscd contexts).
+    func restart(_ slot: ReaderSlot, because reason: String) -> Bool
 
     /// The longest one exchange with a card may take on this backend's readers (its transport's
     /// own timeout): a reader's thread busy for longer than a tap's budget plus this is stuck.
@@ -41,7 +44,7 @@ extension ReaderBackend {
     public func supervisedSlots() -> [ReaderSlot] { [] }
 
     /// Nothing to restart.
-    public func restart(_ slot: ReaderSlot, because reason: String) {}
+    public func restart(_ slot: ReaderSlot, because reason: String) -> Bool { false }
 
     /// 5 s.
     public var transportTimeout: Duration { .seconds(5) }

@@ -95,6 +95,14 @@ public struct ReaderLifecycle: Sendable {
                 return fault
             case .card(let tap):
                 delay = backoff.first
+                // Stopped (or abandoned) during the wait: let the card go, run no session.
+                if slot.isStopping {
+                    slot.busy(.endTap) { driver.endTap(stopping: slot.resetsCardOnStop) }
+                    break
+                }
+                var tap = tap
+                let owner = slot
+                tap.isAbandoned = { owner.isAbandoned }
                 if let fault = serveCard(tap, driver) { return fault }
             }
         }
@@ -122,7 +130,7 @@ public struct ReaderLifecycle: Sendable {
         let stopping = slot.isStopping
         if !stopping { slot.setState(.empty) }
         slot.failPending(stopping ? slot.stopAnswer : .noCard(slot.id))
-        slot.busy(.endTap) { driver.endTap(stopping: stopping) }
+        slot.busy(.endTap) { driver.endTap(stopping: stopping && slot.resetsCardOnStop) }
         publish(.cardRemoved, .cardRemoved)
         return fault
     }

@@ -196,6 +196,11 @@ public final class ReaderSlot: Sendable {
         }
     }
 
+    /// Whether a card still in the field is reset when the thread lets it go stopping: only when
+    /// the daemon stops. An abandoned slot's card is the new thread's now; a removed reader's is
+    /// gone with it.
+    var resetsCardOnStop: Bool { stopReason == nil }
+
     /// Whether ``abandon(because:)`` was called.
     public var isAbandoned: Bool { abandoned.withLock { $0 } }
 

@@ -15,6 +15,8 @@ public final class ReaderSupervisor: Sendable {
         var stopping = false
         var lastRound: ContinuousClock.Instant?
         var restarts = 0
+        /// Stuck slots whose restart was declined last round (logged once).
+        var declined: Set<ObjectIdentifier> = []
     }
 
     private let backends: ReaderBackends
@@ -75,18 +77,32 @@ public final class ReaderSupervisor: Sendable {
     /// One look at every reader; restarts the stuck ones. Runs on the supervisor's thread.
     func round(at now: ContinuousClock.Instant) {
         let budget = sessionBudget()
+        var stuckNow: Set<ObjectIdentifier> = []
         for backend in backends.backends {
             let allowance = budget + backend.transportTimeout
             for slot in backend.supervisedSlots() {
                 guard let stuck = slot.stuckCall(at: now, allowance: allowance) else { continue }
                 let reason =
                     "its thread was stuck in \(stuck.call.activity) for \(Self.seconds(stuck.duration)) s (allowed \(Self.seconds(allowance)) s: the session budget plus the transport timeout); passtapd restarts the reader"
-                logger.error("Reader thread stuck; restarting the reader", metadata: ["reader.id": "\(slot.id)", "reason": "\(reason)"])
-                state.withLock { $0.restarts += 1 }
-                backend.restart(slot, because: reason)
+                if backend.restart(slot, because: reason) {
+                    logger.error("Reader thread stuck; restarted the reader", metadata: ["reader.id": "\(slot.id)", "reason": "\(reason)"])
+                    state.withLock { $0.restarts += 1 }
+                } else {
+                    // Once per stuck thread: a reader whose earlier stuck thread still runs is not
+                    // restarted again (no pile of threads for a card that never answers).
+                    stuckNow.insert(ObjectIdentifier(slot))
+                    if !state.withLock({ $0.declined.contains(ObjectIdentifier(slot)) }) {
+                        logger.error(
+                            "Reader thread stuck again while an earlier one is; not restarted until that one ends",
+                            metadata: ["reader.id": "\(slot.id)", "reason": "\(reason)"])
+                    }
+                }
             }
         }
-        state.withLock { $0.lastRound = .now }
+        state.withLock {
+            $0.declined = stuckNow
+            $0.lastRound = .now
+        }
     }
 
     private func pause() {

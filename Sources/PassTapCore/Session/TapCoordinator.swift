@@ -45,6 +45,13 @@ public final class TapCoordinator: TapHandler {
             budget: .milliseconds(configuration.sessionBudgetMilliseconds))
         let outcome = engine.run(plan, on: channel)
         let result = ReadResult(card: tap.card, target: .isoDep, session: outcome)
+        // A session that outlived its thread's restart: the reader's events are the new
+        // thread's now. A vas.read it claimed still gets the result the card gave.
+        if tap.isAbandoned() {
+            logger.warning("Session of a restarted reader ended; its read.result is not published", metadata: ["reader.id": "\(reader)"])
+            if let claim { vasReads.finish(claim, with: result) }
+            return result
+        }
         events.publish(.readResult, reader, .readResult(result))
         if let claim { vasReads.finish(claim, with: result) }
         log(result, reader: reader, onDemand: claim != nil)

@@ -80,6 +80,8 @@ package struct SystemdService: Service {
     package func run() async throws {
         try await withGracefulShutdownHandler {
             try await ready()
+            // SIGTERM during start-up: STOPPING=1 went out already; READY=1 must not follow it.
+            guard !Task.isShuttingDownGracefully else { return }
             notifier.send(.ready)
             var line = status()
             notifier.send(.status(line))
