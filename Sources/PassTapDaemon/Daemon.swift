@@ -4,6 +4,8 @@ public import PassTapCore
 import PCSCBackend
 import NFCBackend
 import PassTapServer
+import PassTapMetrics
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
@@ -27,11 +29,16 @@ public struct Daemon: Sendable {
 
     private let configuration: Configuration
     private let logger: Logger
+    private let lastHealthyCheck: @Sendable () -> ContinuousClock.Instant?
 
-    /// Creates the daemon for a validated configuration.
-    public init(configuration: Configuration, logger: Logger) {
+    /// Creates the daemon for a validated configuration. `lastHealthyCheck` is when the health
+    /// check last passed (`nil` before the first), reported by `status` as `health.last_check_ms`.
+    public init(
+        configuration: Configuration, logger: Logger, lastHealthyCheck: @escaping @Sendable () -> ContinuousClock.Instant? = { nil }
+    ) {
         self.configuration = configuration
         self.logger = logger
+        self.lastHealthyCheck = lastHealthyCheck
     }
 
     /// Reads and validates a config file (see ``ConfigLoader``).
@@ -53,24 +60,41 @@ public struct Daemon: Sendable {
     public func run() async throws {
         let hub = EventHub(capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes)
         let vasReads = VASReadQueue()
-        let coordinator = TapCoordinator(configuration: configuration, vasReads: vasReads, logger: logger, events: hub.sink)
+        // `status` and the metrics read the daemon's own events on their way to the hub.
+        let metrics = configuration.metrics.listen.map { _ in
+            DaemonMetrics(registry: PrometheusCollectorRegistry(), merchants: configuration.vas.passTypeIDs, version: PassTapVersion.string)
+        }
+        let ledger = HealthLedger(backends: [ReaderID.Backend.pcsc, .nfc].filter { configuration.section($0).enabled }.map(\.rawValue))
+        let events = ledger.sink(forwardingTo: metrics?.sink(forwardingTo: hub.sink) ?? hub.sink)
+        let coordinator = TapCoordinator(
+            configuration: configuration, vasReads: vasReads, logger: logger, events: events, observer: metrics?.sessionObserver)
         var backends: [any ReaderBackend] = []
         if configuration.section(.pcsc).enabled {
             backends.append(
-                PCSCReaderBackend(configuration: configuration.section(.pcsc), tapHandler: coordinator, events: hub.sink, logger: logger))
+                PCSCReaderBackend(configuration: configuration.section(.pcsc), tapHandler: coordinator, events: events, logger: logger))
         } else {
             logger.notice("[pcsc] enabled = false: no PC/SC readers will be driven")
         }
         if configuration.section(.nfc).enabled {
-            backends.append(NFCReaderBackend(configuration: configuration, tapHandler: coordinator, events: hub.sink, logger: logger))
+            backends.append(NFCReaderBackend(configuration: configuration, tapHandler: coordinator, events: events, logger: logger))
         }
         let readers = ReaderBackends(backends)
         let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
         let server = SocketServer(
             configuration: SocketServerConfiguration(configuration), hub: hub, backends: readers, daemon: daemon,
-            vasReads: vasReads, logger: logger)
+            vasReads: vasReads, logger: logger, health: HealthSources(ledger: ledger, lastHealthyCheck: lastHealthyCheck),
+            observer: metrics.map { metrics in
+                SocketServerObserver(clientsChanged: metrics.clientsChanged(by:), eventsDropped: metrics.eventsDropped(_:))
+            } ?? .none)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: ReaderBackendsService(backends: readers, deadline: Self.backendShutdown)), .init(service: server),
+        ]
+        if let metrics, let listen = configuration.metrics.listen {
+            // Before the daemon reports ready, wait for `metricsServer.waitUntilListening()`.
+            services.append(.init(service: MetricsServer(address: listen, registry: metrics.registry, logger: logger)))
+        }
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: ReaderBackendsService(backends: readers, deadline: Self.backendShutdown)), .init(service: server)],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = Self.gracefulShutdown
         groupConfiguration.maximumCancellationDuration = Self.shutdownBudget - Self.gracefulShutdown
