@@ -32,6 +32,11 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
         }
     }
 
+    /// A request NIO could not parse: `HTTPServerProtocolErrorHandler` has answered 400; close.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
     private func respond(to request: HTTPRequestHead, context: ChannelHandlerContext) {
         let path = request.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let status: HTTPResponseStatus

@@ -11,26 +11,29 @@ import Synchronization
 /// registry in Prometheus' text format, until graceful shutdown.
 ///
 /// Every other path gets 404 and every other method 405. One request per connection: the answer
-/// says `Connection: close`. A connection that sends more than ``maximumRequestBytes`` or has not
-/// finished its request within ``requestDeadline`` is closed. Everything runs on NIO's event loop
+/// says `Connection: close`. A connection that sends more than ``maximumRequestBytes`` or is still
+/// open ``defaultRequestDeadline`` after it opened is closed. Everything runs on NIO's event loop
 /// and nothing there blocks: emitting the registry takes its lock for a copy of the series.
 public final class MetricsServer: Service, Sendable {
     /// How many bytes a connection may send: a request head (a scraper's is some 200 bytes).
     public static let maximumRequestBytes = 8192
-    /// How long a connection may take to send its request, then to be answered.
-    public static let requestDeadline: TimeAmount = .seconds(10)
+    /// How long a connection may take to send its request, then to be answered, by default.
+    public static let defaultRequestDeadline: TimeAmount = .seconds(10)
 
     private let address: ListenAddress
     private let registry: PrometheusCollectorRegistry
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
+    private let requestDeadline: TimeAmount
     private let startup = ListenerStartup()
 
-    /// A listener on `address` for `registry`; nothing happens until ``run()``.
+    /// A listener on `address` for `registry`; nothing happens until ``run()``. A connection is
+    /// closed `requestDeadline` after it opened.
     public init(
         address: ListenAddress, registry: PrometheusCollectorRegistry, logger: Logger,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, requestDeadline: TimeAmount = defaultRequestDeadline
     ) {
+        self.requestDeadline = requestDeadline
         self.address = address
         self.registry = registry
         self.logger = logger
@@ -51,10 +54,10 @@ public final class MetricsServer: Service, Sendable {
             channel = try await ServerBootstrap(group: eventLoopGroup)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .serverChannelOption(.backlog, value: 32)
-                .childChannelInitializer { [registry] channel in
+                .childChannelInitializer { [registry, requestDeadline] channel in
                     channel.eventLoop.makeCompletedFuture {
                         let operations = channel.pipeline.syncOperations
-                        try operations.addHandler(RequestGuardHandler(maximumBytes: Self.maximumRequestBytes, deadline: Self.requestDeadline))
+                        try operations.addHandler(RequestGuardHandler(maximumBytes: Self.maximumRequestBytes, deadline: requestDeadline))
                         try operations.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: true)
                         try operations.addHandler(MetricsHTTPHandler(registry: registry))
                     }
