@@ -108,11 +108,12 @@ public final class DaemonMetrics: Sendable {
         }
     }
 
-    /// A sink that hands each event on to `next` (the event hub), then records it here.
+    /// A sink that records each event here, then hands it on to `next` (the event hub): a
+    /// subscriber that sees an event finds it already counted on `/metrics`.
     public func sink(forwardingTo next: EventSink) -> EventSink {
         EventSink { kind, reader, payload in
-            next.publish(kind, reader, payload)
             self.observe(kind, reader, payload)
+            next.publish(kind, reader, payload)
         }
     }
 

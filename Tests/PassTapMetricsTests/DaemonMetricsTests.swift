@@ -131,7 +131,7 @@ import VAS
         #expect(try scrape(second).value(Name.eventsDropped) == 0)
     }
 
-    @Test func theSinkHandsEveryEventOnBeforeCountingIt() throws {
+    @Test func theSinkCountsEveryEventAndHandsItOn() throws {
         let metrics = metrics()
         let hub = EventHub()
         let sink = metrics.sink(forwardingTo: hub.sink)

@@ -78,11 +78,12 @@ public final class HealthLedger: Sendable {
     /// The last tap of every present reader that has had one, by reader id.
     public var lastTaps: [LastTap] { state.withLock { $0.lastTaps.values.sorted { $0.reader.rawValue < $1.reader.rawValue } } }
 
-    /// A sink that notes each event here, then hands it on to `next` (the event hub).
+    /// A sink that notes each event here, then hands it on to `next` (the event hub): a
+    /// subscriber that sees an event finds `status` already telling of it.
     public func sink(forwardingTo next: EventSink) -> EventSink {
         EventSink { kind, reader, payload in
-            next.publish(kind, reader, payload)
             self.observe(kind, reader, payload)
+            next.publish(kind, reader, payload)
         }
     }
 }

@@ -21,8 +21,9 @@ struct Status: AsyncParsableCommand {
             backend is down, a reader is unavailable, or the last healthy check is too old
               2  down: the daemon does not answer (no socket, refused, closed, timed out), or no \
             configured reader backend is up
-            A daemon that answers but refuses the caller exits 77 (permission), bad usage 64, as \
-            the other commands do.
+            Other failures keep the codes of the other commands: 77 when the socket refuses the \
+            caller (permission), 69 when the daemon answers with an error, 76 for an answer that \
+            is not a status, 64 for bad usage.
             """)
 
     /// The exit status of a degraded daemon.
@@ -33,14 +34,8 @@ struct Status: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func run() async throws {
-        let status: StatusResult
-        do {
-            status = try await CLIRunner.run(options) { session in
-                try await session.call(.status, NoParams(), as: StatusResult.self)
-            }
-        } catch let code as ExitCode where [69, 75, 76].contains(code.rawValue) {
-            // Unreachable, closed, timed out or garbled: down, for a monitoring check.
-            throw Self.downExit
+        let status = try await CLIRunner.run(options, unreachableExit: Self.downExit) { session in
+            try await session.call(.status, NoParams(), as: StatusResult.self)
         }
         if options.json {
             try Output.json(status)
