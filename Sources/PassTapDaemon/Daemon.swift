@@ -30,15 +30,19 @@ public struct Daemon: Sendable {
     private let configuration: Configuration
     private let logger: Logger
     private let lastHealthyCheck: @Sendable () -> ContinuousClock.Instant?
+    private let healthCheckStaleAfter: Duration?
 
     /// Creates the daemon for a validated configuration. `lastHealthyCheck` is when the health
-    /// check last passed (`nil` before the first), reported by `status` as `health.last_check_ms`.
+    /// check last passed (`nil` before the first), reported by `status` as `health.last_check_ms`;
+    /// a check older than `healthCheckStaleAfter` makes `status` degraded (`nil`: never).
     public init(
-        configuration: Configuration, logger: Logger, lastHealthyCheck: @escaping @Sendable () -> ContinuousClock.Instant? = { nil }
+        configuration: Configuration, logger: Logger, lastHealthyCheck: @escaping @Sendable () -> ContinuousClock.Instant? = { nil },
+        healthCheckStaleAfter: Duration? = nil
     ) {
         self.configuration = configuration
         self.logger = logger
         self.lastHealthyCheck = lastHealthyCheck
+        self.healthCheckStaleAfter = healthCheckStaleAfter
     }
 
     /// Reads and validates a config file (see ``ConfigLoader``).
@@ -82,7 +86,7 @@ public struct Daemon: Sendable {
         let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
         let server = SocketServer(
             configuration: SocketServerConfiguration(configuration), hub: hub, backends: readers, daemon: daemon,
-            vasReads: vasReads, logger: logger, health: HealthSources(ledger: ledger, lastHealthyCheck: lastHealthyCheck),
+            vasReads: vasReads, logger: logger, health: HealthSources(ledger: ledger, lastHealthyCheck: lastHealthyCheck, staleAfter: healthCheckStaleAfter),
             observer: metrics.map { metrics in
                 SocketServerObserver(clientsChanged: metrics.clientsChanged(by:), eventsDropped: metrics.eventsDropped(_:))
             } ?? .none)
@@ -90,8 +94,11 @@ public struct Daemon: Sendable {
             .init(service: ReaderBackendsService(backends: readers, deadline: Self.backendShutdown)), .init(service: server),
         ]
         if let metrics, let listen = configuration.metrics.listen {
-            // Before the daemon reports ready, wait for `metricsServer.waitUntilListening()`.
-            services.append(.init(service: MetricsServer(address: listen, registry: metrics.registry, logger: logger)))
+            // Bound before anything is served, so it listens before the daemon is ready, and a
+            // port in use stops the start.
+            let metricsServer = MetricsServer(address: listen, registry: metrics.registry, logger: logger)
+            try await metricsServer.bind()
+            services.append(.init(service: metricsServer))
         }
         var groupConfiguration = ServiceGroupConfiguration(
             services: services,

@@ -26,6 +26,7 @@ public final class MetricsServer: Service, Sendable {
     private let eventLoopGroup: any EventLoopGroup
     private let requestDeadline: TimeAmount
     private let startup = ListenerStartup()
+    private let listener = Mutex<(any Channel)?>(nil)
 
     /// A listener on `address` for `registry`; nothing happens until ``run()``. A connection is
     /// closed `requestDeadline` after it opened.
@@ -46,9 +47,36 @@ public final class MetricsServer: Service, Sendable {
         try await startup.wait()
     }
 
-    /// Binds, serves until graceful shutdown or cancellation, then closes the listener.
+    /// Binds the listener now (the daemon does, before it reports ready); ``run()`` then serves
+    /// on it. Returns the bound address.
+    /// - Throws: ``MetricsServerError`` when the address cannot be bound.
+    @discardableResult
+    public func bind() async throws -> SocketAddress {
+        if let bound = listener.withLock({ $0 })?.localAddress { return bound }
+        let channel = try await makeListener()
+        listener.withLock { $0 = channel }
+        guard let bound = channel.localAddress else {
+            let failure = MetricsServerError(address: address, underlying: ChannelError.unknownLocalAddress)
+            try? await channel.close()
+            startup.markFailed(failure)
+            throw failure
+        }
+        logger.info("metrics listening", metadata: ["metrics.listen": "\(bound)"])
+        startup.markListening(bound)
+        return bound
+    }
+
+    /// Binds (unless ``bind()`` did), serves until graceful shutdown or cancellation, then closes
+    /// the listener.
     /// - Throws: ``MetricsServerError`` when the address cannot be bound.
     public func run() async throws {
+        let bound = try await bind()
+        try? await gracefulShutdown()
+        if let channel = listener.withLock({ $0 }) { try? await channel.close() }
+        logger.info("metrics listener closed", metadata: ["metrics.listen": "\(bound)"])
+    }
+
+    private func makeListener() async throws -> any Channel {
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: eventLoopGroup)
@@ -68,17 +96,7 @@ public final class MetricsServer: Service, Sendable {
             startup.markFailed(failure)
             throw failure
         }
-        guard let bound = channel.localAddress else {
-            let failure = MetricsServerError(address: address, underlying: ChannelError.unknownLocalAddress)
-            try? await channel.close()
-            startup.markFailed(failure)
-            throw failure
-        }
-        logger.info("metrics listening", metadata: ["metrics.listen": "\(bound)"])
-        startup.markListening(bound)
-        try? await gracefulShutdown()
-        try? await channel.close()
-        logger.info("metrics listener closed", metadata: ["metrics.listen": "\(bound)"])
+        return channel
     }
 }
 

@@ -41,8 +41,7 @@ package struct MethodDispatcher: Sendable {
         observer: SocketServerObserver = .none
     ) {
         let readers: @Sendable () -> [ReaderInfo] = { backends.readers() }
-        self.init(
-            handlers: [
+        let handlers: [any MethodHandler] = [
             StatusHandler(daemon: daemon, readers: readers, now: now, health: health),
             ReadersListHandler(readers: readers),
             CardTransmitHandler(allowed: configuration.allowTransmit) { command, raw, reader throws(ReaderCommandError) in
@@ -52,7 +51,8 @@ package struct MethodDispatcher: Sendable {
                 merchants: configuration.vasMerchants, vasReads: vasReads, pending: PendingVASReads(limit: configuration.vasReadsPerUID)
             ) { backends.knows($0) },
             EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: configuration.clientQueue),
-            ], observer: observer)
+        ]
+        self.init(handlers: handlers, observer: observer)
     }
 
     /// A dispatcher for `handlers` (tests give their own, and may count event encodings).
