@@ -1,4 +1,4 @@
-public import CoreMetrics
+import CoreMetrics
 import Metrics
 public import PassTapCore
 public import Prometheus
