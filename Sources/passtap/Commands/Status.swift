@@ -17,10 +17,14 @@ struct Status: AsyncParsableCommand {
 
             The exit status makes it a monitoring check (Nagios, monit, a systemd timer):
               0  healthy
-              1  degraded: the daemon runs, but the system clock is not synchronised, a configured \
-            backend is down, a reader is unavailable, or the last healthy check is too old
-              2  down: the daemon does not answer (no socket, refused, closed, timed out), or no \
-            configured reader backend is up
+              1  degraded: running, but not everything is well
+              2  down: no answer, or no reader backend up
+
+            Degraded: the system clock is not synchronised, a configured backend is down, a reader \
+            is unavailable, or the daemon's last healthy check is too old. Down: the daemon does \
+            not answer (no socket, connection refused or closed, timed out), or no configured \
+            reader backend is up. The problems are listed under "health:".
+
             Other failures keep the codes of the other commands: 77 when the socket refuses the \
             caller (permission), 69 when the daemon answers with an error, 76 for an answer that \
             is not a status, 64 for bad usage.
