@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // C, imported in exactly one backend target each.
@@ -37,6 +39,8 @@ let package = Package(
             pkgConfig: "libnfc",
             providers: [.apt(["libnfc-dev"])]
         ),
+        // <sys/timex.h> (adjtimex), for `status`'s clock check; C library only, nothing to link.
+        .systemLibrary(name: "CTimex"),
 
         // Pure Swift protocol core: no C, no NIO.
         .target(name: "ISO7816", swiftSettings: upcoming),
@@ -78,7 +82,7 @@ let package = Package(
         .target(
             name: "PassTapServer",
             dependencies: [
-                "PassTapCore", "PassTapProtocol", "ISO7816",
+                "PassTapCore", "PassTapProtocol", "ISO7816", "CTimex",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -87,10 +91,26 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // Prometheus metrics derived from the daemon's events, and their HTTP listener.
+        .target(
+            name: "PassTapMetrics",
+            dependencies: [
+                "PassTapCore", "VAS",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "PassTapDaemon",
             dependencies: [
-                "PassTapCore", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS",
+                "PassTapCore", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -171,6 +191,18 @@ let package = Package(
         .testTarget(
             name: "NFCBackendTests",
             dependencies: ["NFCBackend", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "PassTapMetricsTests",
+            dependencies: [
+                "PassTapMetrics", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(

@@ -4,6 +4,8 @@ public import PassTapCore
 import PCSCBackend
 import NFCBackend
 import PassTapServer
+import PassTapMetrics
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 import NIOPosix
@@ -29,7 +31,7 @@ public struct Daemon: Sendable {
 
     private let configuration: Configuration
     private let logger: Logger
-    /// When the daemon last passed its health check.
+    /// When the daemon last passed its health check (`status`: `health.last_check_ms`).
     package let health = HealthRecord()
 
     /// Creates the daemon for a validated configuration.
@@ -57,41 +59,63 @@ public struct Daemon: Sendable {
     public func run() async throws {
         let hub = EventHub(capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes)
         let vasReads = VASReadQueue()
-        let lastTap = LastTap()
-        let tapEvents = EventSink { kind, reader, payload in
-            if kind == .readResult { lastTap.note() }
-            hub.sink.publish(kind, reader, payload)
+        // `status` and the metrics read the daemon's own events on their way to the hub.
+        let metrics = configuration.metrics.listen.map { _ in
+            DaemonMetrics(registry: PrometheusCollectorRegistry(), merchants: configuration.vas.passTypeIDs, version: PassTapVersion.string)
         }
-        let coordinator = TapCoordinator(configuration: configuration, vasReads: vasReads, logger: logger, events: tapEvents)
+        let ledger = HealthLedger(backends: [ReaderID.Backend.pcsc, .nfc].filter { configuration.section($0).enabled }.map(\.rawValue))
+        let events = ledger.sink(forwardingTo: metrics?.sink(forwardingTo: hub.sink) ?? hub.sink)
+        let coordinator = TapCoordinator(
+            configuration: configuration, vasReads: vasReads, logger: logger, events: events, observer: metrics?.sessionObserver)
         var backends: [any ReaderBackend] = []
         if configuration.section(.pcsc).enabled {
             backends.append(
-                PCSCReaderBackend(configuration: configuration.section(.pcsc), tapHandler: coordinator, events: hub.sink, logger: logger))
+                PCSCReaderBackend(configuration: configuration.section(.pcsc), tapHandler: coordinator, events: events, logger: logger))
         } else {
             logger.notice("[pcsc] enabled = false: no PC/SC readers will be driven")
         }
         if configuration.section(.nfc).enabled {
-            backends.append(NFCReaderBackend(configuration: configuration, tapHandler: coordinator, events: hub.sink, logger: logger))
+            backends.append(NFCReaderBackend(configuration: configuration, tapHandler: coordinator, events: events, logger: logger))
         }
         let readers = ReaderBackends(backends)
+        let watchdog = WatchdogSettings()
+        // The health check's pace: half the watchdog's timeout, or 10 s; `status` calls a last
+        // healthy check older than three of these stale.
+        let checkInterval = watchdog.checkInterval()
         let budget = Duration.milliseconds(configuration.sessionBudgetMilliseconds)
         let supervisor = ReaderSupervisor(backends: readers, sessionBudget: { budget }, logger: logger)
         let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
         let eventLoops = MultiThreadedEventLoopGroup.singleton
         let server = SocketServer(
             configuration: SocketServerConfiguration(configuration), hub: hub, backends: readers, daemon: daemon,
-            vasReads: vasReads, logger: logger, eventLoopGroup: eventLoops)
+            vasReads: vasReads, logger: logger, eventLoopGroup: eventLoops,
+            health: HealthSources(ledger: ledger, lastHealthyCheck: { health.lastHealthy }, staleAfter: checkInterval * 3),
+            observer: metrics.map { metrics in
+                SocketServerObserver(clientsChanged: metrics.clientsChanged(by:), eventsDropped: metrics.eventsDropped(_:))
+            } ?? .none)
         let readerService = ReaderBackendsService(backends: readers, supervisor: supervisor, deadline: Self.backendShutdown)
         let systemd = SystemdService(
-            notifier: SystemdNotifier(), watchdog: WatchdogSettings(), health: HealthCheck(eventLoops: eventLoops, supervisor: supervisor),
-            record: health, logger: logger,
+            notifier: SystemdNotifier(), watchdog: watchdog, health: HealthCheck(eventLoops: eventLoops, supervisor: supervisor),
+            record: health, interval: checkInterval, logger: logger,
             ready: {
                 try await server.waitUntilListening()
                 await readerService.waitUntilStarted()
             },
-            status: { Self.statusLine(readers: readers.readers(), clients: server.connectedClients, lastTap: lastTap.date) })
+            status: {
+                Self.statusLine(readers: readers.readers(), clients: server.connectedClients, lastTap: ledger.lastTaps.map(\.time).max())
+            })
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: readerService), .init(service: server), .init(service: systemd),
+        ]
+        if let metrics, let listen = configuration.metrics.listen {
+            // Bound before anything is served, so it listens before the daemon is ready, and a
+            // port in use stops the start.
+            let metricsServer = MetricsServer(address: listen, registry: metrics.registry, logger: logger)
+            try await metricsServer.bind()
+            services.append(.init(service: metricsServer))
+        }
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: readerService), .init(service: server), .init(service: systemd)],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = Self.gracefulShutdown
         groupConfiguration.maximumCancellationDuration = Self.shutdownBudget - Self.gracefulShutdown
@@ -108,17 +132,6 @@ public struct Daemon: Sendable {
         let usable = readers.filter { $0.state != .unavailable }.count
         let tap = lastTap.map { "last tap \(RFC3339.string(from: $0))" } ?? "no tap yet"
         return "\(readers.count) reader\(readers.count == 1 ? "" : "s") (\(usable) usable), \(clients) client\(clients == 1 ? "" : "s"), \(tap)"
-    }
-}
-
-/// When the last tap's `read.result` was published.
-private final class LastTap: Sendable {
-    private let last = Mutex<Date?>(nil)
-
-    var date: Date? { last.withLock { $0 } }
-
-    func note() {
-        last.withLock { $0 = Date() }
     }
 }
 

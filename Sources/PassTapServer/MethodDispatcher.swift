@@ -30,16 +30,19 @@ package struct MethodDispatcher: Sendable {
     /// Encodes an event (already in its view) as its `event` notification line; tests count
     /// the calls.
     let encodeEvent: @Sendable (Event) -> ByteBuffer
+    /// Told of every `events.dropped` notice (the metrics recorder).
+    let observer: SocketServerObserver
 
     /// The dispatcher of a daemon: one handler per method.
     /// `now` is the monotonic clock `status` reads its uptime from (the fuzz target injects one).
     package init(
         hub: EventHub, backends: ReaderBackends, vasReads: VASReadQueue, daemon: DaemonInfo, configuration: SocketServerConfiguration,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, health: HealthSources = HealthSources(),
+        observer: SocketServerObserver = .none
     ) {
         let readers: @Sendable () -> [ReaderInfo] = { backends.readers() }
-        self.init(handlers: [
-            StatusHandler(daemon: daemon, readers: readers, now: now),
+        let handlers: [any MethodHandler] = [
+            StatusHandler(daemon: daemon, readers: readers, now: now, health: health),
             ReadersListHandler(readers: readers),
             CardTransmitHandler(allowed: configuration.allowTransmit) { command, raw, reader throws(ReaderCommandError) in
                 try await backends.transmit(command, raw: raw, on: reader)
@@ -48,11 +51,16 @@ package struct MethodDispatcher: Sendable {
                 merchants: configuration.vasMerchants, vasReads: vasReads, pending: PendingVASReads(limit: configuration.vasReadsPerUID)
             ) { backends.knows($0) },
             EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: configuration.clientQueue),
-        ])
+        ]
+        self.init(handlers: handlers, observer: observer)
     }
 
     /// A dispatcher for `handlers` (tests give their own, and may count event encodings).
-    init(handlers: [any MethodHandler], encodeEvent: @escaping @Sendable (Event) -> ByteBuffer = Self.eventLine) {
+    init(
+        handlers: [any MethodHandler], encodeEvent: @escaping @Sendable (Event) -> ByteBuffer = Self.eventLine,
+        observer: SocketServerObserver = .none
+    ) {
+        self.observer = observer
         self.handlers = Dictionary(handlers.map { (type(of: $0).method, $0) }, uniquingKeysWith: { first, _ in first })
         self.encodeEvent = encodeEvent
     }
@@ -131,6 +139,7 @@ package struct MethodDispatcher: Sendable {
         case .event(let published):
             return published.line(for: view, encode: encodeEvent)
         case .dropped(let count, let firstSeq, let lastSeq):
+            observer.eventsDropped(count)
             return Self.encode(
                 JSONRPCNotification(
                     method: .eventsDropped, params: EventsDroppedParams(count: count, firstSeq: firstSeq, lastSeq: lastSeq)))

@@ -19,6 +19,7 @@ public final class SocketServer: Service, Sendable {
     private let eventLoopGroup: any EventLoopGroup
     private let startup = StartupSignal()
     private let limiter: ConnectionLimiter
+    private let observer: SocketServerObserver
 
     /// Creates a server; nothing happens until ``run()``.
     /// - Parameters:
@@ -29,13 +30,18 @@ public final class SocketServer: Service, Sendable {
     ///   - vasReads: where `vas.read` waits for taps (the tap coordinator's queue).
     ///   - logger: where connection-level messages go (info and below).
     ///   - eventLoopGroup: NIO's event loops; the shared singleton by default.
+    ///   - health: what `status` reports beyond the readers (backends, last taps, health).
+    ///   - observer: told of clients and dropped events (the metrics recorder).
     public init(
         configuration: SocketServerConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo,
-        vasReads: VASReadQueue = VASReadQueue(), logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        vasReads: VASReadQueue = VASReadQueue(), logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        health: HealthSources = HealthSources(), observer: SocketServerObserver = .none
     ) {
         self.configuration = configuration
+        self.observer = observer
         self.dispatcher = MethodDispatcher(
-            hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, configuration: configuration)
+            hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, configuration: configuration, health: health,
+            observer: observer)
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         limiter = ConnectionLimiter(limit: configuration.maxClients, perUserLimit: configuration.maxClientsPerUID)
@@ -161,6 +167,8 @@ public final class SocketServer: Service, Sendable {
         }
         defer { limiter.release(uid: peer.uid) }
         logger.info("client connected", metadata: ["peer.roles": "\(roles.sorted().map(\.rawValue).joined(separator: ","))"])
+        observer.clientsChanged(1)
+        defer { observer.clientsChanged(-1) }
         await ClientConnection(
             channel: client, writer: accepted.writer, dispatcher: dispatcher, peer: peer, roles: roles,
             idleTimeout: configuration.idleTimeout, logger: logger

@@ -9,9 +9,22 @@ import Testing
     }
 
     @Test func noDaemonExits69SayingHowToStartIt() throws {
-        let (status, output) = try run("passtap", ["status", "--socket", "/nonexistent/passtapd.sock"])
+        let (status, output) = try run("passtap", ["readers", "--socket", "/nonexistent/passtapd.sock"])
         #expect(status == 69)
         #expect(output.contains("passtapd is not running: no socket at /nonexistent/passtapd.sock"))
+    }
+
+    /// `passtap status` is a monitoring check: a daemon that is not there is down (2).
+    @Test func statusWithNoDaemonExits2Down() throws {
+        let (status, output) = try run("passtap", ["status", "--socket", "/nonexistent/passtapd.sock"])
+        #expect(status == 2)
+        #expect(output.contains("passtapd is not running: no socket at /nonexistent/passtapd.sock"))
+    }
+
+    @Test func statusHelpDocumentsItsExitCodes() throws {
+        let (status, output) = try run("passtap", ["status", "--help"])
+        #expect(status == 0)
+        #expect(output.contains("0  healthy") && output.contains("1  degraded") && output.contains("2  down"), "\(output)")
     }
 
     @Test func badAPDUHexIsAUsageErrorBeforeConnecting() throws {

@@ -85,7 +85,8 @@ import Glibc
     @Test func aUserNamedWithDaemonUserIsTrusted() throws {
         let squatter = try Squatter(uid: 65534)
         defer { squatter.remove() }
-        let (status, output) = try passtap(["status", "--socket", squatter.socket, "--daemon-user", "65534"])
+        // `readers`, not `status`: status reads a closed connection as "down" (exit 2).
+        let (status, output) = try passtap(["readers", "--socket", squatter.socket, "--daemon-user", "65534"])
         // It sent its request; the stand-in closed without answering.
         #expect(status == 69 && output.contains("passtapd closed the connection"), "\(output)")
         let report = try squatter.report()
@@ -96,7 +97,7 @@ import Glibc
         let squatter = try Squatter(uid: 65534)
         defer { squatter.remove() }
         let name = try #require(getpwuid(65534).map { String(cString: $0.pointee.pw_name) })
-        let (status, output) = try passtap(["status", "--socket", squatter.socket], environment: ["PASSTAP_DAEMON_USER=\(name)"])
+        let (status, output) = try passtap(["readers", "--socket", squatter.socket], environment: ["PASSTAP_DAEMON_USER=\(name)"])
         #expect(status == 69, "\(output)")
         let report = try squatter.report()
         #expect((report["received"] as? Int ?? 0) > 0, "\(report)")

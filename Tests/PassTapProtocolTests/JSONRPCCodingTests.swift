@@ -124,10 +124,20 @@ private func jsonObject<Value: Encodable>(_ value: Value) throws -> [String: Any
     }
 
     @Test func statusUsesTheWireNamesProtocolAndUptimeS() throws {
-        let status = StatusResult(version: "1.2.3", protocolVersion: 1, instance: "x", uptimeSeconds: 1.5, readers: [])
+        let status = StatusResult(
+            version: "1.2.3", protocolVersion: 1, instance: "x", uptimeSeconds: 1.5, readers: [],
+            health: StatusHealth(state: .degraded, problems: ["p"], lastCheckMilliseconds: nil, clockSynchronised: false))
         let object = try jsonObject(status)
-        #expect(Set(object.keys) == ["version", "protocol", "instance", "uptime_s", "readers"])
+        #expect(Set(object.keys) == ["version", "protocol", "instance", "uptime_s", "readers", "backends", "last_taps", "health"])
         #expect(object["uptime_s"] as? Double == 1.5)
+        let health = try #require(object["health"] as? [String: Any])
+        #expect(Set(health.keys) == ["state", "problems", "last_check_ms", "clock_synchronised"])
+        #expect(health["state"] as? String == "degraded")
+        #expect(health["last_check_ms"] is NSNull)
+        // An answer from a daemon without the newer members still decodes.
+        let old = try JSONDecoder().decode(
+            StatusResult.self, from: Data(#"{"version":"1","protocol":1,"instance":"x","uptime_s":1,"readers":[]}"#.utf8))
+        #expect(old.health == nil && old.backends.isEmpty && old.lastTaps.isEmpty)
     }
 
     @Test func eventsDroppedUsesSnakeCase() throws {

@@ -39,6 +39,7 @@ struct ServerHarness {
         vasReads: VASReadQueue = VASReadQueue(),
         configure: (inout SocketServerConfiguration) -> Void = { _ in },
         logger: Logger = Logger(label: "passtap.test.server"),
+        observer: SocketServerObserver = .none,
         _ body: (ServerHarness) async throws -> Void
     ) async throws {
         let directory = try makeDirectory()
@@ -51,7 +52,7 @@ struct ServerHarness {
         let daemon = DaemonInfo.startingNow(version: "9.8.7-test")
         let server = SocketServer(
             configuration: configuration, hub: hub, backends: ReaderBackends([backend]), daemon: daemon,
-            vasReads: vasReads, logger: logger)
+            vasReads: vasReads, logger: logger, observer: observer)
         let harness = ServerHarness(
             directory: directory, path: configuration.path, hub: hub, backend: backend, vasReads: vasReads, daemon: daemon,
             server: server)

@@ -100,6 +100,8 @@ public struct Configuration: Sendable, Hashable {
     public var libnfc = LibNFC()
     /// `[[reader]]` entries, in file order; the first whose `match` fits a reader applies.
     public var readerOverrides: [ReaderOverride] = []
+    /// `[metrics]`: the Prometheus listener (off by default).
+    public var metrics = Metrics()
 
     /// The built-in defaults (what an empty file means).
     public init() {}

@@ -10,12 +10,18 @@ public final class TapCoordinator: TapHandler {
     private let vasReads: VASReadQueue
     private let events: EventSink
     private let logger: Logger
+    private let observer: SessionObserver?
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    /// Creates a coordinator for a validated configuration.
+    /// Creates a coordinator for a validated configuration. `observer` (the metrics recorder)
+    /// gets each session's duration and APDU round trips, timed on `now`.
     public init(
         configuration: Configuration, engine: SessionEngine = SessionEngine(), vasReads: VASReadQueue = VASReadQueue(),
-        logger: Logger, events: EventSink
+        logger: Logger, events: EventSink, observer: SessionObserver? = nil,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
+        self.observer = observer
+        self.now = now
         self.configuration = configuration
         self.engine = engine
         self.vasReads = vasReads
@@ -43,7 +49,14 @@ public final class TapCoordinator: TapHandler {
         let plan = SessionPlan(
             aids: configuration.aids(for: reader), ppse: configuration.ppse, vas: vas,
             budget: .milliseconds(configuration.sessionBudgetMilliseconds))
-        let outcome = engine.run(plan, on: channel)
+        let outcome: SessionOutcome
+        if let observer {
+            let start = now()
+            outcome = engine.run(plan, on: TimedCardChannel(channel, reader: reader, observer: observer, now: now))
+            observer.sessionFinished(reader, now() - start)
+        } else {
+            outcome = engine.run(plan, on: channel)
+        }
         let result = ReadResult(card: tap.card, target: .isoDep, session: outcome)
         // A session that outlived its thread's restart: the reader's events are the new
         // thread's now. A vas.read it claimed still gets the result the card gave.

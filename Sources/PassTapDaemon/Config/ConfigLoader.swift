@@ -89,6 +89,15 @@ public enum ConfigLoader {
             try session.rejectUnknownKeys()
         }
         configuration.readerOverrides = try readerOverrides(of: &root)
+        if var metrics = try subtable("metrics", of: &root) {
+            if let listen = try metrics.string("listen") {
+                guard let address = ListenAddress.parse(listen) else {
+                    throw metrics.error("listen", "expected \(ListenAddress.expectation), found \"\(listen)\"")
+                }
+                configuration.metrics.listen = address
+            }
+            try metrics.rejectUnknownKeys()
+        }
         // Checked before [vas] opens its key files, so a key-file error cannot hide a misspelt table.
         root.declare("vas")
         try root.rejectUnknownKeys()

@@ -1,7 +1,7 @@
 import PassTapCore
 import PassTapProtocol
 
-/// `status`: the daemon's version, instance, uptime and readers.
+/// `status`: the daemon's version, instance, uptime, readers, backends, last taps and health.
 struct StatusHandler: MethodHandler {
     static let method = RPCMethod.status
     static let role = AccessRole.observe
@@ -9,12 +9,24 @@ struct StatusHandler: MethodHandler {
     let readers: @Sendable () -> [ReaderInfo]
     /// The monotonic clock's now (tests inject one).
     var now: @Sendable () -> ContinuousClock.Instant = { .now }
+    /// Backends, last taps, the last healthy check and the clock.
+    var health = HealthSources()
 
     func handle(_ params: NoParams, context: RequestContext) async -> MethodReply<StatusResult> {
-        .result(
+        let now = now()
+        let readers = readers()
+        let backends = (health.ledger?.backends ?? []).map { StatusBackend(name: $0.name, up: $0.up, reason: $0.reason) }
+        let lastTaps = (health.ledger?.lastTaps ?? []).map {
+            StatusLastTap(reader: $0.reader, time: RFC3339.string(from: $0.time), outcome: $0.outcome)
+        }
+        let verdict = StatusHealth.evaluate(
+            backends: backends, readers: readers, sinceLastCheck: health.lastHealthyCheck().map { now - $0 },
+            staleAfter: health.staleAfter, clockSynchronised: health.clockSynchronised())
+        return .result(
             StatusResult(
                 version: daemon.version, protocolVersion: PassTapProtocolVersion, instance: daemon.instance,
-                uptimeSeconds: daemon.uptimeSeconds(at: now()), readers: readers()))
+                uptimeSeconds: daemon.uptimeSeconds(at: now), readers: readers, backends: backends, lastTaps: lastTaps,
+                health: verdict))
     }
 }
 

@@ -23,6 +23,16 @@ enum CLIError: Error, CustomStringConvertible {
     /// `--daemon-user` (or `PASSTAP_DAEMON_USER`) names no user.
     case unknownDaemonUser(String)
 
+    /// Whether the daemon could not be reached or stopped answering (no socket, refused, closed,
+    /// timed out); a refusal for lack of permission is not this.
+    var isUnreachable: Bool {
+        switch self {
+        case .connect(_, let underlying): return Self.errno(of: underlying) != EACCES
+        case .timeout, .closed: return true
+        default: return false
+        }
+    }
+
     /// sysexits(3): 64 usage, 69 unavailable, 75 temporary failure, 76 protocol, 77 permission.
     var exitCode: ExitCode {
         switch self {

@@ -6,8 +6,10 @@ import ISO7816
 enum CLIRunner {
     /// - Parameter passingDaemonErrors: hand the daemon's JSON-RPC errors (`CLIError.rpc`) to the
     ///   caller instead of exiting, for a command that goes on after one (`passtap shell`).
+    /// - Parameter unreachableExit: the exit code when the daemon cannot be reached or stops
+    ///   answering, instead of its sysexits code (`passtap status`: 2, down).
     static func run<Result: Sendable>(
-        _ options: GlobalOptions, timeout: Bool = true, passingDaemonErrors: Bool = false,
+        _ options: GlobalOptions, timeout: Bool = true, passingDaemonErrors: Bool = false, unreachableExit: ExitCode? = nil,
         _ body: @escaping @Sendable (inout RPCSession) async throws -> Result
     ) async throws -> Result {
         do {
@@ -19,6 +21,7 @@ enum CLIRunner {
         } catch let error as CLIError {
             // The daemon's messages can name readers and quote what a card sent.
             FileHandle.standardError.write(Data("passtap: \(UntrustedText.escaped(error.description))\n".utf8))
+            if let unreachableExit, error.isUnreachable { throw unreachableExit }
             throw error.exitCode
         }
     }

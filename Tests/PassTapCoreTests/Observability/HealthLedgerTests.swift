@@ -1,0 +1,63 @@
+import Foundation
+import ISO7816
+import PassTapCore
+import Testing
+
+/// The ledger behind `status`: backends from their events, each present reader's last tap.
+@Suite(.timeLimit(.minutes(1))) struct HealthLedgerTests {
+    let reader = ReaderID.pcsc("Test Reader 00 00")
+    let card = CardInfo(atr: "3B8180018080", uid: "04A1B2C3")
+
+    @Test func backendsStartUnknownAndFollowTheirEvents() {
+        let ledger = HealthLedger(backends: ["pcsc", "nfc"])
+        #expect(ledger.backends.map(\.name) == ["nfc", "pcsc"])
+        #expect(ledger.backends.allSatisfy { $0.up == nil })
+        ledger.observe(.backendDown, nil, .backend(name: "pcsc", reason: "pcscd is not running"))
+        #expect(ledger.backends.first { $0.name == "pcsc" }?.up == false)
+        #expect(ledger.backends.first { $0.name == "pcsc" }?.reason == "pcscd is not running")
+        ledger.observe(.backendUp, nil, .backend(name: "pcsc", reason: nil))
+        #expect(ledger.backends.first { $0.name == "pcsc" } == HealthLedger.Backend(name: "pcsc", up: true, reason: nil))
+    }
+
+    @Test func theLastTapIsKeptPerReaderAndGoesWithTheReader() {
+        let times = [Date(timeIntervalSince1970: 1_000), Date(timeIntervalSince1970: 2_000)]
+        let index = Counter()
+        let ledger = HealthLedger(backends: ["pcsc"], clock: { times[index.next()] })
+        let hub = EventRecorder()
+        let sink = ledger.sink(forwardingTo: hub.sink)
+        sink.publish(.readResult, reader, .readResult(ReadResult(card: card, target: .memory, session: nil)))
+        sink.publish(.readResult, reader, .readResult(ReadResult(card: card, target: .isoDep, session: SessionOutcome())))
+        #expect(hub.kinds == [.readResult, .readResult])
+        #expect(ledger.lastTaps == [HealthLedger.LastTap(reader: reader, time: times[1], outcome: .nothing)])
+        sink.publish(.readerRemoved, reader, .reader(ReaderInfo(id: reader, name: "Test Reader 00 00", backend: "pcsc", state: .empty)))
+        #expect(ledger.lastTaps.isEmpty)
+    }
+
+    @Test(arguments: [
+        (ReadResult(card: CardInfo(atr: "3B", uid: "04"), target: .memory, session: nil), TapOutcome.memoryCard),
+        (ReadResult(card: CardInfo(atr: "3B", uid: "04"), target: .isoDep, session: SessionOutcome()), .nothing),
+        (
+            ReadResult(
+                card: CardInfo(atr: "3B", uid: "04"), target: .isoDep,
+                session: SessionOutcome(aid: AIDSessionResult(selected: try! AID(hex: "A0000000041010")))), .application
+        ),
+        (
+            ReadResult(
+                card: CardInfo(atr: "3B", uid: "04"), target: .isoDep,
+                session: SessionOutcome(
+                    aid: AIDSessionResult(selected: try! AID(hex: "A0000000041010")), error: ReadError(.cardRemoved, "gone"))), .error
+        ),
+    ])
+    func eachTapHasOneOutcome(result: ReadResult, outcome: TapOutcome) {
+        #expect(TapOutcome(result) == outcome)
+    }
+
+    final class Counter: @unchecked Sendable {
+        // Only the test's own thread calls it (the sink runs synchronously).
+        private var value = 0
+        func next() -> Int {
+            defer { value += 1 }
+            return value
+        }
+    }
+}

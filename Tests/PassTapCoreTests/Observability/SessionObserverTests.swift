@@ -1,0 +1,55 @@
+import Foundation
+import ISO7816
+import Logging
+import PassTapCore
+import Synchronization
+import Testing
+
+/// The tap coordinator times each session and each APDU round trip on its injected clock.
+@Suite(.timeLimit(.minutes(1))) struct SessionObserverTests {
+    final class Measurements: Sendable {
+        let sessions = Mutex<[(ReaderID, Duration)]>([])
+        let roundTrips = Mutex<[(ReaderID, Duration)]>([])
+
+        var observer: SessionObserver {
+            SessionObserver(
+                sessionFinished: { reader, duration in self.sessions.withLock { $0.append((reader, duration)) } },
+                roundTrip: { reader, duration in self.roundTrips.withLock { $0.append((reader, duration)) } })
+        }
+    }
+
+    let reader = ReaderID.pcsc("Test Reader 00 00")
+
+    @Test func eachExchangeAndTheSessionAreTimedOnTheInjectedClock() throws {
+        var configuration = Configuration()
+        configuration.aids = [try AID(hex: "A0000000031010"), try AID(hex: "A0000000041010")]
+        let clock = TestClock()
+        let card = FakeCard()
+        card.onExchange = { clock.advance(by: .milliseconds(7)) }
+        let measurements = Measurements()
+        var logger = Logger(label: "passtap.test.observer")
+        logger.logLevel = .critical
+        let coordinator = TapCoordinator(
+            configuration: configuration, logger: logger, events: EventRecorder().sink, observer: measurements.observer, now: { clock.now })
+        _ = coordinator.read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3"), target: .isoDep, channel: card))
+
+        let roundTrips = measurements.roundTrips.withLock { $0 }
+        #expect(roundTrips.count == card.received.count)
+        #expect(card.received.count == 2)
+        #expect(roundTrips.allSatisfy { $0.0 == reader && $0.1 == .milliseconds(7) })
+        let sessions = measurements.sessions.withLock { $0 }
+        #expect(sessions.count == 1)
+        #expect(sessions.first?.0 == reader)
+        #expect(sessions.first?.1 == .milliseconds(7 * card.received.count))
+    }
+
+    @Test func aMemoryCardHasNoSessionToTime() {
+        let measurements = Measurements()
+        let coordinator = TapCoordinator(
+            configuration: Configuration(), logger: Logger(label: "passtap.test.observer"), events: EventRecorder().sink,
+            observer: measurements.observer)
+        _ = coordinator.read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8F8001804F0CA0000003060300030000000068", uid: "0411"), target: .memory, channel: nil))
+        #expect(measurements.sessions.withLock { $0.isEmpty })
+        #expect(measurements.roundTrips.withLock { $0.isEmpty })
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import ISO7816
+import PassTapCore
+import PassTapMetrics
+import Prometheus
+import Testing
+import VAS
+
+/// The recorder against a real swift-prometheus registry, read back through its text output.
+@Suite(.timeLimit(.minutes(1))) struct DaemonMetricsTests {
+    typealias Name = DaemonMetrics.Name
+    let reader = ReaderID.pcsc("ACS ACR1252 00 00")
+    let loyalty = "pass.com.example.loyalty"
+
+    func metrics() -> DaemonMetrics {
+        DaemonMetrics(registry: PrometheusCollectorRegistry(), merchants: [loyalty], version: "9.8.7")
+    }
+
+    func scrape(_ metrics: DaemonMetrics) throws -> PrometheusText {
+        try PrometheusText(metrics.registry.emitToString())
+    }
+
+    func info(_ state: ReaderInfo.State) -> ReaderInfo {
+        ReaderInfo(id: reader, name: "ACS ACR1252 00 00", backend: "pcsc", state: state)
+    }
+
+    func vasTap(_ entries: [VASEntry]) -> EventPayload {
+        .readResult(
+            ReadResult(
+                card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3D4E5F6"), target: .isoDep,
+                session: SessionOutcome(
+                    vas: VASSessionResult(
+                        offered: true, wallet: "ApplePay", version: "0100", capabilities: nil, mode: .vasOrPayment, problem: nil,
+                        entries: entries))))
+    }
+
+    @Test func aTapIsCountedByReaderAndOutcomeAndEachVASStatusByMerchant() throws {
+        let metrics = metrics()
+        metrics.observe(.readerAdded, reader, .reader(info(.empty)))
+        metrics.observe(
+            .readResult, reader,
+            vasTap([
+                VASEntry(passTypeID: loyalty, status: .dataNotFound),
+                VASEntry(passTypeID: "pass.com.attacker.chosen", status: .noMatchingKey),
+            ]))
+        metrics.observe(.readResult, reader, .readResult(ReadResult(card: CardInfo(atr: "3B", uid: "0411"), target: .memory, session: nil)))
+        let text = try scrape(metrics)
+        #expect(text.types[Name.taps] == "counter")
+        #expect(text.value(Name.taps, ["reader": reader.rawValue, "outcome": "nothing"]) == 1)
+        #expect(text.value(Name.taps, ["reader": reader.rawValue, "outcome": "memory_card"]) == 1)
+        #expect(text.series(Name.taps).count == 2)
+        #expect(text.value(Name.vasReads, ["merchant": loyalty, "status": "data_not_found"]) == 1)
+        // A pass type id that is not configured never becomes a label.
+        #expect(text.value(Name.vasReads, ["merchant": "other", "status": "no_matching_key"]) == 1)
+        #expect(!text.samples.contains { $0.labels.values.contains("pass.com.attacker.chosen") })
+        // Nor does a card's identity.
+        let raw = metrics.registry.emitToString()
+        #expect(!raw.contains("04A1B2C3D4E5F6") && !raw.contains("0411"))
+    }
+
+    @Test func readerStateFollowsItsEventsAndItsSeriesGoWithIt() throws {
+        let metrics = metrics()
+        metrics.observe(.readerAdded, reader, .reader(info(.empty)))
+        var text = try scrape(metrics)
+        #expect(text.value(Name.readerState, ["reader": reader.rawValue, "state": "empty"]) == 1)
+        #expect(text.value(Name.readerState, ["reader": reader.rawValue, "state": "present"]) == 0)
+        metrics.observe(.cardInserted, reader, .card(CardInfo(atr: "3B", uid: "04")))
+        text = try scrape(metrics)
+        #expect(text.value(Name.readerState, ["reader": reader.rawValue, "state": "present"]) == 1)
+        #expect(text.value(Name.readerState, ["reader": reader.rawValue, "state": "empty"]) == 0)
+        metrics.observe(.readResult, reader, .readResult(ReadResult(card: CardInfo(atr: "3B", uid: "04"), target: .memory, session: nil)))
+        metrics.observe(.cardRemoved, reader, .cardRemoved)
+        metrics.observe(.readerChanged, reader, .reader(ReaderInfo(id: reader, name: "x", backend: "pcsc", state: .unavailable, reason: "busy")))
+        text = try scrape(metrics)
+        #expect(text.value(Name.readerState, ["reader": reader.rawValue, "state": "unavailable"]) == 1)
+        #expect(text.value(Name.taps, ["reader": reader.rawValue, "outcome": "memory_card"]) == 1)
+
+        metrics.observe(.readerRemoved, reader, .reader(info(.empty)))
+        text = try scrape(metrics)
+        #expect(!text.samples.contains { $0.labels["reader"] == reader.rawValue })
+        // Other series stay.
+        #expect(text.value(Name.buildInfo, ["version": "9.8.7"]) == 1)
+    }
+
+    @Test func backendsClientsDropsAndReloadsAreCounted() throws {
+        let metrics = metrics()
+        metrics.observe(.backendDown, nil, .backend(name: "pcsc", reason: "no pcscd"))
+        #expect(try scrape(metrics).value(Name.backendUp, ["backend": "pcsc"]) == 0)
+        metrics.observe(.backendUp, nil, .backend(name: "pcsc", reason: nil))
+        #expect(try scrape(metrics).value(Name.backendUp, ["backend": "pcsc"]) == 1)
+
+        metrics.clientsChanged(by: 1)
+        metrics.clientsChanged(by: 1)
+        metrics.clientsChanged(by: -1)
+        metrics.eventsDropped(12)
+        metrics.eventsDropped(3)
+        metrics.recordReload(outcome: "applied")
+        metrics.recordReload(outcome: "rejected")
+        metrics.recordReload(outcome: "applied")
+        let text = try scrape(metrics)
+        #expect(text.value(Name.clients) == 1)
+        #expect(text.value(Name.eventsDropped) == 15)
+        #expect(text.value(Name.reloads, ["outcome": "applied"]) == 2)
+        #expect(text.value(Name.reloads, ["outcome": "rejected"]) == 1)
+        #expect(text.types[Name.clients] == "gauge")
+    }
+
+    @Test func sessionDurationsAndRoundTripsFillTheirHistograms() throws {
+        let metrics = metrics()
+        let observer = metrics.sessionObserver
+        observer.roundTrip(reader, .microseconds(800))
+        observer.roundTrip(reader, .milliseconds(30))
+        observer.sessionFinished(reader, .milliseconds(42))
+        let text = try scrape(metrics)
+        #expect(text.types[Name.apduRoundTrip] == "histogram")
+        #expect(text.value(Name.apduRoundTrip + "_count") == 2)
+        #expect(text.value(Name.apduRoundTrip + "_bucket", ["le": "0.001"]) == 1)
+        #expect(text.value(Name.apduRoundTrip + "_bucket", ["le": "+Inf"]) == 2)
+        #expect(text.value(Name.sessionDuration + "_count") == 1)
+        #expect(text.value(Name.sessionDuration + "_bucket", ["le": "0.025"]) == 0)
+        #expect(text.value(Name.sessionDuration + "_bucket", ["le": "0.05"]) == 1)
+        let sum = try #require(text.value(Name.sessionDuration + "_sum"))
+        #expect(abs(sum - 0.042) < 1e-9)
+    }
+
+    @Test func eachRecorderHasItsOwnRegistry() throws {
+        let first = metrics()
+        let second = metrics()
+        first.eventsDropped(5)
+        #expect(try scrape(first).value(Name.eventsDropped) == 5)
+        #expect(try scrape(second).value(Name.eventsDropped) == 0)
+    }
+
+    @Test func theSinkCountsEveryEventAndHandsItOn() throws {
+        let metrics = metrics()
+        let hub = EventHub()
+        let sink = metrics.sink(forwardingTo: hub.sink)
+        sink.publish(.backendUp, nil, .backend(name: "pcsc", reason: nil))
+        #expect(hub.nextSeq == 2)
+        #expect(try scrape(metrics).value(Name.backendUp, ["backend": "pcsc"]) == 1)
+    }
+}
