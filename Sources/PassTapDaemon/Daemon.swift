@@ -27,14 +27,29 @@ public struct Daemon: Sendable {
 
     private let configuration: Configuration
     private let logger: Logger
+    /// The file SIGHUP reloads; `nil`: no reloading.
+    private let configPath: String?
+    /// The log level a reload sets; `nil`: the level is left alone.
+    private let logLevel: LogLevelSetting?
+    private let notifier: SystemdNotifier?
 
     /// Creates the daemon for a validated configuration.
     public init(configuration: Configuration, logger: Logger) {
-        self.configuration = configuration
-        self.logger = logger
+        self.init(configuration: configuration, logger: logger, configPath: nil, logLevel: nil, notifier: nil)
     }
 
-    /// Reads and validates a config file (see ``ConfigLoader``).
+    /// Creates the daemon for a validated configuration read from `configPath`, which SIGHUP
+    /// reloads (see ``ConfigReloader``); a reload sets `logLevel`, and tells `notifier`.
+    package init(configuration: Configuration, logger: Logger, configPath: String?, logLevel: LogLevelSetting?, notifier: SystemdNotifier?) {
+        self.configuration = configuration
+        self.logger = logger
+        self.configPath = configPath
+        self.logLevel = logLevel
+        self.notifier = notifier
+    }
+
+    /// Reads and validates a config file (see ``ConfigLoader``): the one check both
+    /// `passtapd --check-config` and a reload (``ConfigReloader``) run, so they always agree.
     public static func loadConfiguration(path: String) throws(ConfigurationError) -> Configuration {
         try ConfigLoader.load(path: path)
     }
@@ -53,25 +68,31 @@ public struct Daemon: Sendable {
     public func run() async throws {
         let hub = EventHub(capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes)
         let vasReads = VASReadQueue()
-        let coordinator = TapCoordinator(configuration: configuration, vasReads: vasReads, logger: logger, events: hub.sink)
-        var backends: [any ReaderBackend] = []
-        if configuration.section(.pcsc).enabled {
-            backends.append(
-                PCSCReaderBackend(configuration: configuration.section(.pcsc), tapHandler: coordinator, events: hub.sink, logger: logger))
-        } else {
+        let live = LiveConfiguration(configuration)
+        let coordinator = TapCoordinator(live: live, vasReads: vasReads, logger: logger, events: hub.sink)
+        let factory = BackendFactory(tapHandler: coordinator, events: hub.sink, logger: logger)
+        if !configuration.section(.pcsc).enabled {
             logger.notice("[pcsc] enabled = false: no PC/SC readers will be driven")
         }
-        if configuration.section(.nfc).enabled {
-            backends.append(NFCReaderBackend(configuration: configuration, tapHandler: coordinator, events: hub.sink, logger: logger))
-        }
-        let readers = ReaderBackends(backends)
+        let readers = ReaderBackends(BackendFactory.names.compactMap { factory.make($0, for: configuration) })
         let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
         let server = SocketServer(
             configuration: SocketServerConfiguration(configuration), hub: hub, backends: readers, daemon: daemon,
             vasReads: vasReads, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: ReaderBackendsService(backends: readers, deadline: Self.backendShutdown)), .init(service: server),
+        ]
+        if let configPath {
+            let reloaded = ReloadTargets(
+                logLevel: logLevel, hub: hub, server: server, backends: readers, factory: factory, deadline: Self.backendShutdown)
+            services.append(
+                .init(
+                    service: ConfigReloader(
+                        path: configPath, live: live, apply: { await reloaded.apply($0, old: $1) }, events: hub.sink, notifier: notifier,
+                        logger: logger)))
+        }
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: ReaderBackendsService(backends: readers, deadline: Self.backendShutdown)), .init(service: server)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = Self.gracefulShutdown
         groupConfiguration.maximumCancellationDuration = Self.shutdownBudget - Self.gracefulShutdown
         logger.info(
