@@ -72,9 +72,9 @@ public final class ConfigReloader: Service, Sendable {
     }
 
     /// Reads, validates and (if valid) puts the file in force; publishes and logs the outcome.
-    /// Called by ``run()`` only, one at a time.
+    /// Called by ``run()`` (and tests) only, one at a time.
     @discardableResult
-    func reload() async -> Outcome {
+    package func reload() async -> Outcome {
         notifier?.send(.reloading)
         defer { notifier?.send(.ready) }
         logger.info("reloading the config", metadata: ["config.file": "\(path)"])
