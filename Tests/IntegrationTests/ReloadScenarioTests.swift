@@ -193,6 +193,17 @@ extension PCSCScenarioTests {
             #expect(ledger.problems.isEmpty, "\(ledger.problems)")
             let kinds = ledger.events.compactMap { $0["kind"] as? String }
             #expect(kinds.filter { $0 == "config.reloaded" }.count == 2 && kinds.filter { $0 == "read.result" }.count == 2)
+
+            // passtap watch shows the three outcomes, replayed.
+            let watch = try Spawned.finish(
+                Rig.binaries.appendingPathComponent("passtap").path,
+                ["watch", "--socket", rig.socketPath, "--since", "1", "--kinds", "config.reloaded,config.rejected", "--count", "3"])
+            #expect(watch.status == 0, "\(watch.output)")
+            let shown = watch.output.split(separator: "\n").map(String.init)
+            #expect(shown.count == 3, "\(watch.output)")
+            #expect(shown.first?.hasSuffix("config.reloaded file=\"\(rig.configFile)\" changed=log.level") == true, "\(watch.output)")
+            #expect(shown.dropFirst().first?.hasSuffix("changed=log.level restart_required=socket.mode,socket.max_clients") == true)
+            #expect(shown.last?.contains("config.rejected at=\"\(rig.configFile):") == true && shown.last?.contains(" key=log.level problem=\"expected one of") == true, "\(watch.output)")
         }
 
         @Test func eventLimitsFollowAReload() throws {
