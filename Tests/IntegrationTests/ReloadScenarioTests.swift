@@ -199,7 +199,8 @@ extension PCSCScenarioTests {
                 Rig.binaries.appendingPathComponent("passtap").path,
                 ["watch", "--socket", rig.socketPath, "--since", "1", "--kinds", "config.reloaded,config.rejected", "--count", "3"])
             #expect(watch.status == 0, "\(watch.output)")
-            let shown = watch.output.split(separator: "\n").map(String.init)
+            // Event lines only (the first line, on stderr, says which instance it watches).
+            let shown = watch.output.split(separator: "\n").map(String.init).filter { $0.contains(" config.") }
             #expect(shown.count == 3, "\(watch.output)")
             #expect(shown.first?.hasSuffix("config.reloaded file=\"\(rig.configFile)\" changed=log.level") == true, "\(watch.output)")
             #expect(shown.dropFirst().first?.hasSuffix("changed=log.level restart_required=socket.mode,socket.max_clients") == true)
