@@ -207,6 +207,34 @@ extension PCSCScenarioTests {
             #expect(shown.last?.contains("config.rejected at=\"\(rig.configFile):") == true && shown.last?.contains(" key=log.level problem=\"expected one of") == true, "\(watch.output)")
         }
 
+        @Test func aBurstOfSIGHUPsRunsOneReloadAtATimeAndTheLastFileWins() throws {
+            let config = "[session]\naids = [\"A0000000041010\"]\n"
+            let (rig, ledger) = try Self.rig(config: config)
+            defer { rig.stop() }
+            // Ten SIGHUPs at once, each changing the PC/SC section (a backend restart: the slowest reload).
+            for round in 0..<10 {
+                try rig.reload(config: config + "[pcsc]\nreaders = [\"PCD 00 0\(round % 2)\"]\n")
+            }
+            // Then one more with a marker: serialised, it is done last.
+            try rig.reload(config: config + "[pcsc]\nreaders = [\"PCD 00 01\"]\n[log]\nlevel = \"notice\"\n")
+            var reloads = 0
+            while true {
+                let reloaded = try ledger.next("config.reloaded")
+                reloads += 1
+                if (reloaded["changed"] as? [String])?.contains("log.level") == true { break }
+            }
+            #expect(reloads >= 1 && reloads <= 11)
+            // In the log, each reload ends before the next begins.
+            let steps = rig.daemonLog.split(separator: "\n").compactMap { line -> String? in
+                if line.contains("reloading the config") { return "begin" }
+                if line.hasSuffix("config reloaded") || line.contains("config reload refused") { return "end" }
+                return nil
+            }
+            #expect(steps.count == 2 * reloads, "\(steps)")
+            #expect(steps.enumerated().allSatisfy { $0.element == ($0.offset % 2 == 0 ? "begin" : "end") }, "\(steps)")
+            #expect(ledger.problems.isEmpty, "\(ledger.problems)")
+        }
+
         @Test func eventLimitsFollowAReload() throws {
             let config = "[session]\naids = [\"A0000000041010\"]\n"
             let (rig, ledger) = try Self.rig(config: config)
