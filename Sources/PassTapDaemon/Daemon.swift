@@ -33,14 +33,29 @@ public struct Daemon: Sendable {
     private let logger: Logger
     /// When the daemon last passed its health check (`status`: `health.last_check_ms`).
     package let health = HealthRecord()
+    /// The file SIGHUP reloads; `nil`: no reloading.
+    private let configPath: String?
+    /// The log level a reload sets; `nil`: the level is left alone.
+    private let logLevel: LogLevelSetting?
+    private let notifier: SystemdNotifier?
 
     /// Creates the daemon for a validated configuration.
     public init(configuration: Configuration, logger: Logger) {
-        self.configuration = configuration
-        self.logger = logger
+        self.init(configuration: configuration, logger: logger, configPath: nil, logLevel: nil, notifier: nil)
     }
 
-    /// Reads and validates a config file (see ``ConfigLoader``).
+    /// Creates the daemon for a validated configuration read from `configPath`, which SIGHUP
+    /// reloads (see ``ConfigReloader``); a reload sets `logLevel`, and tells `notifier`.
+    package init(configuration: Configuration, logger: Logger, configPath: String?, logLevel: LogLevelSetting?, notifier: SystemdNotifier?) {
+        self.configuration = configuration
+        self.logger = logger
+        self.configPath = configPath
+        self.logLevel = logLevel
+        self.notifier = notifier
+    }
+
+    /// Reads and validates a config file (see ``ConfigLoader``): the one check both
+    /// `passtapd --check-config` and a reload (``ConfigReloader``) run, so they always agree.
     public static func loadConfiguration(path: String) throws(ConfigurationError) -> Configuration {
         try ConfigLoader.load(path: path)
     }
@@ -59,31 +74,26 @@ public struct Daemon: Sendable {
     public func run() async throws {
         let hub = EventHub(capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes)
         let vasReads = VASReadQueue()
+        let live = LiveConfiguration(configuration)
         // `status` and the metrics read the daemon's own events on their way to the hub.
         let metrics = configuration.metrics.listen.map { _ in
             DaemonMetrics(registry: PrometheusCollectorRegistry(), merchants: configuration.vas.passTypeIDs, version: PassTapVersion.string)
         }
         let ledger = HealthLedger(backends: [ReaderID.Backend.pcsc, .nfc].filter { configuration.section($0).enabled }.map(\.rawValue))
         let events = ledger.sink(forwardingTo: metrics?.sink(forwardingTo: hub.sink) ?? hub.sink)
-        let coordinator = TapCoordinator(
-            configuration: configuration, vasReads: vasReads, logger: logger, events: events, observer: metrics?.sessionObserver)
-        var backends: [any ReaderBackend] = []
-        if configuration.section(.pcsc).enabled {
-            backends.append(
-                PCSCReaderBackend(configuration: configuration.section(.pcsc), tapHandler: coordinator, events: events, logger: logger))
-        } else {
+        let coordinator = TapCoordinator(live: live, vasReads: vasReads, logger: logger, events: events, observer: metrics?.sessionObserver)
+        let factory = BackendFactory(tapHandler: coordinator, events: events, logger: logger)
+        if !configuration.section(.pcsc).enabled {
             logger.notice("[pcsc] enabled = false: no PC/SC readers will be driven")
         }
-        if configuration.section(.nfc).enabled {
-            backends.append(NFCReaderBackend(configuration: configuration, tapHandler: coordinator, events: events, logger: logger))
-        }
-        let readers = ReaderBackends(backends)
+        let readers = ReaderBackends(BackendFactory.names.compactMap { factory.make($0, for: configuration) })
         let watchdog = WatchdogSettings()
         // The health check's pace: half the watchdog's timeout, or 10 s; `status` calls a last
         // healthy check older than three of these stale.
         let checkInterval = watchdog.checkInterval()
-        let budget = Duration.milliseconds(configuration.sessionBudgetMilliseconds)
-        let supervisor = ReaderSupervisor(backends: readers, sessionBudget: { budget }, logger: logger)
+        // Read every round: a reload's budget applies to the next look.
+        let supervisor = ReaderSupervisor(
+            backends: readers, sessionBudget: { .milliseconds(live.current.sessionBudgetMilliseconds) }, logger: logger)
         let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
         let eventLoops = MultiThreadedEventLoopGroup.singleton
         let server = SocketServer(
@@ -95,7 +105,7 @@ public struct Daemon: Sendable {
             } ?? .none)
         let readerService = ReaderBackendsService(backends: readers, supervisor: supervisor, deadline: Self.backendShutdown)
         let systemd = SystemdService(
-            notifier: SystemdNotifier(), watchdog: watchdog, health: HealthCheck(eventLoops: eventLoops, supervisor: supervisor),
+            notifier: notifier ?? SystemdNotifier(environment: [:]), watchdog: watchdog, health: HealthCheck(eventLoops: eventLoops, supervisor: supervisor),
             record: health, interval: checkInterval, logger: logger,
             ready: {
                 try await server.waitUntilListening()
@@ -114,9 +124,17 @@ public struct Daemon: Sendable {
             try await metricsServer.bind()
             services.append(.init(service: metricsServer))
         }
+        if let configPath {
+            let reloaded = ReloadTargets(
+                logLevel: logLevel, hub: hub, server: server, backends: readers, factory: factory, deadline: Self.backendShutdown)
+            services.append(
+                .init(
+                    service: ConfigReloader(
+                        path: configPath, live: live, apply: { await reloaded.apply($0, old: $1) }, events: events, notifier: notifier,
+                        logger: logger)))
+        }
         var groupConfiguration = ServiceGroupConfiguration(
-            services: services,
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = Self.gracefulShutdown
         groupConfiguration.maximumCancellationDuration = Self.shutdownBudget - Self.gracefulShutdown
         logger.info(

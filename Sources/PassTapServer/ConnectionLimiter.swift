@@ -5,18 +5,25 @@ import Synchronization
 final class ConnectionLimiter: Sendable {
     /// The most connections served at once.
     let limit: Int
-    /// The most connections one user may hold at once.
-    let perUserLimit: Int
-    private let open = Mutex(Counts())
+    /// The most connections one user may hold at once (a reload may change it; connections
+    /// already open stay).
+    var perUserLimit: Int { open.withLock { $0.perUserLimit } }
+    private let open: Mutex<Counts>
 
     private struct Counts {
         var total = 0
         var byUser: [UInt32: Int] = [:]
+        var perUserLimit: Int
     }
 
     init(limit: Int, perUserLimit: Int = .max) {
         self.limit = limit
-        self.perUserLimit = perUserLimit
+        open = Mutex(Counts(perUserLimit: perUserLimit))
+    }
+
+    /// Changes ``perUserLimit`` for the connections to come.
+    func setPerUserLimit(_ limit: Int) {
+        open.withLock { $0.perUserLimit = limit }
     }
 
     /// How many connections hold a slot now.
@@ -37,7 +44,7 @@ final class ConnectionLimiter: Sendable {
     /// Takes one of `uid`'s slots; `false` when the user has all of them.
     func acquire(uid: UInt32) -> Bool {
         open.withLock { counts in
-            guard counts.byUser[uid, default: 0] < perUserLimit else { return false }
+            guard counts.byUser[uid, default: 0] < counts.perUserLimit else { return false }
             counts.byUser[uid, default: 0] += 1
             return true
         }

@@ -40,17 +40,30 @@ package struct MethodDispatcher: Sendable {
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, health: HealthSources = HealthSources(),
         observer: SocketServerObserver = .none
     ) {
+        self.init(
+            hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, settings: ServerSettings(configuration), now: now,
+            health: health, observer: observer)
+    }
+
+    /// The dispatcher of a daemon whose settings a reload may change: each handler reads what it
+    /// needs from `settings` at each request.
+    init(
+        hub: EventHub, backends: ReaderBackends, vasReads: VASReadQueue, daemon: DaemonInfo, settings: ServerSettings,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, health: HealthSources = HealthSources(),
+        observer: SocketServerObserver = .none
+    ) {
         let readers: @Sendable () -> [ReaderInfo] = { backends.readers() }
         let handlers: [any MethodHandler] = [
             StatusHandler(daemon: daemon, readers: readers, now: now, health: health),
             ReadersListHandler(readers: readers),
-            CardTransmitHandler(allowed: configuration.allowTransmit) { command, raw, reader throws(ReaderCommandError) in
+            CardTransmitHandler(allowed: { settings.current.allowTransmit }) { command, raw, reader throws(ReaderCommandError) in
                 try await backends.transmit(command, raw: raw, on: reader)
             },
             VASReadHandler(
-                merchants: configuration.vasMerchants, vasReads: vasReads, pending: PendingVASReads(limit: configuration.vasReadsPerUID)
+                merchants: { settings.current.vasMerchants }, vasReads: vasReads,
+                pending: PendingVASReads(limit: { settings.current.vasReadsPerUID })
             ) { backends.knows($0) },
-            EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: configuration.clientQueue),
+            EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: { settings.current.clientQueue }),
         ]
         self.init(handlers: handlers, observer: observer)
     }

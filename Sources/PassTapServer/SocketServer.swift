@@ -5,6 +5,7 @@ public import NIOPosix
 public import PassTapCore
 import PassTapProtocol
 public import ServiceLifecycle
+import Synchronization
 
 /// The Unix-socket JSON-RPC server of `passtapd`: a `Service` that listens until graceful
 /// shutdown, then closes its listener and its clients and removes the socket file.
@@ -12,13 +13,18 @@ public import ServiceLifecycle
 /// Each connection is framed into lines of at most ``NDJSON/maximumLineBytes`` by
 /// swift-nio-extras' `LineBasedFrameDecoder`, served by its own child task, and counted against
 /// `max_clients`. See `docs/socket-api.md` for the protocol.
+///
+/// A reload hands it new settings with ``apply(_:)``; the socket file and `max_clients` keep what
+/// the listener started with.
 public final class SocketServer: Service, Sendable {
     private let configuration: SocketServerConfiguration
+    private let settings: ServerSettings
+    private let limiter: ConnectionLimiter
+    private let clients = Mutex(AdmittedClients())
     private let dispatcher: MethodDispatcher
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
     private let startup = StartupSignal()
-    private let limiter: ConnectionLimiter
     private let observer: SocketServerObserver
 
     /// Creates a server; nothing happens until ``run()``.
@@ -39,9 +45,10 @@ public final class SocketServer: Service, Sendable {
     ) {
         self.configuration = configuration
         self.observer = observer
+        let settings = ServerSettings(configuration)
+        self.settings = settings
         self.dispatcher = MethodDispatcher(
-            hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, configuration: configuration, health: health,
-            observer: observer)
+            hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, settings: settings, health: health, observer: observer)
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         limiter = ConnectionLimiter(limit: configuration.maxClients, perUserLimit: configuration.maxClientsPerUID)
@@ -154,7 +161,8 @@ public final class SocketServer: Service, Sendable {
         logger[metadataKey: "peer.uid"] = "\(peer.uid)"
         logger[metadataKey: "peer.pid"] = "\(peer.pid)"
         if let problem = peer.groupsProblem { logger.warning("\(problem)") }
-        let roles = configuration.access.roles(uid: peer.uid, groups: peer.allGroups)
+        let settings = self.settings.current
+        let roles = settings.access.roles(uid: peer.uid, groups: peer.allGroups)
         guard !roles.isEmpty else {
             logger.notice("refusing a client that holds no role", metadata: ["peer.gid": "\(peer.gid)"])
             await refuse(client, .noRole(uid: peer.uid))
@@ -169,11 +177,38 @@ public final class SocketServer: Service, Sendable {
         logger.info("client connected", metadata: ["peer.roles": "\(roles.sorted().map(\.rawValue).joined(separator: ","))"])
         observer.clientsChanged(1)
         defer { observer.clientsChanged(-1) }
+        let id = clients.withLock { $0.add(peer: peer, roles: roles, channel: client.channel) }
+        defer { clients.withLock { $0.remove(id) } }
         await ClientConnection(
             channel: client, writer: accepted.writer, dispatcher: dispatcher, peer: peer, roles: roles,
-            idleTimeout: configuration.idleTimeout, logger: logger
+            idleTimeout: settings.idleTimeout, logger: logger
         ).run()
         logger.debug("client disconnected")
+    }
+
+    /// Puts a reloaded configuration in force: `[access]`, `allow_transmit`, the VAS merchants,
+    /// `vas_reads_per_uid`, `client_queue`, `max_clients_per_uid` and `idle_timeout_ms` hold for
+    /// what comes next (requests, subscriptions, connections). The socket's path, mode, group and
+    /// `max_clients` are not changed (they need a restart; the caller names them).
+    ///
+    /// A connection whose roles differ under the new `[access]` is closed, so that no peer keeps a
+    /// role it lost (or misses one it gained); it reconnects with its new roles. Every other
+    /// connection, and its subscription, goes on.
+    public func apply(_ new: SocketServerConfiguration) {
+        let old = settings.replace(with: new)
+        limiter.setPerUserLimit(new.maxClientsPerUID)
+        guard old.access != new.access else { return }
+        let changed = clients.withLock { $0.changedRoles(under: new.access) }
+        for client in changed {
+            logger.notice(
+                "closing a client whose roles the reload changed; it may reconnect",
+                metadata: [
+                    "peer.uid": "\(client.peer.uid)", "peer.pid": "\(client.peer.pid)",
+                    "peer.roles": "\(client.roles.sorted().map(\.rawValue).joined(separator: ","))",
+                    "peer.new_roles": "\(client.newRoles.sorted().map(\.rawValue).joined(separator: ","))",
+                ])
+            client.channel.close(promise: nil)
+        }
     }
 
     /// Sends `error` (with a null id) and closes.

@@ -13,7 +13,8 @@ struct PassTapd: AsyncParsableCommand {
         abstract: "The PassTap NFC reader daemon.",
         discussion: """
             Drives NFC readers through pcsc-lite, runs a session on every tap, and publishes \
-            events on a Unix socket (JSON-RPC 2.0, one object per line). Stops on SIGTERM/SIGINT. \
+            events on a Unix socket (JSON-RPC 2.0, one object per line). Stops on SIGTERM/SIGINT; \
+            reloads its config file on SIGHUP (a file that does not validate is refused). \
             Exit codes: 0 clean stop, 78 bad configuration, 71 could not start.
             """,
         version: PassTapVersion.string
@@ -48,20 +49,21 @@ struct PassTapd: AsyncParsableCommand {
         }
         // Before anything creates a file: the socket must never exist looser than configured.
         Daemon.restrictFileCreation(for: configuration)
-        let level = configuration.logLevel
+        // A reload (SIGHUP) changes the level of every logger through this one setting.
+        let level = LogLevelSetting(configuration.logLevel)
         // Under systemd, stderr is the journal's stream: lines carry their priority as `<N>`.
         let journal = JournalLogHandler.isJournalStream()
         LoggingSystem.bootstrap { label in
             // Every logged string is escaped: reader names and errors can carry what a card or a
             // reader chose, and must not drive the terminal or forge a log line.
             let output: any LogHandler = journal ? JournalLogHandler(label: label) : StreamLogHandler.standardError(label: label)
-            var handler = EscapingLogHandler(wrapping: output)
-            handler.logLevel = level
-            return handler
+            return ReloadableLevelLogHandler(wrapping: EscapingLogHandler(wrapping: output), setting: level)
         }
         let logger = Logger(label: "passtapd")
         do {
-            try await Daemon(configuration: configuration, logger: logger).run()
+            try await Daemon(
+                configuration: configuration, logger: logger, configPath: config, logLevel: level, notifier: SystemdNotifier()
+            ).run()
         } catch {
             logger.critical("passtapd stopped on an error", metadata: ["error": "\(error)"])
             throw ExitCode(71)

@@ -310,3 +310,50 @@ final class Counter: Sendable {
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }
+
+/// A reload changes `[events] buffer`, `buffer_bytes` and `client_queue` on the running hub.
+@Suite(.timeLimit(.minutes(1))) struct EventHubReloadTests {
+    private let reader = ReaderID.pcsc("Test Reader 00 00")
+
+    @Test func resizingKeepsTheNewestEventsAndTheirNumbersAndNumberingGoesOn() throws {
+        let hub = EventHub(capacity: 8)
+        for _ in 0..<6 { hub.publish(.cardRemoved, reader: reader, payload: .cardRemoved) }
+        hub.resize(capacity: 3, maximumBytes: 1 << 20)
+        #expect(hub.capacity == 3 && hub.bufferedCount == 3)
+        #expect(hub.oldestSeq == 4)
+        #expect(hub.publish(.cardRemoved, reader: reader, payload: .cardRemoved).seq == 7)
+        #expect(hub.oldestSeq == 5)
+        hub.resize(capacity: 10, maximumBytes: 1 << 20)
+        for _ in 0..<5 { hub.publish(.cardRemoved, reader: reader, payload: .cardRemoved) }
+        #expect(hub.bufferedCount == 8 && hub.oldestSeq == 5)
+        let subscription = try hub.subscribe(since: 1, queueLimit: 4)
+        #expect(subscription.oldestSeq == 5)
+    }
+
+    @Test func resizingByBytesEvictsTheOldest() {
+        let hub = EventHub(capacity: 100)
+        for _ in 0..<10 { hub.publish(.cardRemoved, reader: reader, payload: .cardRemoved) }
+        let each = hub.bufferedBytes / 10
+        hub.resize(capacity: 100, maximumBytes: each * 4)
+        #expect(hub.bufferedCount == 4 && hub.oldestSeq == 7)
+        #expect(hub.maximumBytes == each * 4)
+    }
+
+    @Test func aLoweredQueueLimitHoldsForAnExistingSubscriber() async throws {
+        let hub = EventHub(capacity: 64)
+        let subscription = try hub.subscribe(since: nil, queueLimit: 10)
+        hub.setQueueLimit(2)
+        for _ in 0..<5 { hub.publish(.cardRemoved, reader: reader, payload: .cardRemoved) }
+        var items: [SubscriptionItem] = []
+        for _ in 0..<3 {
+            guard let item = subscription.poll(orNotify: { _ in }) else { break }
+            items.append(item)
+        }
+        #expect(items.count == 3)
+        guard case .dropped(let count, let first, let last) = items.last else {
+            Issue.record("no dropped notice: \(items)")
+            return
+        }
+        #expect(count == 3 && first == 3 && last == 5)
+    }
+}

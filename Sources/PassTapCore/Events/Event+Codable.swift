@@ -26,6 +26,10 @@ extension Event: Codable {
             break
         case .readResult(let result):
             try result.encode(to: encoder)
+        case .configReloaded(let reload):
+            try reload.encode(to: encoder)
+        case .configRejected(let rejection):
+            try rejection.encode(to: encoder)
         }
     }
 
@@ -63,6 +67,10 @@ extension Event: Codable {
             payload = .cardRemoved
         case .readResult:
             payload = .readResult(try ReadResult(from: decoder))
+        case .configReloaded:
+            payload = .configReloaded(try ConfigReloaded(from: decoder))
+        case .configRejected:
+            payload = .configRejected(try ConfigRejected(from: decoder))
         }
     }
 }

@@ -12,6 +12,10 @@ public enum EventPayload: Sendable, Hashable {
     case cardRemoved
     /// `read.result`.
     case readResult(ReadResult)
+    /// `config.reloaded`.
+    case configReloaded(ConfigReloaded)
+    /// `config.rejected`.
+    case configRejected(ConfigRejected)
 }
 
 /// One event as subscribers receive it: the params of an `event` notification.

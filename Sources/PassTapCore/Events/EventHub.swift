@@ -28,9 +28,9 @@ public final class EventHub: Sendable {
     }
 
     /// How many recent events are kept for replay (`[events] buffer`).
-    public let capacity: Int
+    public var capacity: Int { state.withLock { $0.ring.capacity } }
     /// How many bytes of events are kept for replay (`[events] buffer_bytes`).
-    public let maximumBytes: Int
+    public var maximumBytes: Int { state.withLock { $0.ring.maximumBytes } }
     private let clock: @Sendable () -> Date
     private let state: Mutex<State>
 
@@ -40,8 +40,6 @@ public final class EventHub: Sendable {
     public init(capacity: Int = 1024, maximumBytes: Int = 4 * 1024 * 1024, clock: @escaping @Sendable () -> Date = { Date() }) {
         precondition(capacity >= 1, "EventHub capacity must be at least 1 (config [events] buffer)")
         precondition(maximumBytes >= 1, "EventHub maximumBytes must be at least 1 (config [events] buffer_bytes)")
-        self.capacity = capacity
-        self.maximumBytes = maximumBytes
         self.clock = clock
         self.state = Mutex(State(ring: EventHubRing(capacity: capacity, maximumBytes: maximumBytes)))
     }
@@ -123,6 +121,22 @@ public final class EventHub: Sendable {
         }
         let (id, queue, oldestSeq, nextSeq) = try registered.get()
         return EventSubscription(id: id, queue: queue, hub: self, oldestSeq: oldestSeq, nextSeq: nextSeq, view: view)
+    }
+
+    /// Changes the replay buffer's bounds (a reload of `[events] buffer` / `buffer_bytes`): the
+    /// newest events that fit the new bounds stay, with their sequence numbers; numbering goes on.
+    public func resize(capacity: Int, maximumBytes: Int) {
+        precondition(capacity >= 1 && maximumBytes >= 1, "EventHub bounds must be at least 1")
+        state.withLock { $0.ring = $0.ring.resized(capacity: capacity, maximumBytes: maximumBytes) }
+    }
+
+    /// Changes the live-queue bound of every current subscriber (a reload of `[events]
+    /// client_queue`). Events already queued stay; a queue over a lowered bound takes no more
+    /// until its consumer has caught up below it (then it loses them, with one `dropped` notice).
+    public func setQueueLimit(_ queueLimit: Int) {
+        precondition(queueLimit >= 1, "a subscriber queue holds at least one event")
+        let queues = state.withLock { Array($0.subscribers.values) }
+        for queue in queues { queue.setQueueLimit(queueLimit) }
     }
 
     /// Forgets a subscriber; called by ``EventSubscription/cancel()``.

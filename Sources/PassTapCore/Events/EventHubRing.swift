@@ -43,6 +43,19 @@ struct EventHubRing: Sendable {
         count -= 1
     }
 
+    /// The most events it holds.
+    var capacity: Int { storage.count }
+
+    /// A ring with new bounds holding the newest of these events that fit them, with their
+    /// sequence numbers (a reload changing `[events] buffer` or `buffer_bytes`).
+    func resized(capacity: Int, maximumBytes: Int) -> EventHubRing {
+        var ring = EventHubRing(capacity: capacity, maximumBytes: maximumBytes)
+        for offset in 0..<count {
+            if let held = storage[(head + offset) % storage.count] { ring.append(held.published, size: held.size) }
+        }
+        return ring
+    }
+
     /// The held events with `seq >= since`, oldest first.
     func events(since: UInt64) -> [PublishedEvent] {
         guard let oldest = oldestSeq else { return [] }

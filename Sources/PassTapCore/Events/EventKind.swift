@@ -16,4 +16,8 @@ public enum EventKind: String, Sendable, Codable, CaseIterable, Hashable {
     case cardRemoved = "card.removed"
     /// The outcome of the session run on one tap.
     case readResult = "read.result"
+    /// A reload (SIGHUP) put a new config file in force.
+    case configReloaded = "config.reloaded"
+    /// A reload (SIGHUP) refused a config file; the last good one keeps running.
+    case configRejected = "config.rejected"
 }

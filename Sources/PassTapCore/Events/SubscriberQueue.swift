@@ -34,6 +34,8 @@ final class SubscriberQueue: Sendable {
         var dropRun: DropRun?
         var waiter: Waiter?
         var finished = false
+        /// How many live events may wait (`[events] client_queue`).
+        var queueLimit: Int
 
         mutating func pop() -> SubscriptionItem? {
             if readIndex < items.count {
@@ -76,14 +78,12 @@ final class SubscriberQueue: Sendable {
     }
 
     let kinds: Set<EventKind>?
-    private let queueLimit: Int
     private let state: Mutex<State>
 
     /// A queue that starts with `initial` (the gap notice and replay), then takes live events.
     init(initial: [SubscriptionItem], kinds: Set<EventKind>?, queueLimit: Int) {
         self.kinds = kinds
-        self.queueLimit = queueLimit
-        self.state = Mutex(State(items: initial, replayRemaining: initial.count))
+        self.state = Mutex(State(items: initial, replayRemaining: initial.count, queueLimit: queueLimit))
     }
 
     /// Whether this subscriber wants events of `kind`.
@@ -102,7 +102,7 @@ final class SubscriberQueue: Sendable {
             if state.dropRun != nil {
                 state.dropRun!.count += 1
                 state.dropRun!.lastSeq = published.event.seq
-            } else if state.liveCount >= queueLimit {
+            } else if state.liveCount >= state.queueLimit {
                 state.dropRun = DropRun(count: 1, firstSeq: published.event.seq, lastSeq: published.event.seq)
             } else {
                 state.items.append(.event(published))
@@ -114,6 +114,11 @@ final class SubscriberQueue: Sendable {
             }
             return nil
         }
+    }
+
+    /// Changes how many live events may wait; those already queued stay.
+    func setQueueLimit(_ limit: Int) {
+        state.withLock { $0.queueLimit = limit }
     }
 
     /// The next item, waiting for one if none is queued; `nil` once finished. Cancellation is

@@ -4,8 +4,11 @@ public import Logging
 /// The daemon's ``TapHandler``: picks the plan for the reader (shaped by a waiting `vas.read`, if
 /// any), runs the session engine on an ISO-DEP card, publishes the tap's `read.result` and
 /// answers that `vas.read`. A memory card gets a `read.result` with its identity alone.
+///
+/// Its settings (AIDs, reader overrides, PPSE, budget, VAS merchants, keys and freshness) come
+/// from a ``LiveConfiguration`` that a reload swaps; each tap takes one snapshot at its start.
 public final class TapCoordinator: TapHandler {
-    private let configuration: Configuration
+    private let live: LiveConfiguration
     private let engine: SessionEngine
     private let vasReads: VASReadQueue
     private let events: EventSink
@@ -13,16 +16,27 @@ public final class TapCoordinator: TapHandler {
     private let observer: SessionObserver?
     private let now: @Sendable () -> ContinuousClock.Instant
 
-    /// Creates a coordinator for a validated configuration. `observer` (the metrics recorder)
-    /// gets each session's duration and APDU round trips, timed on `now`.
-    public init(
+    /// Creates a coordinator for a validated configuration that never changes.
+    public convenience init(
         configuration: Configuration, engine: SessionEngine = SessionEngine(), vasReads: VASReadQueue = VASReadQueue(),
+        logger: Logger, events: EventSink, observer: SessionObserver? = nil,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        self.init(
+            live: LiveConfiguration(configuration), engine: engine, vasReads: vasReads, logger: logger, events: events, observer: observer,
+            now: now)
+    }
+
+    /// Creates a coordinator reading its settings from `live` at the start of each tap. `observer`
+    /// (the metrics recorder) gets each session's duration and APDU round trips, timed on `now`.
+    public init(
+        live: LiveConfiguration, engine: SessionEngine = SessionEngine(), vasReads: VASReadQueue = VASReadQueue(),
         logger: Logger, events: EventSink, observer: SessionObserver? = nil,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
         self.observer = observer
         self.now = now
-        self.configuration = configuration
+        self.live = live
         self.engine = engine
         self.vasReads = vasReads
         self.events = events
@@ -44,6 +58,8 @@ public final class TapCoordinator: TapHandler {
             log(result, reader: reader, onDemand: false)
             return result
         }
+        // One snapshot for the whole tap: a reload during it takes effect at the next tap.
+        let configuration = live.current
         let claim = configuration.vas.enabled ? vasReads.claim(reader: reader) : nil
         let vas = configuration.vas.enabled ? VASPlan(settings: configuration.vas, requested: claim?.merchants) : nil
         let plan = SessionPlan(

@@ -32,6 +32,13 @@ public enum ConfigLoader {
         if let problem = TOMLSyntaxCheck.firstProblem(in: text) {
             throw ConfigurationError(file: file, line: problem.line, keyPath: "", problem: "not valid TOML: \(problem.message)")
         }
+        let locator = SourceLocator(text: text)
+        let entries = try ParsedTOMLCache.shared.entries(of: text) { () throws(ConfigurationError) in try tree(of: text, file: file) }
+        return try validate(entries, file: file, locator: locator)
+    }
+
+    /// The document's tree, copied out of TOMLKit.
+    private static func tree(of text: String, file: String) throws(ConfigurationError) -> [(key: String, value: ConfigNode)] {
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -42,8 +49,20 @@ public enum ConfigLoader {
         } catch {
             throw ConfigurationError(file: file, line: nil, keyPath: "", problem: "not valid TOML: \(error)")
         }
-        let locator = SourceLocator(text: text)
-        var root = TableReader(file: file, locator: locator, table: [], entries: ConfigNode.entries(of: table))
+        let entries = ConfigNode.entries(of: table)
+        // TOMLKit 0.6.0 never frees a parsed document (its TOMLTable has no deinit; LebJe/TOMLKit
+        // issue #26): every reload would leak the whole tree. The tree is copied out above, so
+        // empty it, which frees every node toml++ made (only the empty root and TOMLKit's
+        // copies of keys and strings stay behind; docs/reliability.md has the figures).
+        table.clear()
+        return entries
+    }
+
+    /// Checks a parsed document against the schema, loading the key files it names.
+    private static func validate(
+        _ entries: [(key: String, value: ConfigNode)], file: String, locator: SourceLocator
+    ) throws(ConfigurationError) -> Configuration {
+        var root = TableReader(file: file, locator: locator, table: [], entries: entries)
         var configuration = Configuration()
 
         if var socket = try subtable("socket", of: &root) {

@@ -1,5 +1,5 @@
 /// A parsed TOML value, copied out of TOMLKit into plain Swift so validation is pure.
-indirect enum ConfigNode {
+indirect enum ConfigNode: Sendable {
     case string(String)
     case integer(Int)
     case boolean(Bool)

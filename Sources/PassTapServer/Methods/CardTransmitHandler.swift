@@ -6,9 +6,23 @@ import PassTapProtocol
 struct CardTransmitHandler: MethodHandler {
     static let method = RPCMethod.cardTransmit
     static let role = AccessRole.transmit
-    /// `[socket] allow_transmit`.
-    let allowed: Bool
+    /// `[socket] allow_transmit`, read at each request (a reload may change it).
+    let allowed: @Sendable () -> Bool
     let transmit: @Sendable (CommandAPDU, Bool, ReaderID) async throws(ReaderCommandError) -> ResponseAPDU
+
+    /// A handler whose `allow_transmit` is `allowed` now, as a reload may change it.
+    init(
+        allowed: @escaping @Sendable () -> Bool,
+        transmit: @escaping @Sendable (CommandAPDU, Bool, ReaderID) async throws(ReaderCommandError) -> ResponseAPDU
+    ) {
+        self.allowed = allowed
+        self.transmit = transmit
+    }
+
+    /// A handler whose `allow_transmit` never changes.
+    init(allowed: Bool, transmit: @escaping @Sendable (CommandAPDU, Bool, ReaderID) async throws(ReaderCommandError) -> ResponseAPDU) {
+        self.init(allowed: { allowed }, transmit: transmit)
+    }
 
     static let disabled = JSONRPCError(
         .transmitDisabled,
@@ -18,7 +32,7 @@ struct CardTransmitHandler: MethodHandler {
     static func auditedReader(of params: CardTransmitParams) -> ReaderID? { params.reader }
 
     func handle(_ params: CardTransmitParams, context: RequestContext) async -> MethodReply<CardTransmitResult> {
-        guard allowed else { return .failure(Self.disabled) }
+        guard allowed() else { return .failure(Self.disabled) }
         let method = Self.method.rawValue
         let bytes: [UInt8]
         do {

@@ -11,8 +11,20 @@ struct EventsSubscribeHandler: MethodHandler {
     static let role = AccessRole.observe
     let hub: EventHub
     let daemon: DaemonInfo
-    /// `[events] client_queue`.
-    let queueLimit: Int
+    /// `[events] client_queue`, read at each subscription (a reload may change it).
+    let queueLimit: @Sendable () -> Int
+
+    /// A handler whose `client_queue` is `queueLimit` now, as a reload may change it.
+    init(hub: EventHub, daemon: DaemonInfo, queueLimit: @escaping @Sendable () -> Int) {
+        self.hub = hub
+        self.daemon = daemon
+        self.queueLimit = queueLimit
+    }
+
+    /// A handler whose `client_queue` never changes.
+    init(hub: EventHub, daemon: DaemonInfo, queueLimit: Int) {
+        self.init(hub: hub, daemon: daemon, queueLimit: { queueLimit })
+    }
 
     static let alreadySubscribed = JSONRPCError(
         .alreadySubscribed, "this connection is already subscribed: open another connection for a second stream")
@@ -21,7 +33,7 @@ struct EventsSubscribeHandler: MethodHandler {
         guard !context.alreadySubscribed else { return .failure(Self.alreadySubscribed) }
         do {
             let subscription = try hub.subscribe(
-                since: params.since, kinds: params.kinds.map(Set.init), queueLimit: queueLimit, view: Self.view(for: context.roles))
+                since: params.since, kinds: params.kinds.map(Set.init), queueLimit: queueLimit(), view: Self.view(for: context.roles))
             let result = EventsSubscribeResult(instance: daemon.instance, oldestSeq: subscription.oldestSeq, nextSeq: subscription.nextSeq)
             return .subscribed(result, subscription)
         } catch {

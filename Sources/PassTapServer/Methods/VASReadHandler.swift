@@ -6,19 +6,35 @@ import PassTapProtocol
 struct VASReadHandler: MethodHandler {
     static let method = RPCMethod.vasRead
     static let role = AccessRole.read
-    /// The configured pass type ids; `nil` when `[vas]` is disabled.
-    let merchants: [String]?
+    /// The configured pass type ids now; `nil` when `[vas]` is disabled (a reload may change it).
+    let merchants: @Sendable () -> [String]?
     let vasReads: VASReadQueue
     /// `[socket] vas_reads_per_uid`, counted per user and reader.
     let pending: PendingVASReads
     let knows: @Sendable (ReaderID) -> Bool
+
+    /// A handler whose merchants are `merchants()` at each request.
+    init(
+        merchants: @escaping @Sendable () -> [String]?, vasReads: VASReadQueue, pending: PendingVASReads,
+        knows: @escaping @Sendable (ReaderID) -> Bool
+    ) {
+        self.merchants = merchants
+        self.vasReads = vasReads
+        self.pending = pending
+        self.knows = knows
+    }
+
+    /// A handler whose merchants never change.
+    init(merchants: [String]?, vasReads: VASReadQueue, pending: PendingVASReads, knows: @escaping @Sendable (ReaderID) -> Bool) {
+        self.init(merchants: { merchants }, vasReads: vasReads, pending: pending, knows: knows)
+    }
 
     static let isAudited = true
     static func auditedReader(of params: VASReadParams) -> ReaderID? { params.reader }
 
     func handle(_ params: VASReadParams, context: RequestContext) async -> MethodReply<VASReadResult> {
         let method = Self.method.rawValue
-        guard let configured = merchants else {
+        guard let configured = merchants() else {
             return .failure(JSONRPCError(.vasDisabled, "Apple VAS is disabled: set [vas] enabled = true and configure [[vas.merchants]] in passtapd.toml"))
         }
         guard VASReadParams.timeoutRange.contains(params.timeoutMilliseconds) else {
@@ -59,8 +75,10 @@ struct VASReadHandler: MethodHandler {
 /// The `vas.read`s waiting, per user and reader, against `[socket] vas_reads_per_uid`: one user
 /// cannot queue itself ahead of the till on every tap.
 final class PendingVASReads: Sendable {
-    /// The most `vas.read`s one user may have waiting on one reader.
-    let limit: Int
+    /// The most `vas.read`s one user may have waiting on one reader (a reload may change it;
+    /// reads already waiting stay).
+    var limit: Int { currentLimit() }
+    private let currentLimit: @Sendable () -> Int
     private let counts = Mutex([Key: Int]())
 
     private struct Key: Hashable {
@@ -68,13 +86,16 @@ final class PendingVASReads: Sendable {
         var reader: ReaderID
     }
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int) { currentLimit = { limit } }
+
+    /// Counts against `limit()` as it is at each new `vas.read`.
+    init(limit: @escaping @Sendable () -> Int) { currentLimit = limit }
 
     /// Counts a new `vas.read`; `false` (and nothing counted) when the user is at the limit.
     func begin(uid: UInt32, reader: ReaderID) -> Bool {
         counts.withLock { counts in
             let key = Key(uid: uid, reader: reader)
-            guard counts[key, default: 0] < limit else { return false }
+            guard counts[key, default: 0] < self.limit else { return false }
             counts[key, default: 0] += 1
             return true
         }

@@ -43,6 +43,15 @@ enum EventLine {
             if let vas = result.vas {
                 line += VASLines.render(vas).map { "\n    " + $0 }.joined()
             }
+        case .configReloaded(let reload):
+            line += " file=\(UntrustedText.quoted(reload.file))"
+            line += " changed=" + (reload.changed.isEmpty ? "none" : reload.changed.joined(separator: ","))
+            if !reload.restartRequired.isEmpty { line += " restart_required=" + reload.restartRequired.joined(separator: ",") }
+        case .configRejected(let rejection):
+            let place = rejection.line.map { "\(rejection.file):\($0)" } ?? rejection.file
+            line += " at=\(UntrustedText.quoted(place))"
+            if !rejection.key.isEmpty { line += " key=\(UntrustedText.escaped(rejection.key))" }
+            line += " problem=\(UntrustedText.quoted(rejection.problem))"
         }
         return line
     }

@@ -1,0 +1,116 @@
+import Logging
+package import PassTapCore
+public import ServiceLifecycle
+import UnixSignals
+
+/// Reloads the config file on SIGHUP (`systemctl reload passtapd`, `kill -HUP`): reads it,
+/// validates all of it with the same function as `passtapd --check-config`, and only then puts it
+/// in force. A file that does not validate is refused: the last good configuration keeps running,
+/// the log names the file, line and key, and `config.rejected` says the same.
+///
+/// Reloads run one at a time: a SIGHUP during a reload queues one more (however many arrive),
+/// never a second reload at once. Around each reload systemd is told `RELOADING=1`, then
+/// `READY=1` whatever the outcome.
+public final class ConfigReloader: Service, Sendable {
+    /// What one reload did.
+    public enum Outcome: Sendable {
+        /// The new configuration is in force.
+        case reloaded(ReloadPlan)
+        /// The file was refused; nothing changed.
+        case rejected(ConfigurationError)
+    }
+
+    private let path: String
+    private let live: LiveConfiguration
+    private let load: @Sendable (String) throws(ConfigurationError) -> Configuration
+    private let apply: @Sendable (ReloadPlan, _ old: Configuration) async -> Void
+    private let events: EventSink
+    private let notifier: SystemdNotifier?
+    private let logger: Logger
+
+    /// A reloader of the file at `path` into `live`.
+    /// - Parameters:
+    ///   - load: reads and validates a file (``Daemon/loadConfiguration(path:)``, the function
+    ///     `--check-config` runs).
+    ///   - apply: puts a plan's effective configuration in force in the components that do not
+    ///     read `live` themselves (log level, event hub, socket server, backends); called after
+    ///     `live` holds it, with the configuration it replaced.
+    ///   - events: where `config.reloaded` and `config.rejected` go.
+    ///   - notifier: systemd's notify socket; `nil` sends nothing.
+    package init(
+        path: String, live: LiveConfiguration,
+        load: @escaping @Sendable (String) throws(ConfigurationError) -> Configuration = { path throws(ConfigurationError) in
+            try Daemon.loadConfiguration(path: path)
+        },
+        apply: @escaping @Sendable (ReloadPlan, Configuration) async -> Void, events: EventSink, notifier: SystemdNotifier?,
+        logger: Logger
+    ) {
+        self.path = path
+        self.live = live
+        self.load = load
+        self.apply = apply
+        self.events = events
+        self.notifier = notifier
+        self.logger = logger
+    }
+
+    /// Reloads on every SIGHUP until graceful shutdown.
+    public func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        // At most one reload waits while one runs: SIGHUPs that arrive meanwhile fold into it.
+        let (requests, request) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await _ in signals { request.yield() }
+                request.finish()
+            }
+            for await _ in requests.cancelOnGracefulShutdown() {
+                await reload()
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Reads, validates and (if valid) puts the file in force; publishes and logs the outcome.
+    /// Called by ``run()`` (and tests) only, one at a time.
+    @discardableResult
+    package func reload() async -> Outcome {
+        notifier?.send(.reloading)
+        defer { notifier?.send(.ready) }
+        logger.info("reloading the config", metadata: ["config.file": "\(path)"])
+        let new: Configuration
+        do {
+            new = try load(path)
+        } catch {
+            logger.error(
+                "config reload refused; the last good config keeps running",
+                metadata: [
+                    "config.file": "\(error.file)", "config.line": "\(error.line.map(String.init) ?? "unknown")",
+                    "config.key": "\(error.keyPath)", "config.problem": "\(error.problem)",
+                ])
+            events.publish(
+                .configRejected, nil, .configRejected(ConfigRejected(file: error.file, line: error.line, key: error.keyPath, problem: error.problem)))
+            notifier?.send(.status("config reload refused: \(error)"))
+            return .rejected(error)
+        }
+        let old = live.current
+        let plan = ReloadPlan(old: old, new: new)
+        live.replace(with: plan.effective)
+        await apply(plan, old)
+        if !plan.restartRequired.isEmpty {
+            logger.warning(
+                "config reloaded, but these settings need a restart; they keep their running values",
+                metadata: ["config.file": "\(path)", "config.restart_required": "\(plan.restartRequired.joined(separator: ","))"])
+        }
+        logger.notice(
+            "config reloaded",
+            metadata: [
+                "config.file": "\(path)", "config.changed": "\(plan.changed.joined(separator: ","))",
+                "config.restart_required": "\(plan.restartRequired.joined(separator: ","))",
+            ])
+        events.publish(
+            .configReloaded, nil, .configReloaded(ConfigReloaded(file: path, changed: plan.changed, restartRequired: plan.restartRequired)))
+        notifier?.send(.status(plan.restartRequired.isEmpty ? "config reloaded" : "config reloaded; restart for \(plan.restartRequired.joined(separator: ", "))"))
+        return .reloaded(plan)
+    }
+}

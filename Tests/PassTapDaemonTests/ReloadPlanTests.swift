@@ -1,0 +1,133 @@
+import Foundation
+import Logging
+import PassTapCore
+import PassTapDaemon
+import Synchronization
+import Testing
+
+/// What a reload compares and keeps: restart-only settings are named and keep their running value;
+/// reloadable ones are listed and taken; a refused file changes nothing.
+@Suite(.timeLimit(.minutes(1))) struct ReloadPlanTests {
+    static func parse(_ text: String) throws -> Configuration {
+        try ConfigLoader.parse(text, file: "t.toml")
+    }
+
+    @Test func aRestartOnlyChangeIsNamedAndKeepsItsRunningValue() throws {
+        let old = try Self.parse("[socket]\npath = \"/run/a.sock\"\nmax_clients = 10\n[log]\nlevel = \"info\"")
+        let new = try Self.parse("[socket]\npath = \"/run/b.sock\"\nmax_clients = 20\nmode = \"0600\"\n[log]\nlevel = \"debug\"")
+        let plan = ReloadPlan(old: old, new: new)
+        #expect(plan.restartRequired == ["socket.path", "socket.mode", "socket.max_clients"])
+        #expect(plan.effective.socket.path == "/run/a.sock")
+        #expect(plan.effective.socket.maxClients == 10)
+        #expect(plan.effective.socket.mode == 0o660)
+        #expect(plan.changed == ["log.level"])
+        #expect(plan.effective.logLevel == .debug)
+    }
+
+    @Test func everyRestartOnlyRowKeepsTheOldValueSoNoneDiffersAfterwards() throws {
+        let old = try Self.parse("[socket]\npath = \"/run/a.sock\"")
+        let new = try Self.parse(
+            "[socket]\npath = \"/run/b.sock\"\ngroup = \"root\"\nmode = \"0600\"\nmax_clients = 3\n[metrics]\nlisten = \"127.0.0.1:9466\"")
+        let plan = ReloadPlan(old: old, new: new)
+        #expect(plan.restartRequired.count == ConfigSetting.restartOnly.count)
+        #expect(plan.restartRequired.contains("metrics.listen"))
+        #expect(plan.effective.metrics.listen == nil)
+        #expect(ConfigSetting.restartOnly.allSatisfy { !$0.differs(old, plan.effective) })
+    }
+
+    @Test func reloadableChangesAreListedInTableOrder() throws {
+        let old = try Self.parse("[session]\naids = [\"A0000000041010\"]\n[events]\nbuffer = 100")
+        let new = try Self.parse(
+            """
+            [session]
+            aids = ["A0000000031010"]
+            budget_ms = 1500
+            [events]
+            buffer = 50
+            client_queue = 8
+            [access]
+            read = ["uid:1234"]
+            [[reader]]
+            match = "PCD 00 01"
+            aids = ["A0000000031010"]
+            [pcsc]
+            readers = ["PCD 00 01"]
+            [vas]
+            freshness_s = 30
+            """)
+        let plan = ReloadPlan(old: old, new: new)
+        #expect(plan.restartRequired.isEmpty)
+        #expect(
+            plan.changed == [
+                "access", "events.buffer", "events.client_queue", "session.aids", "session.budget_ms", "reader", "vas.freshness_s", "pcsc",
+            ])
+        #expect(plan.effective == new)
+    }
+
+    @Test func theSameFileChangesNothing() throws {
+        let configuration = try Self.parse("[session]\naids = [\"A0000000041010\"]")
+        let plan = ReloadPlan(old: configuration, new: configuration)
+        #expect(plan.changed.isEmpty && plan.restartRequired.isEmpty)
+    }
+
+    @Test func backendsRestartOnlyWhenTheirOwnSettingsDiffer() throws {
+        let old = try Self.parse("[pcsc]\nreaders = [\"PCD 00 00\"]")
+        #expect(!ReloadPlan.backendDiffers(.pcsc, old: old, new: try Self.parse("[pcsc]\nreaders = [\"PCD 00 00\"]\n[log]\nlevel = \"debug\"")))
+        #expect(ReloadPlan.backendDiffers(.pcsc, old: old, new: try Self.parse("[pcsc]\nreaders = [\"PCD 00 01\"]")))
+        #expect(ReloadPlan.backendDiffers(.pcsc, old: old, new: try Self.parse("[pcsc]\nenabled = false")))
+        #expect(!ReloadPlan.backendDiffers(.nfc, old: old, new: old))
+        let nfc = try Self.parse("[libnfc]\nenabled = true\ndevices = [\"pn532_uart:/dev/ttyS9\"]")
+        #expect(ReloadPlan.backendDiffers(.nfc, old: old, new: nfc))
+        // The libnfc poll sends [vas] mode's ECP frame: turning VAS on restarts it.
+        let withVAS = try Self.parse("[libnfc]\nenabled = true\ndevices = [\"pn532_uart:/dev/ttyS9\"]\n[vas]\nenabled = true\nmode = \"vas_only\"\n[[vas.merchants]]\npass_type_id = \"pass.com.example.a\"\nurl = \"https://example.com/join\"")
+        #expect(ReloadPlan.backendDiffers(.nfc, old: nfc, new: withVAS))
+        #expect(!ReloadPlan.backendDiffers(.pcsc, old: nfc, new: withVAS))
+    }
+
+    /// A recorder for what the reloader publishes.
+    final class Published: Sendable {
+        let events = Mutex<[(EventKind, EventPayload)]>([])
+        var sink: EventSink { EventSink { kind, _, payload in self.events.withLock { $0.append((kind, payload)) } } }
+    }
+
+    @Test func aRefusedFileIsPublishedWithFileLineAndKeyAndChangesNothing() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passtap-reload-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("passtapd.toml").path
+        try "[log]\nlevel = \"debug\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let running = try ConfigLoader.load(path: file)
+        let live = LiveConfiguration(running)
+        let applied = Mutex(0)
+        let published = Published()
+        let reloader = ConfigReloader(
+            path: file, live: live, apply: { _, _ in applied.withLock { $0 += 1 } }, events: published.sink, notifier: nil,
+            logger: Logger(label: "test"))
+
+        try "[log]\nlevel = \"debug\"\n[session]\naids = [\"A00000\"]\n".write(toFile: file, atomically: true, encoding: .utf8)
+        guard case .rejected(let error) = await reloader.reload() else {
+            Issue.record("a bad AID was accepted")
+            return
+        }
+        #expect(live.current == running)
+        #expect(applied.withLock { $0 } == 0)
+        let (kind, payload) = try #require(published.events.withLock { $0.first })
+        #expect(kind == .configRejected)
+        #expect(payload == .configRejected(ConfigRejected(file: file, line: 4, key: "session.aids[0]", problem: error.problem)))
+        // The same function as --check-config: the same error.
+        #expect(throws: error) { try Daemon.loadConfiguration(path: file) }
+
+        try "[log]\nlevel = \"trace\"\n[socket]\npath = \"/run/elsewhere.sock\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        guard case .reloaded(let plan) = await reloader.reload() else {
+            Issue.record("a good file was refused")
+            return
+        }
+        #expect(plan.changed == ["log.level"] && plan.restartRequired == ["socket.path"])
+        #expect(live.current.logLevel == .trace)
+        #expect(live.current.socket.path == running.socket.path)
+        #expect(applied.withLock { $0 } == 1)
+        #expect(
+            published.events.withLock { $0.last?.1 }
+                == .configReloaded(ConfigReloaded(file: file, changed: ["log.level"], restartRequired: ["socket.path"])))
+    }
+}
