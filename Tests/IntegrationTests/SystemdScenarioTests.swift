@@ -12,7 +12,8 @@ extension PCSCScenarioTests {
     /// a 1 s `$WATCHDOG_USEC`, and stderr as `$JOURNAL_STREAM`, with pcscd, vpcd and the virtual card.
     @Suite(.serialized) struct SystemdScenarioTests {
         /// READY only once the socket answers; STATUS with readers, clients and the last tap, and
-        /// no card data; WATCHDOG while healthy; STOPPING at SIGTERM; journal priorities in the log.
+        /// no card data; WATCHDOG while healthy; RELOADING then READY around a reload (accepted
+        /// or refused); STOPPING at SIGTERM; journal priorities in the log.
         @Test func notifiesReadyStatusWatchdogAndStoppingAndLogsWithJournalPriorities() throws {
             let systemd = try NotifySocketListener()
             let rig = try Rig(
@@ -47,11 +48,25 @@ extension PCSCScenarioTests {
             }
             try rig.cardCommand("remove")
 
+            // A reload, accepted then refused: RELOADING=1 then READY=1 around each.
+            for config in [PCSCScenarioTests.config + "\n[log]\nlevel = \"debug\"", "[session]\naids = [\"not hex\"]"] {
+                try rig.reload(config: config)
+                var around = [String]()
+                while !around.contains("RELOADING=1") {
+                    around.append(try #require(systemd.receive(), "no RELOADING=1; seen \(around)"))
+                }
+                while around.last != "READY=1" {
+                    around.append(try #require(systemd.receive(), "no READY=1 after RELOADING=1; seen \(around)"))
+                }
+                seen += around
+            }
+
             rig.stopDaemon()
             var rest = [String]()
             while let next = systemd.receive(seconds: 1) { rest.append(next) }
             #expect(rest.last == "STOPPING=1", "\(rest)")
-            let unexpected = (seen + rest).filter { !($0 == "WATCHDOG=1" || $0 == "STOPPING=1" || $0.hasPrefix("STATUS=")) }
+            let expected: Set<String> = ["WATCHDOG=1", "STOPPING=1", "RELOADING=1", "READY=1"]
+            let unexpected = (seen + rest).filter { !(expected.contains($0) || $0.hasPrefix("STATUS=")) }
             #expect(unexpected.isEmpty, "\(unexpected)")
 
             let log = rig.daemonLog.split(separator: "\n")
@@ -60,6 +75,9 @@ extension PCSCScenarioTests {
                 #expect(entry.range(of: #"^<[2-7]>passtapd "#, options: .regularExpression) != nil, "\(entry)")
             }
             #expect(log.contains { $0.hasPrefix("<6>passtapd info: listening") }, "\(rig.daemonLog)")
+            // The refused reload is an error to the journal; the debug level the first one set shows.
+            #expect(log.contains { $0.hasPrefix("<3>passtapd error: config reload refused") }, "\(rig.daemonLog)")
+            #expect(log.contains { $0.hasPrefix("<7>passtapd debug: ") }, "\(rig.daemonLog)")
         }
 
         /// A slow card is not a hung daemon: with every answer 1.5 s late, the session takes
