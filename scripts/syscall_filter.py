@@ -75,9 +75,9 @@ def names(item):
     return group(item) if item.startswith("@") else frozenset([item])
 
 
-def service_values(unit_text, wanted):
-    """The values of every `wanted`= in the unit's [Service] section, in order."""
-    values = []
+def unit_settings(unit_text):
+    """{(section, key): [values in order]} of a unit file (comments and blank lines skipped)."""
+    found = {}
     section = None
     for raw in unit_text.splitlines():
         line = raw.strip()
@@ -86,10 +86,16 @@ def service_values(unit_text, wanted):
         if line.startswith("[") and line.endswith("]"):
             section = line[1:-1]
             continue
-        key, _, value = line.partition("=")
-        if section == "Service" and key.strip() == wanted:
-            values.append(value.strip())
-    return values
+        key, separator, value = line.partition("=")
+        if not separator:
+            raise ValueError(f"not a key=value line: {raw!r}")
+        found.setdefault((section, key.strip()), []).append(value.strip())
+    return found
+
+
+def service_values(unit_text, wanted):
+    """The values of every `wanted`= in the unit's [Service] section, in order."""
+    return unit_settings(unit_text).get(("Service", wanted), [])
 
 
 def filter_lines(unit_text):

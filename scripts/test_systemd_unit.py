@@ -35,21 +35,8 @@ EXPOSURE_LIMIT = 1.5
 
 
 def settings(unit_text):
-    """{(section, key): [values in order]} of a unit file (comments and blank lines skipped)."""
-    found = {}
-    section = None
-    for raw in unit_text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            section = line[1:-1]
-            continue
-        key, separator, value = line.partition("=")
-        if not separator:
-            raise ValueError(f"not a key=value line: {raw!r}")
-        found.setdefault((section, key.strip()), []).append(value.strip())
-    return found
+    """{(section, key): [values in order]} of a unit file (scripts/syscall_filter.py reads it so too)."""
+    return syscall_filter.unit_settings(unit_text)
 
 
 def exposure(unit_path):

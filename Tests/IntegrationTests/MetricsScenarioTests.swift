@@ -121,15 +121,11 @@ extension PCSCScenarioTests {
             defer { rig.stop() }
             rig.stopDaemon()
             try rig.cardCommand("tap")
-            let holderLog = rig.directory.appendingPathComponent("holder.log").path
-            let holder = try Spawned.start(
-                "/usr/bin/python3", [Rig.repository.appendingPathComponent("scripts/rig/hold_reader.py").path, "Virtual PCD 00 00"],
-                stdout: holderLog, stderr: holderLog)
+            let holder = try rig.holdReader()
             defer {
                 holder.signal(SIGTERM)
                 holder.wait()
             }
-            try rig.waitFor("the holder to hold the card") { ((try? String(contentsOfFile: holderLog, encoding: .utf8)) ?? "").contains("held") }
             try rig.startDaemon(config: "[session]\naids = [\"A0000000041010\"]")
             let (client, _) = try rig.subscriber(since: 1, kinds: ["reader.changed", "read.result"])
             #expect(try Self.event(client, "reader.changed")["state"] as? String == "unavailable")

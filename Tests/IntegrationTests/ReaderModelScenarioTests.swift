@@ -14,14 +14,6 @@ extension PCSCScenarioTests {
     @Suite(.serialized) struct ReaderModelScenarioTests {
         static let coffee = "pass.com.example.coffee"
 
-        private static func waitFor(_ what: String, timeout: Double = 15, _ condition: () -> Bool) throws {
-            let deadline = Date().addingTimeInterval(timeout)
-            while !condition() {
-                guard Date() < deadline else { throw Rig.Failure(description: "timed out waiting for \(what)") }
-                usleep(20_000)
-            }
-        }
-
         private func event(_ client: LineSocket, _ kind: String, timeout: Double = 10) throws -> [String: Any] {
             let message = try client.readJSON(timeout: timeout, what: kind) { message in
                 (message["params"] as? [String: Any])?["kind"] as? String == kind
@@ -140,16 +132,10 @@ extension PCSCScenarioTests {
             defer { rig.stop() }
             rig.stopDaemon()
             try rig.cardCommand("tap")
-            let holderLog = rig.directory.appendingPathComponent("holder.log").path
-            let holder = try Spawned.start(
-                "/usr/bin/python3", [Rig.repository.appendingPathComponent("scripts/rig/hold_reader.py").path, "Virtual PCD 00 00"],
-                stdout: holderLog, stderr: holderLog)
+            let holder = try rig.holdReader()
             defer {
                 holder.signal(SIGTERM)
                 holder.wait()
-            }
-            try Self.waitFor("the holder to hold the card") {
-                ((try? String(contentsOfFile: holderLog, encoding: .utf8)) ?? "").contains("held")
             }
             try rig.startDaemon(config: config)
             let (client, _) = try rig.subscriber(since: 1, kinds: ["reader.added", "reader.changed", "card.inserted", "read.result"])

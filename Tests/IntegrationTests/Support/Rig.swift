@@ -163,6 +163,16 @@ final class Rig {
         try waitFor("passtapd's socket") { (try? LineSocket(path: self.socketPath)) != nil }
     }
 
+    /// Starts `scripts/rig/hold_reader.py`, which opens `reader` exclusively and holds its card
+    /// (another program holding the reader), and returns once it does; stop it with SIGTERM.
+    func holdReader(_ reader: String = "Virtual PCD 00 00") throws -> Spawned {
+        let log = directory.appendingPathComponent("holder.log").path
+        let holder = try Spawned.start(
+            "/usr/bin/python3", [Self.repository.appendingPathComponent("scripts/rig/hold_reader.py").path, reader], stdout: log, stderr: log)
+        try waitFor("the holder to hold the card") { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("held") }
+        return holder
+    }
+
     /// Sends a line command to virtual card `card` (1, the first reader's, by default; 2 for the
     /// second reader's) and returns its JSON answer.
     @discardableResult
