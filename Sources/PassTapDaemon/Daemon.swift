@@ -104,9 +104,10 @@ public struct Daemon: Sendable {
                 SocketServerObserver(clientsChanged: metrics.clientsChanged(by:), eventsDropped: metrics.eventsDropped(_:))
             } ?? .none)
         let readerService = ReaderBackendsService(backends: readers, supervisor: supervisor, deadline: Self.backendShutdown)
+        // Without a notifier (tests, `Daemon(configuration:logger:)`) the checks still run, for `status`.
         let systemd = SystemdService(
-            notifier: notifier ?? SystemdNotifier(environment: [:]), watchdog: watchdog, health: HealthCheck(eventLoops: eventLoops, supervisor: supervisor),
-            record: health, interval: checkInterval, logger: logger,
+            notifier: notifier ?? SystemdNotifier(environment: [:]), watchdog: watchdog,
+            health: HealthCheck(eventLoops: eventLoops, supervisor: supervisor), record: health, interval: checkInterval, logger: logger,
             ready: {
                 try await server.waitUntilListening()
                 await readerService.waitUntilStarted()
