@@ -28,7 +28,7 @@ final class ConfigFuzzing: Sendable {
     func run(_ bytes: [UInt8]) throws(FuzzFinding) {
         guard let text = String(validating: bytes, as: UTF8.self) else { return }
         do {
-            let configuration = try ConfigLoader.parse(text, file: path)
+            let configuration = try ConfigLoader.parse(text, file: path, reusingTheLastTree: false)
             _ = SocketServerConfiguration(configuration)
         } catch {
             try require(error.file == path, "a refusal naming \(error.file), not the file \(path)")
