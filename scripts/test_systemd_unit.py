@@ -377,6 +377,15 @@ class SyscallFilterTests(unittest.TestCase):
         self.assertEqual(refused, ["setpriority"])
         self.assertEqual(syscall_filter.refused(allow_list, allowed, refused), refused)
 
+    def test_libdispatchs_log_is_off_while_the_filter_refuses_setpriority(self):
+        # libdispatch logs each refused setpriority to syslog at notice, one line per worker thread
+        # ("Failed to set thread priority for worker thread"); SystemdScenarioTests shows the
+        # journal of a normal run then has nothing above info.
+        allow_list, allowed = syscall_filter.expand(syscall_filter.filter_lines(UNIT.read_text()))
+        self.assertEqual(syscall_filter.refused(allow_list, allowed, ["setpriority"]), ["setpriority"])
+        environment = " ".join(settings(UNIT.read_text()).get(("Service", "Environment"), [])).split()
+        self.assertIn("LIBDISPATCH_LOG=NO", environment)
+
     def test_a_deny_line_after_an_allow_line_takes_calls_out(self):
         allow_list, allowed = syscall_filter.expand(["@system-service", "~@resources"])
         self.assertTrue(allow_list)
