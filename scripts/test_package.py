@@ -227,6 +227,13 @@ class InstalledPackageTests(unittest.TestCase):
         self.assertIn("passtap", group)
         self.assertLess(int(group["passtap"][2]), 1000, "passtap must be a system group")
         self.assertIn("passtapd", group["dialout"][3].split(","), "passtapd is in dialout (serial readers)")
+        # USB readers (udev/70-passtapd-nfc.rules) have a group of their own, with passtapd in it;
+        # group passtapd, which may read merchant keys, has no one else (issue 19 §5).
+        self.assertIn("passtap-nfc", group)
+        self.assertLess(int(group["passtap-nfc"][2]), 1000, "passtap-nfc must be a system group")
+        self.assertIn("passtapd", group["passtap-nfc"][3].split(","), "passtapd is in passtap-nfc (USB readers)")
+        self.assertEqual([m for m in group["passtapd"][3].split(",") if m and m != "passtapd"], [])
+        self.assertEqual([name for name, fields in passwd.items() if fields[3] == gid and name != "passtapd"], [])
         self.assertEqual(group["dialout"][2], "20", "dialout is base-passwd's, not a new group")
         # Nothing of this machine's own accounts leaked in: only the new ones were added.
         base = entries(BASE_PASSWD / "passwd.master")
@@ -318,6 +325,26 @@ class PackageLifecycleTests(unittest.TestCase):
     def test_purge_of_an_empty_key_folder_still_keeps_it(self):
         dpkg(self.root, "--purge", "passtap")
         self.assertTrue((self.root / "etc/passtap/keys").is_dir())
+
+    def test_upgrade_names_other_members_of_group_passtapd_and_removes_no_one(self):
+        """An install from before 0.1.1 told people who run nfc-list to join group passtapd, which
+        may read merchant keys. The upgrade names each of them and what to do, and changes nobody."""
+        clean = dpkg(self.root, "-i", str(self.deb))  # setUp installed it: no one else is in passtapd
+        self.assertNotIn("group passtapd can read merchant keys", clean.stdout + clean.stderr)
+        group_file, passwd_file = self.root / "etc/group", self.root / "etc/passwd"
+        gid = entries(group_file)["passtapd"][2]
+        group_file.write_text(re.sub(r"(?m)^(passtapd:[^:]*:\d+:)(.*)$", r"\1\2,alice,bob", group_file.read_text()))
+        with passwd_file.open("a") as passwd:
+            passwd.write(f"carol:x:1003:{gid}::/home/carol:/bin/sh\n")
+        before = group_file.read_text(), passwd_file.read_text()
+        upgrade = dpkg(self.root, "-i", str(self.deb))
+        said = upgrade.stdout + upgrade.stderr
+        self.assertIn("group passtapd can read merchant keys", said)
+        for advice in ("gpasswd -d alice passtapd", "gpasswd -d bob passtapd", "usermod -g GROUP carol",
+                       "usermod -a -G passtap-nfc USER", "Nothing was changed"):
+            self.assertIn(advice, said)
+        self.assertNotIn("gpasswd -d passtapd", said)
+        self.assertEqual((group_file.read_text(), passwd_file.read_text()), before)
 
     def test_reinstall_keeps_users_and_the_operators_key_folder_mode(self):
         keys = self.root / "etc/passtap/keys"

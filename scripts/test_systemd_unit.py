@@ -199,6 +199,13 @@ class SettingsTests(unittest.TestCase):
         groups = " ".join(self.unit[("Service", "SupplementaryGroups")]).split()
         self.assertIn("dialout", groups)  # serial PN532 boards
         self.assertIn(self.config["socket"]["group"], groups)  # to give the socket its group
+        # USB readers: the group udev/70-passtapd-nfc.rules gives their nodes, which is not the
+        # group passtapd runs as (that one reads merchant keys: 0640 root:passtapd).
+        import test_udev_rules
+        reader_groups = {v for _, _, t in test_udev_rules.our_rules() for k, _, _, v in t if k == "GROUP"}
+        self.assertEqual(reader_groups, {"passtap-nfc"})
+        self.assertIn("passtap-nfc", groups)
+        self.assertNotIn(self.value("Group"), reader_groups | {self.config["socket"]["group"]})
         # A + or ! prefix would run a command with privileges.
         for key in ("ExecStartPre", "ExecStart", "ExecReload"):
             for command in self.unit[("Service", key)]:
@@ -369,6 +376,15 @@ class SyscallFilterTests(unittest.TestCase):
         refused = re.findall(r"^int (\w+)\(", shim, re.MULTILINE)
         self.assertEqual(refused, ["setpriority"])
         self.assertEqual(syscall_filter.refused(allow_list, allowed, refused), refused)
+
+    def test_libdispatchs_log_is_off_while_the_filter_refuses_setpriority(self):
+        # libdispatch logs each refused setpriority to syslog at notice, one line per worker thread
+        # ("Failed to set thread priority for worker thread"); SystemdScenarioTests shows the
+        # journal of a normal run then has nothing above info.
+        allow_list, allowed = syscall_filter.expand(syscall_filter.filter_lines(UNIT.read_text()))
+        self.assertEqual(syscall_filter.refused(allow_list, allowed, ["setpriority"]), ["setpriority"])
+        environment = " ".join(settings(UNIT.read_text()).get(("Service", "Environment"), [])).split()
+        self.assertIn("LIBDISPATCH_LOG=NO", environment)
 
     def test_a_deny_line_after_an_allow_line_takes_calls_out(self):
         allow_list, allowed = syscall_filter.expand(["@system-service", "~@resources"])

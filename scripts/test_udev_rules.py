@@ -27,6 +27,11 @@ LIBNFC_1_8_0_USB_IDS = {
     ("072f", "2214"),  # acr122_usb: ACS ACR1222
 }
 
+# The reader devices' group. Not passtapd: that group may read merchant keys (0640 root:passtapd),
+# and a person who needs nfc-list joins the readers' group (issue 19 §5).
+READER_GROUP = "passtap-nfc"
+KEY_GROUP = "passtapd"
+
 MATCH = {"==", "!="}
 # Operators per key, as systemd-udevd (252) accepts them; see udev(7) and src/udev/udev-rules.c.
 # "attr": whether KEY{attr} is required (True), forbidden (False) or optional (None).
@@ -149,8 +154,8 @@ class RulesTests(unittest.TestCase):
                     if k == "GOTO":
                         self.assertIn(v, labels, f"{path}:{n}: GOTO to a missing LABEL {v!r}")
 
-    def test_device_rules_give_passtapd_0660(self):
-        """Every rule that matches a device or sets its access: one USB device, GROUP:="passtapd",
+    def test_device_rules_give_the_reader_group_0660(self):
+        """Every rule that matches a device or sets its access: one USB device, GROUP:="passtap-nfc",
         MODE:= with group rw and nothing looser than 0660, assigned finally (":=") so that a later
         rule (Debian's 93-pn53x.rules: GROUP="plugdev", MODE="0664") cannot undo it."""
         device_rules = [(p, n, t) for p, n, t in our_rules()
@@ -163,7 +168,7 @@ class RulesTests(unittest.TestCase):
             for want in [("SUBSYSTEM", None, "==", "usb"), ("ENV", "DEVTYPE", "==", "usb_device")]:
                 self.assertIn(want, t, f"{where}: needs {want[0]}{{{want[1]}}}==\"{want[3]}\"")
             groups = [(op, v) for k, _, op, v in t if k == "GROUP"]
-            self.assertEqual(groups, [(":=", "passtapd")], f"{where}: needs GROUP:=\"passtapd\"")
+            self.assertEqual(groups, [(":=", READER_GROUP)], f"{where}: needs GROUP:=\"{READER_GROUP}\"")
             self.assertFalse([k for k, *_ in t if k == "OWNER"], f"{where}: sets OWNER")
             modes = [(op, v) for k, _, op, v in t if k == "MODE"]
             self.assertEqual(len(modes), 1, f"{where}: needs one MODE")
@@ -173,6 +178,19 @@ class RulesTests(unittest.TestCase):
             mode = int(value, 8)
             self.assertEqual(mode & ~0o660, 0, f"{where}: MODE {value} is looser than 0660")
             self.assertEqual(mode & 0o060, 0o060, f"{where}: MODE {value} gives the group no rw")
+
+    def test_no_device_gets_the_key_group_and_the_advice_names_the_reader_group(self):
+        """No rule, and no advice to a person (the rules' comments, udev/README.md), gives the readers
+        or their users group passtapd, which may read merchant keys."""
+        for path, n, t in our_rules():
+            self.assertNotIn(KEY_GROUP, [v for k, _, _, v in t if k == "GROUP"], f"{path}:{n}")
+        readme = (UDEV_DIR / "README.md").read_text()
+        for path, text in [(p, p.read_text()) for p in our_rule_files()] + [(UDEV_DIR / "README.md", readme)]:
+            self.assertNotRegex(text, rf'GROUP:?="{KEY_GROUP}"', f"{path}: a rule with group {KEY_GROUP}")
+            self.assertNotRegex(text, rf"-G\s+{KEY_GROUP}\b", f"{path}: tells someone to join {KEY_GROUP}")
+            self.assertNotRegex(text, rf"groupadd --system {KEY_GROUP}\b", f"{path}: makes {KEY_GROUP} for readers")
+        self.assertIn(f"usermod -a -G {READER_GROUP} USER", readme)
+        self.assertIn(f"groupadd --system {READER_GROUP}", readme)
 
     def test_one_rule_per_id(self):
         seen = {}

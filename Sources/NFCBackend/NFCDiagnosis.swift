@@ -27,7 +27,7 @@ struct NFCDiagnosis {
             return ReaderFault(.inUse, "the kernel's \(other) driver owns USB device \(device.port); unbind it or blacklist that module")
         case nil:
             if access(device.devicePath, R_OK | W_OK) != 0, errno == EACCES {
-                return ReaderFault(.failed, "no permission on \(device.devicePath) (USB device \(device.port)); install udev/70-passtapd-nfc.rules and add the daemon's user to group passtapd")
+                return ReaderFault(.failed, "no permission on \(device.devicePath) (USB device \(device.port)); install udev/70-passtapd-nfc.rules and add the daemon's user to group passtap-nfc")
             }
             return ReaderFault(.failed, "libnfc could not open USB device \(device.port) (\(connstring))\(heldBy); LIBNFC_LOG_LEVEL=3 shows libnfc's trace")
         }

@@ -152,7 +152,10 @@ public final class SocketServer: Service, Sendable {
         do {
             peer = try await PeerCredentials.read(from: client.channel)
         } catch {
-            logger.warning("closing a client whose credentials cannot be read", metadata: ["error": "\(error)"])
+            // A client that left at once (a probe that connects and closes) is gone before this
+            // read: no fault of the daemon's, so not a warning.
+            let level: Logger.Level = client.channel.isActive ? .warning : .debug
+            logger.log(level: level, "closing a client whose credentials cannot be read", metadata: ["error": "\(error)"])
             // Ended through executeThenClose, as every channel the loop takes is.
             try? await client.executeThenClose { _, _ in }
             return

@@ -80,6 +80,36 @@ extension PCSCScenarioTests {
             #expect(log.contains { $0.hasPrefix("<7>passtapd debug: ") }, "\(rig.daemonLog)")
         }
 
+        /// A normal run under the unit's restrictions says nothing above info: with its
+        /// `Environment=` and its refused calls (setpriority fails with EPERM; syslog goes to the
+        /// log, as the journal would record it), start, READY, a tap, SIGTERM. Without the unit's
+        /// `LIBDISPATCH_LOG=NO`, libdispatch logs a notice per worker thread ("Failed to set
+        /// thread priority for worker thread: ... errno=1").
+        @Test func aNormalStartTapAndStopLogNothingAboveInfoUnderTheUnitsRestrictions() throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passtap-unit-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let systemd = try NotifySocketListener()
+            var environment = try ServiceUnit.environment()
+            environment["LD_PRELOAD"] = try ServiceUnit.buildPreload(in: folder)
+            environment["NOTIFY_SOCKET"] = systemd.path
+            environment["WATCHDOG_USEC"] = "30000000"  // WatchdogSec=30s
+            let rig = try Rig(config: PCSCScenarioTests.config, daemonEnvironment: environment, journalStream: true)
+            defer { rig.stop() }
+            #expect(systemd.receive() == "READY=1")
+            let (client, _) = try rig.subscriber(kinds: ["read.result"])
+            try rig.cardCommand("tap")
+            let result = try client.readJSON(what: "read.result") { ($0["params"] as? [String: Any])?["kind"] as? String == "read.result" }
+            #expect((result["params"] as? [String: Any])?["error"] is NSNull, "\(result)")
+            try rig.cardCommand("remove")
+            rig.stopDaemon()
+
+            let log = rig.daemonLog.split(separator: "\n")
+            #expect(log.contains { $0.hasPrefix("<6>passtapd info: listening") }, "\(rig.daemonLog)")
+            let aboveInfo = log.filter { $0.range(of: #"^<[67]>"#, options: .regularExpression) == nil }
+            #expect(aboveInfo.isEmpty, "lines above info in a normal run: \(aboveInfo)")
+        }
+
         /// A slow card is not a hung daemon: with every answer 1.5 s late, the session takes
         /// seconds, the watchdog pings go on meanwhile, and no reader is restarted.
         @Test func aSlowCardKeepsTheWatchdogPingsComingAndItsReaderRunning() throws {

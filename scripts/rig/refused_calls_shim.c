@@ -4,7 +4,8 @@
  * they do under the unit, so the integration suites show that passtapd copes without them.
  *
  * setpriority: in @resources, which the unit leaves out. libdispatch calls it to set each worker
- * thread's nice value from its quality of service, and carries on when it fails.
+ * thread's nice value from its quality of service, and carries on when it fails (it would log each
+ * failure to syslog; the unit's Environment=LIBDISPATCH_LOG=NO turns that off).
  */
 #include <errno.h>
 #include <sys/resource.h>

@@ -14,6 +14,9 @@ import Glibc
 public struct JournalLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
+    /// Metadata added to every line (swift-log logs a warning when a handler without this
+    /// property is given a provider, as ``EscapingLogHandler`` does at every start).
+    public var metadataProvider: Logger.MetadataProvider?
     private let label: String
     private let write: @Sendable (String) -> Void
 
@@ -43,6 +46,7 @@ public struct JournalLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
         var line = "<\(Self.priority(of: event.level))>\(label) \(event.level): \(event.message)"
         if !merged.isEmpty {

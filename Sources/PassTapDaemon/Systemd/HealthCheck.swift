@@ -24,6 +24,9 @@ package struct HealthCheck: Sendable {
     /// When the supervisor's last round ended, and how late it may be.
     let supervisorRound: @Sendable () -> ContinuousClock.Instant?
     let supervisorStallAfter: Duration
+    /// When the daemon started: before the supervisor's first round, it is late only once
+    /// ``supervisorStallAfter`` has passed since then (the first check runs right after READY).
+    let startedAt: ContinuousClock.Instant
     /// How long an event loop has to run a no-op.
     let answerWithin: Duration
 
@@ -37,11 +40,12 @@ package struct HealthCheck: Sendable {
     /// A check of each part as given (tests pass a supervisor's round of their own).
     package init(
         eventLoops: [any EventLoop], supervisorRound: @escaping @Sendable () -> ContinuousClock.Instant?, supervisorStallAfter: Duration,
-        answerWithin: Duration
+        startedAt: ContinuousClock.Instant = .now, answerWithin: Duration
     ) {
         self.eventLoops = eventLoops
         self.supervisorRound = supervisorRound
         self.supervisorStallAfter = supervisorStallAfter
+        self.startedAt = startedAt
         self.answerWithin = answerWithin
     }
 
@@ -55,8 +59,8 @@ package struct HealthCheck: Sendable {
         if let round = supervisorRound() {
             let late = round.duration(to: now)
             if late > supervisorStallAfter { problems.append("the reader supervisor's last round was \(late) ago") }
-        } else {
-            problems.append("the reader supervisor has not made a round yet")
+        } else if startedAt.duration(to: now) > supervisorStallAfter {
+            problems.append("the reader supervisor has made no round in the \(startedAt.duration(to: now)) since start")
         }
         return Verdict(problems: problems)
     }

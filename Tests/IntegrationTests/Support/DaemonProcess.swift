@@ -38,10 +38,11 @@ struct DaemonProcess {
         let trace = folder + "/passtapd-\(traceName).trace"
         // PASSTAP_STRACE_PRELOAD: a library preloaded into passtapd alone (not into strace or the
         // tests), e.g. scripts/rig/refused_calls_shim.c, which makes calls the unit refuses fail.
-        var environment: [String] = []
-        if let preload = ProcessInfo.processInfo.environment["PASSTAP_STRACE_PRELOAD"], !preload.isEmpty {
-            environment = ["-E", "LD_PRELOAD=" + preload]
-        }
+        // A test's own LD_PRELOAD goes to passtapd the same way, both libraries loaded.
+        var added = added
+        let preloads = [added.removeValue(forKey: "LD_PRELOAD"), ProcessInfo.processInfo.environment["PASSTAP_STRACE_PRELOAD"]]
+            .compactMap { $0 }.filter { !$0.isEmpty }
+        let environment = preloads.isEmpty ? [] : ["-E", "LD_PRELOAD=" + preloads.joined(separator: ":")]
         let strace = try Spawned.start(
             "/usr/bin/strace", ["-f", "-qq", "-o", trace] + environment + ["--", executable] + arguments, stdout: log, stderr: log,
             environment: added)

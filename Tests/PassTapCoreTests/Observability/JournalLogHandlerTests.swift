@@ -41,6 +41,17 @@ import Glibc
         #expect(lines.written.withLock { $0 } == ["<4>passtapd warning: two lines a=1 reader.id=pcsc:x\n"])
     }
 
+    /// passtapd's EscapingLogHandler hands the provider on at every start; a handler without the
+    /// property made swift-log log a warning for it into the journal.
+    @Test func aMetadataProviderIsKeptAndItsMetadataLogged() {
+        let lines = Lines()
+        var handler = JournalLogHandler(label: "passtapd") { line in lines.written.withLock { $0.append(line) } }
+        handler.metadataProvider = Logger.MetadataProvider { ["task.id": "7"] }
+        #expect(handler.metadataProvider != nil)
+        Logger(label: "passtapd") { _ in handler }.info("hi", metadata: ["a": "1"])
+        #expect(lines.written.withLock { $0 } == ["<6>passtapd info: hi a=1 task.id=7\n"])
+    }
+
     @Test func stderrIsTheJournalStreamOnlyWhenDeviceAndInodeMatch() {
         var status = stat()
         #expect(fstat(STDERR_FILENO, &status) == 0)
