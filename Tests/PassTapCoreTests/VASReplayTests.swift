@@ -117,10 +117,12 @@ import VAS
         let host = VASReplayTests.HostClock(phone.date)
         let engine = SessionEngine(clock: { host.now })
         #expect(try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 60)).status == .success)
-        // A reload narrows the window: the replay is stale now (and a cache that judged its
-        // keys' age by this window would drop the key here).
+        // A reload narrows the window, and another phone's read comes: a cache that judged its
+        // keys' age by this window would drop the first key here.
         host.skew.withLock { $0 = 30 }
-        #expect(try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 10)).status == .stale)
+        let other = VASSessionTests.phoneWithCoffee()
+        #expect(try VASReplayTests.tap(other, engine, VASSessionTests.settings(freshness: 10)).status == .stale)
+        #expect(engine.replays.count == 2)
         // Another widens it again: the replay is inside it, and still a replay.
         host.skew.withLock { $0 = 40 }
         let again = try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 600))
