@@ -21,11 +21,25 @@ package enum NFCCalls {
     /// thread-safe: they run one at a time across all device threads. A serial open (which can
     /// block for a second on a board that does not answer) takes no lock.
     private static let setup = Mutex(())
+    /// The calls a test made fail (``failing(_:)``).
+    private static let failures = Mutex<Set<String>>([])
 
     /// Sets (or, with `nil`, clears) an observer told of every libnfc call before it is made, on
     /// the calling thread (tests check that every call runs on a thread the backend owns).
     package static func observe(_ body: (@Sendable (StaticString) -> Void)?) {
         observer.withLock { $0 = body }
+    }
+
+    /// Makes every later call of `functions` fail as libnfc fails it, until called again without
+    /// them: the chokepoint's fault-injection seam. Only `nfc_init` heeds it for now (it then
+    /// gives no context, as when libnfc cannot allocate one).
+    package static func failing(_ functions: Set<String>) {
+        failures.withLock { $0 = functions }
+    }
+
+    /// Whether a test made `function` fail (``failing(_:)``).
+    static func mustFail(_ function: StaticString) -> Bool {
+        failures.withLock { !$0.isEmpty && $0.contains("\(function)") }
     }
 
     @inline(__always)

@@ -35,11 +35,7 @@ final class NFCDevice: @unchecked Sendable {
     ///   says why: the caller diagnoses), or the error of the first set-up call that failed.
     init(connstring: String) throws(NFCError) {
         self.connstring = connstring
-        var context: OpaquePointer?
-        NFCCalls.setupCall("nfc_init") { nfc_init(&context) }
-        guard let context else {
-            throw NFCError(code: .software, function: "nfc_init", message: "libnfc could not allocate a context")
-        }
+        let context = try Self.makeContext()
         let usb = NFCDeviceSpec.isUSB(connstring)
         let device: OpaquePointer? = NFCCalls.setupCall("nfc_open", locked: usb) { nfc_open(context, connstring) }
         guard let device else {
@@ -60,13 +56,36 @@ final class NFCDevice: @unchecked Sendable {
 
     deinit { close() }
 
+    /// A new libnfc context (`nfc_init`, under the set-up lock), to be freed with `nfc_exit`.
+    ///
+    /// libnfc 1.8's `nfc_init` allocates the context, reads `/etc/nfc/libnfc.conf` and
+    /// `/etc/nfc/devices.d/` (a missing or unreadable file is skipped, with a debug line) and the
+    /// `LIBNFC_*` variables, and loads its driver list once: the one failure it reports is an
+    /// allocation that failed, as a NULL context.
+    /// - Throws: ``NFCError`` (`nfc_init`) when libnfc gives no context.
+    static func makeContext() throws(NFCError) -> OpaquePointer {
+        var context: OpaquePointer?
+        NFCCalls.setupCall("nfc_init") {
+            if !NFCCalls.mustFail("nfc_init") { nfc_init(&context) }
+        }
+        guard let context else {
+            throw NFCError(code: .software, function: "nfc_init", message: "libnfc could not allocate a context")
+        }
+        return context
+    }
+
+    /// Whether libnfc initialises: makes a context and frees it at once (`nfc_init`, `nfc_exit`).
+    /// - Throws: ``NFCError`` (`nfc_init`) when it does not.
+    static func checkLibrary() throws(NFCError) {
+        let context = try makeContext()
+        NFCCalls.setupCall("nfc_exit") { nfc_exit(context) }
+    }
+
     /// libnfc's own device scan (`nfc_list_devices`): the devices named in `/etc/nfc` and
     /// `LIBNFC_DEVICE`, and the USB readers it finds. It calls `usb_set_configuration` on every
     /// USB reader it matches, which disturbs one already open: call it only before any is.
     static func scan(maximum: Int = 16) -> [String] {
-        var context: OpaquePointer?
-        NFCCalls.setupCall("nfc_init") { nfc_init(&context) }
-        guard let context else { return [] }
+        guard let context = try? makeContext() else { return [] }
         defer { NFCCalls.setupCall("nfc_exit") { nfc_exit(context) } }
         let buffer = UnsafeMutablePointer<nfc_connstring>.allocate(capacity: maximum)
         defer { buffer.deallocate() }

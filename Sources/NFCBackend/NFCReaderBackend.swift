@@ -39,7 +39,7 @@ public final class NFCReaderBackend: ReaderBackend {
             ecpFrame: settings.pollingFrame(vas: configuration.vas)?.bytes,
             deselectsAfterRFFailure: Configuration.LibNFC.deselectsAfterRFFailure(vas: configuration.vas))
         let diagnosis = NFCDiagnosis(sysfs: sysfs, proc: proc)
-        monitor = NFCMonitor(devices: settings.devices, sysfs: sysfs, threads: threads, logger: logger) { spec in
+        monitor = NFCMonitor(devices: settings.devices, sysfs: sysfs, threads: threads, events: events, logger: logger) { spec in
             let port = NFCReaderPort(spec: spec, polling: polling, diagnosis: diagnosis, logger: logger)
             let slot = ReaderSlot(id: spec.id, port: port)
             let lifecycle = ReaderLifecycle(
@@ -87,8 +87,10 @@ public final class NFCReaderBackend: ReaderBackend {
     public var transportTimeout: Duration { .milliseconds(Int(NFCPolling.standardAPDUTimeoutMilliseconds)) + .seconds(1) }
 }
 
-/// The body of the libnfc monitor thread: finds the devices to drive and gives each a thread of
-/// its own running the shared lifecycle; starts a device again (with backoff) after it was lost.
+/// The body of the libnfc monitor thread: first makes sure libnfc initialises (`backend.up`, or
+/// `backend.down` with the reason and a retry with backoff), then finds the devices to drive and
+/// gives each a thread of its own running the shared lifecycle; starts a device again (with
+/// backoff) after it was lost.
 ///
 /// Configured serial devices are there while their path exists. USB devices come from sysfs (by
 /// vendor and product id), so they are found without libnfc's scan, which calls
@@ -121,16 +123,18 @@ final class NFCMonitor: Sendable {
     private let devices: [String]
     private let sysfs: String
     private let threads: ReaderThreads
+    private let events: EventSink
     private let logger: Logger
     private let makeLifecycle: @Sendable (NFCDeviceSpec) -> (NFCReaderPort, ReaderLifecycle)
 
     init(
-        devices: [String], sysfs: String, threads: ReaderThreads, logger: Logger,
+        devices: [String], sysfs: String, threads: ReaderThreads, events: EventSink, logger: Logger,
         makeLifecycle: @escaping @Sendable (NFCDeviceSpec) -> (NFCReaderPort, ReaderLifecycle)
     ) {
         self.devices = devices
         self.sysfs = sysfs
         self.threads = threads
+        self.events = events
         self.logger = logger
         self.makeLifecycle = makeLifecycle
     }
@@ -157,6 +161,10 @@ final class NFCMonitor: Sendable {
     }
 
     func run() {
+        guard libraryInitialises() else {
+            logger.debug("libnfc monitor thread ended before libnfc initialised")
+            return
+        }
         // An empty list means the devices libnfc's scan finds: scanned once, before any device is
         // open. Its USB finds are followed through sysfs from then on (a rescan would reconfigure
         // readers already open); the others (devices named in /etc/nfc, LIBNFC_DEVICE) are kept.
@@ -171,6 +179,32 @@ final class NFCMonitor: Sendable {
             sleep(seconds: Self.period)
         }
         logger.debug("libnfc monitor thread ended")
+    }
+
+    /// Waits until libnfc initialises (``NFCDevice/checkLibrary()``) and publishes `backend.up`,
+    /// with or without a device; until then `backend.down` with the reason, once, and retries
+    /// with the readers' backoff. False when the backend stops first.
+    private func libraryInitialises() -> Bool {
+        let name = ReaderID.Backend.nfc.rawValue
+        var delay = Self.backoff.first
+        var reportedDown = false
+        while !isStopping {
+            do {
+                try NFCDevice.checkLibrary()
+                logger.info("libnfc is initialised")
+                events.publish(.backendUp, nil, .backend(name: name, reason: nil))
+                return true
+            } catch {
+                if !reportedDown {
+                    logger.warning("libnfc cannot be initialised; retrying with backoff", metadata: ["error": "\(error)"])
+                    events.publish(.backendDown, nil, .backend(name: name, reason: "libnfc \(error.function) failed: \(error.message)"))
+                    reportedDown = true
+                }
+                sleep(seconds: delay)
+                delay = min(delay * 2, Self.backoff.last)
+            }
+        }
+        return false
     }
 
     /// The devices there now.

@@ -6,7 +6,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "passtapd's socket (default: $PASSTAP_SOCKET, else /run/passtap/passtapd.sock).")
     var socket: String?
 
-    @Flag(name: .long, help: "Print the daemon's JSON instead of readable text (one object per line).")
+    @Flag(name: .long, help: "Print the daemon's JSON instead of readable text (one object per line; control and bidirectional characters inside strings written as JSON escapes).")
     var json = false
 
     @Option(name: .long, help: "Seconds to wait for an answer.")

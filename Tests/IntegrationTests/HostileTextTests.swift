@@ -159,6 +159,49 @@ import Glibc
         #expect(output.contains("vas: \(Self.escapedTitle)ApplePay"), "\(output)")
     }
 
+    /// The output's lines parsed as JSON (each must parse).
+    static func jsonLines(_ output: String) throws -> [NSDictionary] {
+        try output.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? NSDictionary, "not a JSON object: \(line)")
+        }
+    }
+
+    @Test func watchJSONEscapesControlsAndBidiAndKeepsTheValues() throws {
+        let events = [
+            Self.event(5, "reader.changed", ["name": "Evil", "backend": "pcsc", "state": "unavailable", "reason": "driver says \(Self.title)"]),
+            Self.event(6, "read.result", Self.readResult),
+        ]
+        let daemon = try StandInDaemon([Self.response(1, ["instance": "i-1", "oldest_seq": 1, "next_seq": 7])] + events)
+        defer { daemon.stop() }
+        let (status, output) = try Self.passtap(["watch", "--json", "--count", "2"], against: daemon)
+        #expect(status == 0, "\(output)")
+        #expect(Self.obeyedLines(output).isEmpty, "\(Self.obeyedLines(output))")
+        let lines = try Self.jsonLines(output)
+        #expect(lines.count == 3, "\(output)")
+        // The events parse to what the daemon sent, C1 controls and bidi overrides included.
+        let sent = try events.map { try #require(try JSONSerialization.jsonObject(with: JSONSerialization.data(withJSONObject: $0)) as? NSDictionary) }
+        #expect(Array(lines.dropFirst()) == sent, "\(output)")
+        #expect(output.contains(#"\u009b2J"#) && output.contains(#"\u202egnp.exe"#) && output.contains(#"\u2066forged\u2069 \u0085"#), "\(output)")
+    }
+
+    @Test func vasReadJSONEscapesWhatThePhoneSentAndKeepsTheValues() throws {
+        let readers: [[String: Any]] = [["id": Self.reader, "name": "Evil", "backend": "pcsc", "state": "empty", "reason": NSNull()]]
+        var result: [String: Any] = ["reader": Self.reader, "atr": "3B80800101", "uid": "04A1B2C3D4E5F6", "vas": Self.vas]
+        result["error"] = NSNull()
+        let daemon = try StandInDaemon([Self.response(1, ["readers": readers]), Self.response(2, result)])
+        defer { daemon.stop() }
+        let (status, output) = try Self.passtap(["vas-read", "--json", "Evil"], against: daemon)
+        #expect(status == 0, "\(output)")
+        #expect(Self.obeyedLines(output).isEmpty, "\(Self.obeyedLines(output))")
+        let printed = try #require(try Self.jsonLines(output).first)
+        let vas = try #require(printed["vas"] as? NSDictionary)
+        #expect(vas["wallet"] as? String == "\(Self.title)ApplePay" && vas["version"] as? String == "01\u{9B}2J")
+        #expect(vas["problem"] as? String == "the phone says \u{202E}gnp.exe")
+        let entries = try #require(vas["entries"] as? [NSDictionary])
+        #expect(entries.first?["message"] as? String == Self.message)
+        #expect(entries.last?["problem"] as? String == "\u{2066}forged\u{2069} \u{85}")
+    }
+
     @Test func anErrorFromTheDaemonIsEscapedOnStandardError() throws {
         let error: [String: Any] = [
             "code": -32003, "message": "reader \(Self.title) is unavailable", "data": ["reason": "reader_unavailable"],

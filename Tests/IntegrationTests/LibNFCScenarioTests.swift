@@ -99,6 +99,30 @@ import Glibc
         }
     }
 
+    /// An nfc-only daemon says its backend is up (`backend.up` once libnfc initialises), and
+    /// `passtap status` shows `backend nfc: up`, not `unknown`; so does `/metrics`.
+    @Test func theNFCBackendReportsUpAndStatusSaysSo() throws {
+        typealias Metrics = PCSCScenarioTests.MetricsScenarioTests
+        let port = try Metrics.freePort()
+        let rig = try Rig(
+            config: Self.config("[session]\naids = [\"A0000000041010\"]\n[metrics]\nlisten = \"127.0.0.1:\(port)\""), pcscd: false,
+            emulatorArguments: [])
+        defer { rig.stop() }
+        let (client, _) = try rig.subscriber(since: 1, kinds: ["backend.up", "backend.down"])
+        let up = try Self.event(client, "backend.up")
+        #expect(up["backend"] as? String == "nfc" && up["reason"] is NSNull, "\(up)")
+        try Self.waitForReader(rig, state: "empty")
+        let status = try Spawned.finish(Rig.binaries.appendingPathComponent("passtap").path, ["status", "--socket", rig.socketPath], deadline: 20)
+        #expect(status.output.contains("backend nfc: up\n"), "\(status.output)")
+        // Healthy, or degraded only by this machine's clock: never down for the backend.
+        #expect(status.status != 2 && !status.output.contains("backend nfc is down"), "\(status.output)")
+        let json = try Spawned.finish(Rig.binaries.appendingPathComponent("passtap").path, ["status", "--json", "--socket", rig.socketPath], deadline: 20)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], "\(json.output)")
+        #expect(answer["backends"] as? [NSDictionary] == [["name": "nfc", "up": true, "reason": NSNull()]], "\(json.output)")
+        let scraped = try Metrics.scrape(port)
+        #expect(Metrics.value(scraped, "passtap_backend_up", ["backend": "nfc"]) == 1, "\(scraped)")
+    }
+
     @Test func anIPhoneThatNeedsECPGivesItsPassAndTheFramesCarryTheModeByte() throws {
         let rig = try Rig(
             config: Self.config(Self.vas(mode: "vas_only")), pcscd: false, emulatorArguments: ["--phone", "{rig}/phone.json"],

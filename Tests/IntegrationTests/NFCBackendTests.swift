@@ -70,6 +70,64 @@ import Glibc
             configuration: configuration, tapHandler: handler, events: EventSink(events.append), logger: Logger(label: "test"))
     }
 
+    /// The backend a `backend.up` or `backend.down` names.
+    static func backendName(_ entry: RecordedEvents.Entry) -> String? {
+        if case .backend(let name, _) = entry.payload { return name }
+        return nil
+    }
+
+    @Test func backendUpComesOnceLibnfcInitialisesBeforeAnyReader() async throws {
+        let emulator = try Emulator()
+        let events = RecordedEvents()
+        let backend = Self.backend(on: emulator, events: events, handler: SelectingTapHandler(aid: Self.mastercard))
+        backend.start()
+        _ = try await events.next(.readerAdded)
+        await backend.shutdown(deadline: .seconds(2))
+        let kinds = events.entries.map(\.kind)
+        let up = try #require(kinds.firstIndex(of: .backendUp), "\(kinds)")
+        #expect(up < (kinds.firstIndex(of: .readerAdded) ?? up), "\(kinds)")
+        #expect(events.all(.backendUp).map(Self.backendName) == ["nfc"])
+        #expect(events.all(.backendUp).first?.reason == nil)
+        #expect(events.all(.backendDown).isEmpty)
+    }
+
+    @Test func backendUpComesWithNoDeviceThere() async throws {
+        let events = RecordedEvents()
+        var configuration = Configuration()
+        configuration.backends[.nfc] = Configuration.BackendSection()
+        configuration.libnfc.devices = ["pn532_uart:/nonexistent/passtap-\(UUID().uuidString.prefix(8))/pn532"]
+        let backend = NFCReaderBackend(
+            configuration: configuration, tapHandler: SelectingTapHandler(aid: Self.mastercard), events: EventSink(events.append),
+            logger: Logger(label: "test"))
+        backend.start()
+        let up = try await events.next(.backendUp)
+        #expect(Self.backendName(up) == "nfc")
+        await backend.shutdown(deadline: .seconds(2))
+        #expect(events.all(.readerAdded).isEmpty)
+    }
+
+    /// libnfc 1.8's `nfc_init` fails only when it cannot allocate its context (a missing or
+    /// unreadable /etc/nfc file is skipped), so the failure comes through the chokepoint's seam.
+    @Test func whenLibnfcCannotBeInitialisedBackendDownSaysWhyAndItIsRetried() async throws {
+        NFCCalls.failing(["nfc_init"])
+        defer { NFCCalls.failing([]) }
+        let emulator = try Emulator()
+        let events = RecordedEvents()
+        let backend = Self.backend(on: emulator, events: events, handler: SelectingTapHandler(aid: Self.mastercard))
+        backend.start()
+        let down = try await events.next(.backendDown)
+        #expect(Self.backendName(down) == "nfc")
+        #expect(down.reason == "libnfc nfc_init failed: libnfc could not allocate a context")
+        #expect(events.all(.backendUp).isEmpty && events.all(.readerAdded).isEmpty)
+        // Once libnfc initialises, the backend comes up and drives its device.
+        NFCCalls.failing([])
+        let up = try await events.next(.backendUp)
+        #expect(Self.backendName(up) == "nfc")
+        _ = try await events.next(.readerAdded)
+        await backend.shutdown(deadline: .seconds(2))
+        #expect(events.all(.backendDown).count == 1)
+    }
+
     @Test func everyLibNFCCallRunsOnAThreadTheBackendOwns() async throws {
         let threads = Mutex<[String: Set<String>]>([:])
         NFCCalls.observe { function in

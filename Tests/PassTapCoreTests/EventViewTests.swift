@@ -86,6 +86,36 @@ import VAS
         }
     }
 
+    /// A `read.result` whose coffee entry is `stale`, 4 171 s old, published (`publish_stale`).
+    static func readResultWithStalePass() -> Event {
+        var coffee = VASEntry(
+            passTypeID: "pass.com.example.coffee", status: .stale, sw: "9000", keyID: VASKeyID(bytes: [1, 2, 3, 4]),
+            problem: "the pass timestamp is 4171 s old, outside the 60 s freshness window (a replayed read, or the phone's clock is wrong)")
+        coffee.publish(VASPayload(timestampRaw: 817_038_360, message: Array("member 0042".utf8)), variant: .a)
+        let vas = VASSessionResult(
+            offered: true, wallet: "ApplePay", version: "0100", capabilities: nil, mode: .vasOrPayment, problem: nil, entries: [coffee])
+        let result = ReadResult(card: card, target: .isoDep, session: SessionOutcome(vas: vas))
+        return Event(
+            seq: 8, time: Date(timeIntervalSince1970: 1_800_000_000), kind: .readResult, reader: reader, payload: .readResult(result))
+    }
+
+    @Test func aWithheldStaleEntrySaysOutsideTheWindowWithNoNumbers() throws {
+        let event = Self.readResultWithStalePass()
+        // With `read`, the figures stay.
+        #expect(try Self.entries(event.viewed(as: .full))[0].problem?.contains("4171 s old") == true)
+        let withheld = try Self.entries(event.viewed(as: .passesWithheld))[0]
+        #expect(withheld.status == .stale && withheld.withheld == .access)
+        #expect(withheld.problem == VASEntry.withheldStaleProblem)
+        #expect(withheld.problem?.contains("outside the freshness window") == true)
+        // Not one digit of the age (or of the window) in what the subscriber receives.
+        let line = try JSONEncoder().encode(event.viewed(as: .passesWithheld))
+        let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+        let entries = try #require((object["vas"] as? [String: Any])?["entries"] as? [[String: Any]])
+        let problem = try #require(entries[0]["problem"] as? String)
+        #expect(!problem.contains { $0.isNumber }, "\(problem)")
+        #expect(!String(decoding: line, as: UTF8.self).contains("4171"))
+    }
+
     @Test func aWithheldEntryDecodesAsWithheld() throws {
         let viewed = Self.readResultWithPass().viewed(as: .passesWithheld)
         let decoded = try JSONDecoder().decode(Event.self, from: JSONEncoder().encode(viewed))

@@ -97,3 +97,35 @@ import VAS
         #expect(try Self.tap(phone, engine, off).status == .replayed)
     }
 }
+
+/// A reload that changes `freshness_s` never makes an earlier cryptogram acceptable again: a key
+/// is not forgotten by age; the freshness check judges age with the window of the moment.
+@Suite(.timeLimit(.minutes(1))) struct VASReplayReloadTests {
+    @Test func aReplayAfterAReloadWidensTheWindowIsStillCaught() throws {
+        let phone = try VASReplayTests.replayingPhone()
+        let host = VASReplayTests.HostClock(phone.date)
+        let engine = SessionEngine(clock: { host.now })
+        #expect(try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 60)).status == .success)
+        // Past twice the old window, inside the new one.
+        host.skew.withLock { $0 = 121 }
+        let again = try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 600))
+        #expect(again.status == .replayed && again.message == nil)
+    }
+
+    @Test func aReplayAfterTheWindowWasNarrowedAndWidenedAgainIsStillCaught() throws {
+        let phone = try VASReplayTests.replayingPhone()
+        let host = VASReplayTests.HostClock(phone.date)
+        let engine = SessionEngine(clock: { host.now })
+        #expect(try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 60)).status == .success)
+        // A reload narrows the window, and another phone's read comes: a cache that judged its
+        // keys' age by this window would drop the first key here.
+        host.skew.withLock { $0 = 30 }
+        let other = VASSessionTests.phoneWithCoffee()
+        #expect(try VASReplayTests.tap(other, engine, VASSessionTests.settings(freshness: 10)).status == .stale)
+        #expect(engine.replays.count == 2)
+        // Another widens it again: the replay is inside it, and still a replay.
+        host.skew.withLock { $0 = 40 }
+        let again = try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 600))
+        #expect(again.status == .replayed && again.message == nil)
+    }
+}

@@ -30,6 +30,22 @@ import Testing
         #expect(health.state == .healthy)
     }
 
+    /// An nfc-only daemon is graded as a pcsc-only one: its backend reports `backend.up` once
+    /// libnfc initialises, device or not, and `backend.down` when it cannot.
+    @Test func anNFCOnlyDaemonIsGradedByItsBackend() {
+        let nfcReader = ReaderInfo(id: ReaderID(backend: .nfc, name: "pn532_uart:/dev/ttyUSB0"), name: "pn532_uart:/dev/ttyUSB0", backend: "nfc", state: .empty)
+        let up = StatusBackend(name: "nfc", up: true, reason: nil)
+        let down = StatusBackend(name: "nfc", up: false, reason: "libnfc nfc_init failed: libnfc could not allocate a context")
+        #expect(evaluate(backends: [up], readers: [nfcReader]) == StatusHealth(state: .healthy, problems: [], lastCheckMilliseconds: nil, clockSynchronised: true))
+        // No device yet is not a fault, as a pcsc backend without a reader is not.
+        #expect(evaluate(backends: [up], readers: []).state == .healthy)
+        let failed = evaluate(backends: [down], readers: [])
+        #expect(failed.state == .down)
+        #expect(failed.problems == ["no reader backend is up", "backend nfc is down: libnfc nfc_init failed: libnfc could not allocate a context"])
+        // Beside a pcsc backend that is up, it only degrades.
+        #expect(evaluate(backends: [self.up, down]).state == .degraded)
+    }
+
     @Test func eachDegradationIsNamed() {
         let unsynchronised = evaluate(clock: false)
         #expect(unsynchronised.state == .degraded)

@@ -84,8 +84,7 @@ extension SessionEngine {
         entry.problem = decryption.problem
         guard decryption.status == .success, let payload = decryption.payload else { return entry }
         let now = clock()
-        let retention = settings.freshnessSeconds > 0 ? TimeInterval(2 * settings.freshnessSeconds) : nil
-        let firstSeen = replays.record(cryptogram, at: now, keepFor: retention)
+        let firstSeen = replays.record(cryptogram, at: now)
         if payload.freshness(windowSeconds: settings.freshnessSeconds, now: now) == .stale {
             let skew = Int64(now.timeIntervalSince1970.rounded()) - payload.unixTime
             entry.status = .stale

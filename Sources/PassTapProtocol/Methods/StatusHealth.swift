@@ -11,6 +11,13 @@ public import PassTapCore
 /// - `degraded`: running, but the system clock is not synchronised, a configured backend is
 ///   down, a reader is unavailable, or the last healthy check is older than the daemon's limit.
 /// - `healthy`: none of these.
+///
+/// Both backends are graded alike: `pcsc` reports `backend.up` while pcscd answers, `nfc` once
+/// libnfc initialises (with or without a device), and each reports `backend.down` with the
+/// reason when that fails. So an nfc-only daemon is `down` when libnfc cannot be initialised
+/// and otherwise healthy as far as its backend goes. A backend without a reader is not a
+/// problem (a reader may be unplugged on purpose); a backend that has not reported yet (just
+/// after start) is not one either.
 public struct StatusHealth: Sendable, Hashable, Codable {
     /// The verdict.
     public enum State: String, Sendable, Hashable, Codable, Comparable {
@@ -57,8 +64,8 @@ public struct StatusHealth: Sendable, Hashable, Codable {
 public struct StatusBackend: Sendable, Hashable, Codable {
     /// `pcsc` or `nfc`.
     public var name: String
-    /// `true` after `backend.up`, `false` after `backend.down`; `null` before either (the nfc
-    /// backend reports neither: its devices show as readers).
+    /// `true` after `backend.up`, `false` after `backend.down`; `null` before either (just
+    /// after start).
     @Nullable public var up: Bool?
     /// Why it is down; `null` otherwise.
     @Nullable public var reason: String?

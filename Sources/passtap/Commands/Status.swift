@@ -23,7 +23,8 @@ struct Status: AsyncParsableCommand {
             Degraded: the system clock is not synchronised, a configured backend is down, a reader \
             is unavailable, or the daemon's last healthy check is too old. Down: the daemon does \
             not answer (no socket, connection refused or closed, timed out), or no configured \
-            reader backend is up. The problems are listed under "health:".
+            reader backend is up. A backend is up while its stack works: pcscd answers (pcsc), \
+            libnfc initialises (nfc), with or without a reader. The problems are listed under "health:".
 
             Other failures keep the codes of the other commands: 77 when the socket refuses the \
             caller (permission), 69 when the daemon answers with an error, 76 for an answer that \
@@ -64,7 +65,7 @@ struct Status: AsyncParsableCommand {
             Swift.print("last healthy check: \(check); system clock: \(clock)")
         }
         for backend in status.backends {
-            let state = backend.up.map { $0 ? "up" : "down" } ?? "unknown"
+            let state = backend.up.map { $0 ? "up" : "down" } ?? "starting (not reported yet)"
             Swift.print("backend \(UntrustedText.escaped(backend.name)): \(state)" + (backend.reason.map { " (\(UntrustedText.escaped($0)))" } ?? ""))
         }
         Output.readers(status.readers)

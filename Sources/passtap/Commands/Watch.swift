@@ -44,12 +44,21 @@ struct Watch: AsyncParsableCommand {
             }
             var printed = 0
             while let line = try await session.nextLine() {
-                let text = json ? String(decoding: line, as: UTF8.self) : render(line)
+                let text = json ? try terminalSafe(line) : render(line)
                 FileHandle.standardOutput.write(Data((text + "\n").utf8))
                 printed += 1
                 if let limit, printed >= limit { return }
             }
             throw CLIError.closed
+        }
+    }
+
+    /// The daemon's line re-encoded for a terminal (``StrictJSON/terminalSafe(_:)``).
+    private func terminalSafe(_ line: Data) throws -> String {
+        do {
+            return try StrictJSON.terminalSafe(line)
+        } catch {
+            throw CLIError.badAnswer("the daemon sent a line that is not JSON (\(error)): \(UntrustedText.escaped(String(decoding: line.prefix(200), as: UTF8.self)))")
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ISO7816
+import PassTapProtocol
 import VAS
 
 /// What the offline key tools (`keygen`, `key-info`, `vas-decrypt`) share: loading a key with
@@ -22,11 +23,13 @@ enum KeyTools {
     static let cannotCreate: Int32 = 73
     static let noPermission: Int32 = 77
 
-    /// Prints `value` as one line of JSON with sorted keys.
+    /// Prints `value` as one line of JSON with sorted keys, controls and bidirectional characters
+    /// inside strings as `\u` escapes (``StrictJSON/terminalSafe(_:)``: a decrypted message is
+    /// the phone's text).
     static func json<Value: Encodable>(_ value: Value) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        print(try StrictJSON.terminalSafe(encoder.encode(value)))
     }
 
     /// Prints `passtap: message` on standard error and returns the code to throw. The message may

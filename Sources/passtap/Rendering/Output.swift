@@ -5,9 +5,13 @@ import PassTapProtocol
 
 /// Printing helpers shared by the subcommands.
 enum Output {
-    /// Prints a value as one line of JSON, as the daemon sent it.
+    /// Prints a value as one line of JSON, as the daemon sent it but for the controls and
+    /// bidirectional characters inside strings, which are `\u` escapes
+    /// (``StrictJSON/terminalSafe(_:)``). Flushed at once: `watch` writes its events straight to
+    /// the file descriptor after this line, and they must not overtake it in a pipe.
     static func json<Value: Encodable>(_ value: Value) throws {
-        print(String(decoding: try NDJSON.makeEncoder().encode(value), as: UTF8.self))
+        print(try StrictJSON.terminalSafe(NDJSON.makeEncoder().encode(value)))
+        fflush(nil)
     }
 
     /// Prints a reader table. Reader names and reasons come from the readers and their drivers:

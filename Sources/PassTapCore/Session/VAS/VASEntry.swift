@@ -46,14 +46,21 @@ public struct VASEntry: Sendable, Hashable {
 
     /// This entry as a subscriber sees it that may not see passes, for `reason`: everything that
     /// came out of the decryption (the payload: timestamp and message; the variant) is gone,
-    /// and `withheld` says why. Status, status word, key id and problem stay.
+    /// and `withheld` says why. Status, status word and key id stay, and so does the problem,
+    /// except a `stale` entry's: its figures (the pass's age against the host clock) give the
+    /// timestamp away to the second, so it becomes ``withheldStaleProblem``.
     public func withholding(_ reason: VASWithholding) -> VASEntry {
         var entry = self
         entry.payload = nil
         entry.variant = nil
         entry.withheld = reason
+        if status == .stale { entry.problem = Self.withheldStaleProblem }
         return entry
     }
+
+    /// A withheld `stale` entry's problem: no numbers, so no timestamp can be worked out of it.
+    public static let withheldStaleProblem =
+        "the pass timestamp is outside the freshness window (a replayed read, or the phone's clock is wrong)"
 
     /// Whether this entry carries a pass: a `success` with a published payload (a URL-only
     /// merchant's `success` carries none).
