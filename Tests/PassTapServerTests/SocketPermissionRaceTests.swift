@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PassTapCore
 import PassTapTestSupport
 import Synchronization
@@ -123,5 +124,37 @@ struct SocketPermissionRaceTests {
                 return
             }
         }
+    }
+
+    /// The other way in: another user who can write the socket's directory renames the staging
+    /// directory away between its creation and the bind, and puts one of their own in its place
+    /// with a link named like the socket. Done here by the test itself, deterministically: every
+    /// step after the bind goes through the staging directory's descriptor, so the group and mode
+    /// reach the bound socket, which ends up at its name, and never the link's target.
+    @Test func aStagingDirectorySwappedForAnotherCannotRedirectThePermissionStep() throws {
+        let root = try ServerHarness.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let victim = root + "/victim"
+        #expect(FileManager.default.createFile(atPath: victim, contents: Data("secret".utf8), attributes: [.posixPermissions: 0o600]))
+        let before = Ownership.of(victim)
+        let file = SocketFile(path: root + "/passtapd.sock")
+        let staging = try SocketStaging(for: file)
+        defer { staging.remove() }
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: root).first { $0.hasPrefix(SocketStaging.prefix) })
+        #expect(rename(root + "/" + name, root + "/moved") == 0)
+        #expect(mkdir(root + "/" + name, 0o755) == 0)
+        #expect(symlink(victim, root + "/" + name + "/" + SocketStaging.socketName) == 0)
+
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        let address = try SocketAddress(unixDomainSocketPath: staging.bindPath)
+        #expect(address.withSockAddr { pointer, length in bind(fd, pointer, socklen_t(length)) } == 0)
+        let inode = try staging.publish(mode: 0o640, group: "nogroup")
+
+        #expect(Ownership.of(victim) == before)
+        var info = stat()
+        #expect(lstat(file.path, &info) == 0)
+        #expect(info.st_mode & S_IFMT == S_IFSOCK && info.st_ino == inode)
+        #expect(Ownership.of(file.path) == Ownership(uid: 0, gid: getgrnam("nogroup").pointee.gr_gid, mode: 0o640))
     }
 }
