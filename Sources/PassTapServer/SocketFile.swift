@@ -37,6 +37,8 @@ struct SocketFile {
         } catch {
             throw .bindFailed(path, error)
         }
+        // Judged before anything is made in them, and again once the socket's directory exists.
+        if checksDirectories { _ = try checkDirectories(allowingMissing: true) }
         try createParentDirectory()
         if checksDirectories { _ = try checkDirectories(allowingMissing: false) }
         var info = stat()

@@ -150,6 +150,16 @@ import Testing
         #expect(error?.message.contains("not by root or passtapd's user (uid \(geteuid())") == true, "\(String(describing: error))")
     }
 
+    @Test func nothingIsMadeInsideADirectoryThatIsRefused() async throws {
+        let root = try makeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let theirs = root + "/theirs"
+        makeDirectory(theirs, mode: 0o755, owner: 65534)
+        let error = try await refusal(at: theirs + "/run/passtapd.sock")
+        #expect(error?.code == .insecureDirectory)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: theirs).isEmpty)
+    }
+
     @Test func aGroupWritableDirectoryIsRefusedNamingItsGroup() async throws {
         let root = try makeRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
