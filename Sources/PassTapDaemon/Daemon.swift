@@ -60,6 +60,15 @@ public struct Daemon: Sendable {
         try ConfigLoader.load(path: path)
     }
 
+    /// Judges the directories on the way to `[socket] path` for the user this process runs as,
+    /// as the socket server does at start (see `SocketServer.checkDirectories(forSocketAt:)`):
+    /// `passtapd --check-config` runs it after ``loadConfiguration(path:)``. A reload does not,
+    /// since the socket path is restart-only.
+    /// - Throws: the server's `insecure_directory` error, naming the directory and what to do.
+    public static func checkSocketDirectories(for configuration: Configuration) throws {
+        try SocketServer.checkDirectories(forSocketAt: configuration.socket.path)
+    }
+
     /// Sets the process umask so that every file the daemon creates, its socket above all, starts
     /// no looser than `[socket] mode` (see `SocketServerConfiguration.fileCreationMask`); call it
     /// once at start, before ``run()``. Returns the mask it set.

@@ -65,19 +65,23 @@ public final class SocketServer: Service, Sendable {
     /// Prepares the socket file, listens, and serves clients until graceful shutdown or
     /// cancellation; then closes every connection and removes the socket file.
     /// - Throws: ``SocketServerError`` when the socket cannot be set up (another passtapd
-    ///   listening, unknown group, filesystem errors).
+    ///   listening, unknown group, a directory on the way another user could change, filesystem
+    ///   errors).
     public func run() async throws {
-        let file = SocketFile(path: configuration.path)
+        let file = SocketFile(path: configuration.path, checksDirectories: configuration.checksDirectories)
         let server: NIOAsyncChannel<AcceptedClient, Never>
         let inode: ino_t?
         do {
             try file.prepare()
+            // Bound and given its group and mode where no other user can reach it, then linked in.
+            let staging = try SocketStaging(for: file)
+            defer { staging.remove() }
             do {
                 server = try await ServerBootstrap(group: eventLoopGroup)
                     // A client's end of input is not the end of the connection: one-shot clients
                     // (`echo ... | socat -`) half-close and still read their answers.
                     .childChannelOption(.allowRemoteHalfClosure, value: true)
-                    .bind(unixDomainSocketPath: configuration.path, cleanupExistingSocketFile: false) { [dispatcher] channel in
+                    .bind(unixDomainSocketPath: staging.bindPath, cleanupExistingSocketFile: false) { [dispatcher] channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(
                                 ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: NDJSON.maximumLineBytes))
@@ -99,11 +103,9 @@ public final class SocketServer: Service, Sendable {
                 throw SocketServerError.bindFailed(configuration.path, error)
             }
             do {
-                inode = try file.applyPermissions(mode: configuration.mode, group: configuration.group)
+                inode = try staging.publish(mode: configuration.mode, group: configuration.group)
             } catch {
-                let bound = file.inode()
                 try? await server.channel.close()
-                file.remove(inode: bound)
                 throw error
             }
         } catch {

@@ -25,6 +25,11 @@ public struct SocketServerConfiguration: Sendable, Hashable {
     public var idleTimeout: Duration
     /// `[socket] vas_reads_per_uid`: `vas.read`s one user may have waiting on one reader.
     public var vasReadsPerUID: Int
+    /// Whether ``SocketServer/run()`` judges the directories on the socket's path (see
+    /// `SocketFile`). Always on in the daemon; a test turns it off (internal, through
+    /// `@testable import`) to show that the permission step cannot be redirected even in a
+    /// directory another user controls.
+    var checksDirectories = true
 
     /// Creates a configuration; the defaults are those of the shipped `passtapd.toml`.
     public init(

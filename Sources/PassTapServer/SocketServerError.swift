@@ -18,7 +18,7 @@ public struct SocketServerError: Error, Hashable, Sendable, CustomStringConverti
         case filesystem = "filesystem"
         /// Binding the listening socket failed.
         case bindFailed = "bind_failed"
-        /// The socket's directory, or one above it, lets other users replace the socket.
+        /// The socket's directory, or a directory or link on the way, lets other users replace the socket.
         case insecureDirectory = "insecure_directory"
     }
 
@@ -51,15 +51,53 @@ public struct SocketServerError: Error, Hashable, Sendable, CustomStringConverti
             "[socket] group '\(name)' does not exist: create it (groupadd \(name)) or remove the setting")
     }
 
-    /// `owner` is the uid of a sticky directory that is not ours (`nil`: it is not sticky).
-    static func insecureDirectory(_ directory: String, socket: String, mode: UInt32, owner: UInt32?) -> SocketServerError {
+    /// `entry` (a directory or symbolic link on the way to `socket`) lets another user than root
+    /// or `euid` change what is at the socket path; `mode` is its permission bits.
+    static func insecureDirectory(
+        _ entry: String, socket: String, mode: UInt32, problem: SocketFile.DirectoryProblem, euid: UInt32
+    ) -> SocketServerError {
         let octal = String(mode, radix: 8)
-        let what =
-            owner.map { "is writable by others and, though sticky (mode \(octal)), owned by uid \($0), who can replace anything in it" }
-            ?? "is writable by others and not sticky (mode \(octal)), so anyone can replace what is in it"
+        let us = "root or passtapd's user (\(userName(euid)))"
+        let what: String
+        var fix = ""
+        switch problem {
+        case .foreignOwner(let uid):
+            what = "the directory \(entry) is owned by \(userName(uid)), not by \(us), so its owner can replace what is in it"
+        case .foreignLink(let uid):
+            what = "\(entry) is a symbolic link owned by \(userName(uid)), not by \(us), who can point it elsewhere"
+        case .writableByOthers(sticky: false):
+            what = "the directory \(entry) is writable by others and not sticky (mode \(octal)), so anyone can replace what is in it"
+            fix = "run chmod o-w \(entry), or "
+        case .writableByOthers(sticky: true):
+            what = "the directory \(entry) is writable by others and, though sticky (mode \(octal)), not owned by root, so anyone can put files in it"
+            fix = "run chmod o-w \(entry), or "
+        case .writableByGroup(let gid):
+            what = "the directory \(entry) is writable by its group \(groupName(gid)) (mode \(octal)), whose members can replace what is in it"
+            fix = "run chmod g-w \(entry), or "
+        }
         return SocketServerError(
             .insecureDirectory,
-            "refusing to listen on \(socket): the directory \(directory) \(what); run chmod o-w \(directory), or set [socket] path in a directory only root or passtapd's user can write (such as /run/passtap)")
+            "refusing to listen on \(socket): \(what); \(fix)set [socket] path in a directory only root or passtapd's user can change (such as /run/passtap)")
+    }
+
+    /// Something appeared at `path` between the check for a stale socket and the moment the new
+    /// one was put in place.
+    static func appearedDuringStart(_ path: String) -> SocketServerError {
+        SocketServerError(
+            .addressInUse,
+            "another process put a file at \(path) while passtapd started (a second passtapd starting at the same moment?): stop it, or set a different [socket] path")
+    }
+
+    /// "uid N (name)", or "uid N" for a uid without a name.
+    private static func userName(_ uid: UInt32) -> String {
+        guard let entry = getpwuid(uid_t(uid)) else { return "uid \(uid)" }
+        return "uid \(uid) (\(String(cString: entry.pointee.pw_name)))"
+    }
+
+    /// "gid N (name)", or "gid N" for a gid without a name.
+    private static func groupName(_ gid: UInt32) -> String {
+        guard let entry = getgrgid(gid_t(gid)) else { return "gid \(gid)" }
+        return "gid \(gid) (\(String(cString: entry.pointee.gr_name)))"
     }
 
     static func filesystem(_ operation: String, _ path: String, errno code: Int32) -> SocketServerError {

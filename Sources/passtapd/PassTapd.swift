@@ -23,13 +23,14 @@ struct PassTapd: AsyncParsableCommand {
     @Option(name: .long, help: "The config file to run with.")
     var config: String = ConfigLoader.defaultPath
 
-    @Option(name: .customLong("check-config"), help: ArgumentHelp("Validate this config file and exit.", valueName: "path"))
+    @Option(name: .customLong("check-config"), help: ArgumentHelp("Validate this config file, and the directories on the way to its socket for this user, and exit.", valueName: "path"))
     var checkConfig: String?
 
     func run() async throws {
         if let path = checkConfig {
             do {
                 let checked = try Daemon.loadConfiguration(path: path)
+                try Daemon.checkSocketDirectories(for: checked)
                 let vas = checked.vas.enabled
                     ? "VAS on: " + checked.vas.merchants.map { "\($0)" }.joined(separator: "; ")
                     : "VAS off"

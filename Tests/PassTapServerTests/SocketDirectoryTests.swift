@@ -8,7 +8,8 @@ import Testing
 @testable import PassTapServer
 
 /// The socket file is never looser than `[socket] mode`: the umask it is created under keeps only
-/// the configured owner bits, and no other user can replace it or a directory on its way.
+/// the configured owner bits, and no user but root and the daemon's can change a directory or a
+/// symbolic link on its way (issue 19 §1).
 @Suite(.timeLimit(.minutes(1))) struct SocketDirectoryTests {
     private func makeServer(path: String) -> SocketServer {
         SocketServer(
@@ -56,37 +57,61 @@ import Testing
     struct Case: Sendable, CustomTestStringConvertible {
         let mode: UInt32
         let uid: UInt32
-        let refused: Bool
-        var testDescription: String { "\(String(mode, radix: 8)) uid \(uid)" }
+        let gid: UInt32
+        let problem: SocketFile.DirectoryProblem?
+        var testDescription: String { "\(String(mode, radix: 8)) uid \(uid) gid \(gid)" }
+
+        init(_ mode: UInt32, uid: UInt32, gid: UInt32 = 0, _ problem: SocketFile.DirectoryProblem?) {
+            self.mode = mode
+            self.uid = uid
+            self.gid = gid
+            self.problem = problem
+        }
     }
 
     static let ownUID: UInt32 = 4242
+    static let directory = UInt32(S_IFDIR)
+    static let link = UInt32(S_IFLNK)
     static let cases: [Case] = [
-        .init(mode: 0o755, uid: 1000, refused: false),
-        .init(mode: 0o775, uid: 1000, refused: false),
-        .init(mode: 0o777, uid: 0, refused: true),
-        .init(mode: 0o757, uid: ownUID, refused: true),
-        .init(mode: 0o1777, uid: 0, refused: false),
-        .init(mode: 0o1777, uid: ownUID, refused: false),
-        .init(mode: 0o1777, uid: 1000, refused: true),
-        .init(mode: 0o1773, uid: 65534, refused: true),
-        .init(mode: 0o1755, uid: 1000, refused: false),
+        // Root's or ours, written by nobody else.
+        .init(directory | 0o755, uid: 0, nil),
+        .init(directory | 0o755, uid: ownUID, nil),
+        .init(directory | 0o700, uid: ownUID, nil),
+        .init(directory | 0o1755, uid: ownUID, nil),
+        // Another owner, whatever the mode (the reproduced attack: nobody's 0755 directory).
+        .init(directory | 0o755, uid: 65534, .foreignOwner(uid: 65534)),
+        .init(directory | 0o700, uid: 1000, .foreignOwner(uid: 1000)),
+        .init(directory | 0o1777, uid: 1000, .foreignOwner(uid: 1000)),
+        .init(directory | 0o1773, uid: 65534, .foreignOwner(uid: 65534)),
+        // Group-writable, by any group.
+        .init(directory | 0o775, uid: 0, gid: 0, .writableByGroup(gid: 0)),
+        .init(directory | 0o770, uid: ownUID, gid: 100, .writableByGroup(gid: 100)),
+        // Writable by others.
+        .init(directory | 0o777, uid: 0, .writableByOthers(sticky: false)),
+        .init(directory | 0o757, uid: ownUID, .writableByOthers(sticky: false)),
+        // Sticky: trusted only when root owns it, as /tmp (ours lost the exception).
+        .init(directory | 0o1777, uid: 0, nil),
+        .init(directory | 0o1775, uid: 0, gid: 100, nil),
+        .init(directory | 0o1777, uid: ownUID, .writableByOthers(sticky: true)),
+        // Symbolic links: by owner only.
+        .init(link | 0o777, uid: 0, nil),
+        .init(link | 0o777, uid: ownUID, nil),
+        .init(link | 0o777, uid: 65534, .foreignLink(uid: 65534)),
     ]
 
     @Test(arguments: cases)
-    func aDirectoryOthersCanWriteIsRefusedUnlessStickyAndOwnedByRootOrUs(_ entry: Case) {
-        let status = SocketFile.DirectoryStatus(mode: UInt32(S_IFDIR) | entry.mode, uid: entry.uid)
-        let refused: Bool
+    func onlyRootAndTheDaemonsUserMayChangeADirectoryOnTheWayUnlessItIsStickyAndRoots(_ entry: Case) {
+        let status = SocketFile.DirectoryStatus(mode: entry.mode, uid: entry.uid, gid: entry.gid)
+        #expect(SocketFile.problem(with: status, euid: Self.ownUID) == entry.problem)
+        let file = SocketFile(path: "/srv/d/p.sock")
         do {
-            try SocketFile.checkDirectory(status, at: "/srv/d", socket: "/srv/d/p.sock", euid: Self.ownUID)
-            refused = false
+            try file.check(status, at: "/srv/d", euid: Self.ownUID)
+            #expect(entry.problem == nil)
         } catch {
-            refused = true
+            #expect(entry.problem != nil)
             #expect(error.code == .insecureDirectory)
-            #expect(error.message.contains("/srv/d ") && error.message.contains("/srv/d/p.sock"))
-            #expect(error.message.contains("mode \(String(entry.mode, radix: 8))"))
+            #expect(error.message.contains("/srv/d ") && error.message.contains("/srv/d/p.sock"), "\(error)")
         }
-        #expect(refused == entry.refused)
     }
 
     @Test func aWorldWritableDirectoryThatIsNotStickyIsRefusedNamingItAndWhatToDo() async throws {
@@ -110,8 +135,67 @@ import Testing
         let path = shared + "/passtapd.sock"
         let error = try await refusal(at: path)
         #expect(error?.code == .insecureDirectory)
-        #expect(error?.message.contains("\(shared) is writable by others and, though sticky (mode 1777), owned by uid 65534") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("the directory \(shared) is owned by uid 65534") == true, "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func aDirectoryOwnedByAnotherUserIsRefusedEvenIfOnlyItsOwnerCanWriteIt() async throws {
+        let root = try makeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let theirs = root + "/theirs"
+        makeDirectory(theirs, mode: 0o755, owner: 65534)
+        let error = try await refusal(at: theirs + "/passtapd.sock")
+        #expect(error?.code == .insecureDirectory)
+        #expect(error?.message.contains("the directory \(theirs) is owned by uid 65534") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("not by root or passtapd's user (uid \(geteuid())") == true, "\(String(describing: error))")
+    }
+
+    @Test func nothingIsMadeInsideADirectoryThatIsRefused() async throws {
+        let root = try makeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let theirs = root + "/theirs"
+        makeDirectory(theirs, mode: 0o755, owner: 65534)
+        let error = try await refusal(at: theirs + "/run/passtapd.sock")
+        #expect(error?.code == .insecureDirectory)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: theirs).isEmpty)
+    }
+
+    @Test func aGroupWritableDirectoryIsRefusedNamingItsGroup() async throws {
+        let root = try makeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let shared = root + "/shared"
+        makeDirectory(shared, mode: 0o775)
+        let error = try await refusal(at: shared + "/passtapd.sock")
+        #expect(error?.code == .insecureDirectory)
+        #expect(error?.message.contains("the directory \(shared) is writable by its group gid \(getegid())") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("chmod g-w \(shared)") == true)
+    }
+
+    @Test func aSymbolicLinkOwnedByAnotherUserIsRefused() async throws {
+        let root = try makeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        makeDirectory(root + "/run", mode: 0o755)
+        #expect(symlink(root + "/run", root + "/link") == 0)
+        #expect(lchown(root + "/link", 65534, gid_t.max) == 0)
+        let error = try await refusal(at: root + "/link/passtapd.sock")
+        #expect(error?.code == .insecureDirectory)
+        #expect(error?.message.contains("\(root)/link is a symbolic link owned by uid 65534") == true, "\(String(describing: error))")
+    }
+
+    @Test func theCheckForCheckConfigJudgesTheNearestDirectoryThatExists() throws {
+        let root = try makeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // Missing below a good directory: accepted, and nothing is made.
+        try SocketServer.checkDirectories(forSocketAt: root + "/run/deeper/passtapd.sock")
+        #expect(!FileManager.default.fileExists(atPath: root + "/run"))
+        // Missing below another user's directory: refused, naming it.
+        let theirs = root + "/theirs"
+        makeDirectory(theirs, mode: 0o755, owner: 65534)
+        #expect {
+            try SocketServer.checkDirectories(forSocketAt: theirs + "/run/passtapd.sock")
+        } throws: { error in
+            (error as? SocketServerError)?.message.contains("the directory \(theirs) is owned by uid 65534") == true
+        }
     }
 
     @Test func aDirectoryAboveTheSocketThatOthersCanWriteIsRefused() async throws {
@@ -136,13 +220,20 @@ import Testing
         #expect(error?.message.contains("the directory \(root)/open is") == true, "\(String(describing: error))")
     }
 
-    @Test func aStickyDirectoryOwnedByRootOrUsIsAccepted() async throws {
+    @Test func aStickyDirectoryOwnedByRootIsAccepted() async throws {
         let root = try makeRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let shared = root + "/shared"
-        makeDirectory(shared, mode: 0o1777, owner: geteuid())
+        makeDirectory(shared, mode: 0o1777, owner: 0)
         let path = shared + "/passtapd.sock"
         let server = makeServer(path: path)
         try await ServerHarness.expectStatus(from: server, at: path)
+    }
+
+    @Test func noStagingDirectoryIsLeftBehind() async throws {
+        try await ServerHarness.with { harness in
+            let entries = try FileManager.default.contentsOfDirectory(atPath: harness.directory + "/run")
+            #expect(entries == ["passtapd.sock"])
+        }
     }
 }
