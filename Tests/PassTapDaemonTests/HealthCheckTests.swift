@@ -117,7 +117,12 @@ import Testing
         logger.logLevel = .critical
         var service = SystemdService(
             notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": systemd.path]),
-            watchdog: WatchdogSettings(environment: ["WATCHDOG_USEC": "200000"], pid: getpid()), health: check(loop, Rounds()),
+            // The supervisor's round is always current here: only the loop's hang may fail a check
+            // (a round fixed at the start went stale after 3 s on a loaded machine, and no check
+            // could pass again).
+            watchdog: WatchdogSettings(environment: ["WATCHDOG_USEC": "200000"], pid: getpid()),
+            health: HealthCheck(
+                eventLoops: [loop.loop], supervisorRound: { .now }, supervisorStallAfter: .seconds(3), answerWithin: .milliseconds(200)),
             record: record, logger: logger, ready: {}, status: { "0 readers (0 usable), 0 clients, no tap yet" })
         service.onCheck = { verdicts.continuation.yield($0) }
         let group = ServiceGroup(services: [service], logger: logger)
