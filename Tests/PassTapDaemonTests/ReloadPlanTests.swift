@@ -27,7 +27,7 @@ import Testing
     @Test func everyRestartOnlyRowKeepsTheOldValueSoNoneDiffersAfterwards() throws {
         let old = try Self.parse("[socket]\npath = \"/run/a.sock\"")
         let new = try Self.parse(
-            "[socket]\npath = \"/run/b.sock\"\ngroup = \"root\"\nmode = \"0600\"\nmax_clients = 3\n[metrics]\nlisten = \"127.0.0.1:9466\"")
+            "[socket]\npath = \"/run/b.sock\"\ngroup = \"root\"\nmode = \"0600\"\nmax_clients = 3\n[metrics]\nlisten = \"127.0.0.1:9466\"\nmax_connections = 2")
         let plan = ReloadPlan(old: old, new: new)
         #expect(plan.restartRequired.count == ConfigSetting.restartOnly.count)
         #expect(plan.restartRequired.contains("metrics.listen"))
