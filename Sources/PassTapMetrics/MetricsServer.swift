@@ -88,8 +88,12 @@ public final class MetricsServer: Service, Sendable {
 
     private func makeListener() async throws -> any Channel {
         let channel: any Channel
+        // The listener and its connections share one event loop (scrapes are few and small), so
+        // the cap closes a connection over it within the read that accepted it: with connections
+        // on other loops the close would wait its turn there, while more are accepted.
+        let loop = eventLoopGroup.next()
         do {
-            channel = try await ServerBootstrap(group: eventLoopGroup)
+            channel = try await ServerBootstrap(group: loop, childGroup: loop)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .serverChannelOption(.backlog, value: 32)
                 .serverChannelInitializer { [maximumConnections, open] channel in
