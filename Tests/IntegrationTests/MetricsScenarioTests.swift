@@ -176,7 +176,7 @@ extension PCSCScenarioTests {
         func aFloodOfMetricsConnectionsFromAnotherUserLeavesTheDaemonItsDescriptors() throws {
             let port = try Self.freePort()
             let rig = try Rig(
-                config: "[session]\naids = [\"A0000000041010\"]\n[metrics]\nlisten = \"127.0.0.1:\(port)\"", openFileLimit: Self.floodLimit)
+                config: "[session]\naids = [\"A0000000041010\"]\n[metrics]\nlisten = \"127.0.0.1:\(port)\"", openFileLimit: (Self.floodLimit, Self.floodLimit))
             defer { rig.stop() }
             let pid = rig.daemonPID
             let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)

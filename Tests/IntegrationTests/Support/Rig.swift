@@ -39,8 +39,8 @@ final class Rig {
     private let daemonEnvironment: [String: String]
     /// Whether passtapd is told its stderr (its log file) is the journal's stream.
     private let journalStream: Bool
-    /// passtapd's open-file limit, soft and hard (through `prlimit`); `nil`: the test's own.
-    private let openFileLimit: Int?
+    /// passtapd's open-file limit (through `prlimit`); `nil`: the test's own.
+    private let openFileLimit: (soft: Int, hard: Int)?
     /// The virtual cards by number: 1 on the first reader, 2 on the second.
     private var cards: [Int: Spawned] = [:]
 
@@ -53,7 +53,7 @@ final class Rig {
     init(
         config: String, cardArguments: [String] = [], secondCardArguments: [String]? = nil,
         pcscd: Bool = true, emulatorArguments: [String]? = nil, daemonEnvironment: [String: String] = [:], journalStream: Bool = false,
-        openFileLimit: Int? = nil, prepare: (URL) throws -> Void = { _ in }
+        openFileLimit: (soft: Int, hard: Int)? = nil, prepare: (URL) throws -> Void = { _ in }
     ) throws {
         self.daemonEnvironment = daemonEnvironment
         self.journalStream = journalStream
@@ -164,7 +164,7 @@ final class Rig {
         daemon = try DaemonProcess.start(
             Self.binaries.appendingPathComponent("passtapd").path, ["--config", file.path], log: log,
             traceName: "\(directory.lastPathComponent)-\(daemonStarts)", environment: environment,
-            launcher: openFileLimit.map { ["/usr/bin/prlimit", "--nofile=\($0):\($0)", "--"] } ?? [])
+            launcher: openFileLimit.map { ["/usr/bin/prlimit", "--nofile=\($0.soft):\($0.hard)", "--"] } ?? [])
         try waitFor("passtapd's socket") { (try? LineSocket(path: self.socketPath)) != nil }
     }
 
