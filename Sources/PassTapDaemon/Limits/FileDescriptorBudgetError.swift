@@ -16,11 +16,14 @@ public struct FileDescriptorBudgetError: Error, Sendable, CustomStringConvertibl
     /// setrlimit(2)'s errno when raising the soft limit failed; `nil` when the hard limit is too low.
     public let raiseError: Int32?
 
-    public var description: String {
+    /// What is wrong and what to do, without the file's name.
+    public var problem: String {
         let problem =
             raiseError.map { "cannot raise the soft open-file limit \(limit) to \(budget.total): \(String(cString: strerror($0)))" }
             ?? "the open-file limit (RLIMIT_NOFILE) \(limit) is below the file descriptor budget"
-        return "\(file): \(problem); budget \(budget). Lower [socket] max_clients or [metrics] max_connections, turn off a reader"
+        return "\(problem); budget \(budget). Lower [socket] max_clients or [metrics] max_connections, turn off a reader"
             + " backend you do not use, or raise the hard limit (LimitNOFILE= in the systemd unit, ulimit -Hn)"
     }
+
+    public var description: String { "\(file): \(problem)" }
 }
