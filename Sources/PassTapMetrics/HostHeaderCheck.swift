@@ -11,9 +11,9 @@ import Darwin
 /// the attacker's that comes to resolve to 127.0.0.1 makes the browser send that name as `Host`).
 ///
 /// Accepted hosts: `localhost`, a loopback address (`127.0.0.0/8`, `[::1]`), the listen address
-/// itself, and any IP address when the listener is on a wildcard (`0.0.0.0`, `[::]`). The port must
-/// be the listener's (no port means 80). An IP literal cannot be rebound, so allowing it costs
-/// nothing.
+/// itself, and any IP address when the listener is on a wildcard (`0.0.0.0`, `[::]`), whose own
+/// addresses are not known here (an address, unlike a name, cannot be rebound). The port must be
+/// the listener's (no port means 80).
 struct HostHeaderCheck: Sendable {
     /// The `[metrics] listen` host, as configured.
     private let listenHost: String
