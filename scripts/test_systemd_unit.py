@@ -9,6 +9,8 @@
 - `systemd-analyze security --offline=true`: exposure at most 1.5.
 - The settings the daemon and the shipped config rely on (Type=notify, the user and groups, the
   runtime directory, the address families).
+- LimitNOFILE= against the fd budget `passtapd --check-config` prints: the soft limit covers the
+  shipped config's (metrics on) twice, the hard one the largest listener caps.
 Each check is also shown to fail on a unit broken on purpose.
 
 Run from the repository root after `swift build`: python3 -m unittest scripts/test_systemd_unit.py
@@ -241,6 +243,55 @@ class SettingsTests(unittest.TestCase):
         devices = [entry.split()[0] for entry in self.unit[("Service", "DeviceAllow")]]
         for device in ("char-usb_device", "char-ttyUSB", "char-ttyACM", "char-ttyS"):
             self.assertIn(device, devices)
+
+
+class OpenFileLimitTests(unittest.TestCase):
+    """LimitNOFILE= against the fd budget passtapd --check-config computes for a config."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.passtapd = binaries_folder() / "passtapd"
+        if not cls.passtapd.exists():
+            raise AssertionError(f"no passtapd in {binaries_folder()}: run `swift build` first (or set PASSTAP_BIN_DIR)")
+        soft, _, hard = settings(UNIT.read_text())[("Service", "LimitNOFILE")][-1].partition(":")
+        cls.soft, cls.hard = int(soft), int(hard or soft)
+
+    def check(self, text, nofile):
+        """(exit status, output, budget) of passtapd --check-config on `text` under prlimit --nofile=`nofile`."""
+        with tempfile.TemporaryDirectory() as folder:
+            config = Path(folder) / "passtapd.toml"
+            config.write_text(text)
+            result = subprocess.run(
+                ["prlimit", f"--nofile={nofile}", "--", str(self.passtapd), "--check-config", str(config)],
+                capture_output=True, text=True,
+            )
+        output = result.stdout + result.stderr
+        match = re.search(r"budget (\d+) = ", output)
+        return result.returncode, output, int(match.group(1)) if match else None
+
+    def test_the_soft_limit_covers_the_shipped_configs_budget_with_metrics_twice_over(self):
+        # The shipped config with the metrics listener on (the drop-in's case): the largest default.
+        text = CONFIG.read_text() + '\n[metrics]\nlisten = "127.0.0.1:9466"\n'
+        status, output, budget = self.check(text, f"{self.soft}:{self.hard}")
+        self.assertEqual(status, 0, output)
+        self.assertIsNotNone(budget, output)
+        self.assertLessEqual(2 * budget, self.soft, output)
+
+    def test_the_hard_limit_covers_the_largest_listener_caps(self):
+        text = (
+            CONFIG.read_text().replace("max_clients = 64", "max_clients = 4096")
+            + '\n[metrics]\nlisten = "127.0.0.1:9466"\nmax_connections = 1024\n'
+        )
+        status, output, budget = self.check(text, f"{self.soft}:{self.hard}")
+        self.assertEqual(status, 0, output)
+        self.assertGreater(budget, self.soft, output)
+        self.assertLessEqual(budget, self.hard, output)
+
+    def test_a_hard_limit_below_the_budget_is_refused_naming_the_keys(self):
+        status, output, _ = self.check(CONFIG.read_text(), "64:64")
+        self.assertEqual(status, 78, output)
+        self.assertIn("[socket] max_clients 64", output)
+        self.assertIn("LimitNOFILE=", output)
 
 
 @unittest.skipUnless(os.geteuid() == 0, "needs root to start passtapd as another user")

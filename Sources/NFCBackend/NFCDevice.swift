@@ -84,7 +84,7 @@ final class NFCDevice: @unchecked Sendable {
     /// libnfc's own device scan (`nfc_list_devices`): the devices named in `/etc/nfc` and
     /// `LIBNFC_DEVICE`, and the USB readers it finds. It calls `usb_set_configuration` on every
     /// USB reader it matches, which disturbs one already open: call it only before any is.
-    static func scan(maximum: Int = 16) -> [String] {
+    static func scan(maximum: Int = NFCReaderBackend.maximumScannedDevices) -> [String] {
         guard let context = try? makeContext() else { return [] }
         defer { NFCCalls.setupCall("nfc_exit") { nfc_exit(context) } }
         let buffer = UnsafeMutablePointer<nfc_connstring>.allocate(capacity: maximum)

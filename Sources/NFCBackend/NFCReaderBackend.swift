@@ -12,6 +12,9 @@ import VAS
 /// shared ``ReaderLifecycle``, and a monitor thread that watches for devices coming and going
 /// (serial paths, USB devices in sysfs). Nothing here blocks a Swift task's thread.
 public final class NFCReaderBackend: ReaderBackend {
+    /// The most devices one libnfc scan reports (an empty `[libnfc] devices` drives what it finds).
+    public static let maximumScannedDevices = 16
+
     public let name = ReaderID.Backend.nfc
 
     private let monitor: NFCMonitor

@@ -130,7 +130,8 @@ public struct Daemon: Sendable {
         if let metrics, let listen = configuration.metrics.listen {
             // Bound before anything is served, so it listens before the daemon is ready, and a
             // port in use stops the start.
-            let metricsServer = MetricsServer(address: listen, registry: metrics.registry, logger: logger)
+            let metricsServer = MetricsServer(
+                address: listen, registry: metrics.registry, logger: logger, maximumConnections: configuration.metrics.maxConnections)
             try await metricsServer.bind()
             services.append(.init(service: metricsServer))
         }

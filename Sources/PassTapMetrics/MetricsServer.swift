@@ -10,10 +10,13 @@ import Synchronization
 /// The `[metrics] listen` HTTP/1.1 listener: a `Service` that answers `GET /metrics` with the
 /// registry in Prometheus' text format, until graceful shutdown.
 ///
-/// Every other path gets 404 and every other method 405. One request per connection: the answer
-/// says `Connection: close`. A connection that sends more than ``maximumRequestBytes`` or is still
-/// open ``defaultRequestDeadline`` after it opened is closed. Everything runs on NIO's event loop
-/// and nothing there blocks: emitting the registry takes its lock for a copy of the series.
+/// Every other path gets 404 and every other method 405; a `Host` header that names neither
+/// `localhost`, a loopback address nor the listen address gets 421 (``HostHeaderCheck``). One
+/// request per connection: the answer says `Connection: close`. A connection that sends more than
+/// ``maximumRequestBytes`` or is still open ``defaultRequestDeadline`` after it opened is closed.
+/// At most `maximumConnections` are held at once (`[metrics] max_connections`): one more is closed
+/// as soon as it is accepted (``ConnectionCapHandler``). Everything runs on NIO's event loop and
+/// nothing there blocks: emitting the registry takes its lock for a copy of the series.
 public final class MetricsServer: Service, Sendable {
     /// How many bytes a connection may send: a request head (a scraper's is some 200 bytes).
     public static let maximumRequestBytes = 8192
@@ -25,21 +28,28 @@ public final class MetricsServer: Service, Sendable {
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
     private let requestDeadline: TimeAmount
+    private let maximumConnections: Int
+    private let open = OpenConnections()
     private let startup = ListenerStartup()
     private let listener = Mutex<(any Channel)?>(nil)
 
     /// A listener on `address` for `registry`; nothing happens until ``run()``. A connection is
-    /// closed `requestDeadline` after it opened.
+    /// closed `requestDeadline` after it opened; at most `maximumConnections` are open at once.
     public init(
         address: ListenAddress, registry: PrometheusCollectorRegistry, logger: Logger,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, requestDeadline: TimeAmount = defaultRequestDeadline
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, requestDeadline: TimeAmount = defaultRequestDeadline,
+        maximumConnections: Int = Configuration.Metrics().maxConnections
     ) {
         self.requestDeadline = requestDeadline
+        self.maximumConnections = maximumConnections
         self.address = address
         self.registry = registry
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
     }
+
+    /// How many connections the listener holds now.
+    public var openConnections: Int { open.current }
 
     /// Returns the bound address once the listener accepts connections (the port when 0 was
     /// asked for); throws what made ``run()`` fail before that.
@@ -78,16 +88,25 @@ public final class MetricsServer: Service, Sendable {
 
     private func makeListener() async throws -> any Channel {
         let channel: any Channel
+        // The listener and its connections share one event loop (scrapes are few and small), so
+        // the cap closes a connection over it within the read that accepted it: with connections
+        // on other loops the close would wait its turn there, while more are accepted.
+        let loop = eventLoopGroup.next()
         do {
-            channel = try await ServerBootstrap(group: eventLoopGroup)
+            channel = try await ServerBootstrap(group: loop, childGroup: loop)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .serverChannelOption(.backlog, value: 32)
-                .childChannelInitializer { [registry, requestDeadline] channel in
+                .serverChannelInitializer { [maximumConnections, open] channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ConnectionCapHandler(limit: maximumConnections, open: open))
+                    }
+                }
+                .childChannelInitializer { [registry, requestDeadline, hostCheck = HostHeaderCheck(listen: address)] channel in
                     channel.eventLoop.makeCompletedFuture {
                         let operations = channel.pipeline.syncOperations
                         try operations.addHandler(RequestGuardHandler(maximumBytes: Self.maximumRequestBytes, deadline: requestDeadline))
                         try operations.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: true)
-                        try operations.addHandler(MetricsHTTPHandler(registry: registry))
+                        try operations.addHandler(MetricsHTTPHandler(registry: registry, hostCheck: hostCheck))
                     }
                 }
                 .bind(host: address.host, port: address.port).get()

@@ -15,7 +15,7 @@ struct PassTapd: AsyncParsableCommand {
             Drives NFC readers through pcsc-lite, runs a session on every tap, and publishes \
             events on a Unix socket (JSON-RPC 2.0, one object per line). Stops on SIGTERM/SIGINT; \
             reloads its config file on SIGHUP (a file that does not validate is refused). \
-            Exit codes: 0 clean stop, 78 bad configuration, 71 could not start.
+            Exit codes: 0 clean stop, 78 bad configuration (or a file descriptor budget over the open-file limit), 71 could not start.
             """,
         version: PassTapVersion.string
     )
@@ -31,10 +31,13 @@ struct PassTapd: AsyncParsableCommand {
             do {
                 let checked = try Daemon.loadConfiguration(path: path)
                 try Daemon.checkSocketDirectories(for: checked)
+                let budget = FileDescriptorBudget(checked)
+                try Daemon.checkFileDescriptors(for: budget, file: path)
                 let vas = checked.vas.enabled
                     ? "VAS on: " + checked.vas.merchants.map { "\($0)" }.joined(separator: "; ")
                     : "VAS off"
                 print("\(path): OK (socket \(checked.socket.path), \(checked.aids.count) AIDs, \(checked.readerOverrides.count) reader overrides, \(vas))")
+                print("\(path): file descriptors: budget \(budget); open-file limit \(FileDescriptorLimit.current())")
                 return
             } catch {
                 FileHandle.standardError.write(Data("passtapd: \(error)\n".utf8))
@@ -44,6 +47,16 @@ struct PassTapd: AsyncParsableCommand {
         let configuration: Configuration
         do {
             configuration = try Daemon.loadConfiguration(path: config)
+        } catch {
+            FileHandle.standardError.write(Data("passtapd: refusing to start: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
+        // Every listener is capped; the limit must cover all of them at once.
+        let budget = FileDescriptorBudget(configuration)
+        let before = FileDescriptorLimit.current()
+        let limit: FileDescriptorLimit
+        do {
+            limit = try Daemon.reserveFileDescriptors(for: budget, file: config, limit: before)
         } catch {
             FileHandle.standardError.write(Data("passtapd: refusing to start: \(error)\n".utf8))
             throw ExitCode(78)
@@ -61,6 +74,13 @@ struct PassTapd: AsyncParsableCommand {
             return ReloadableLevelLogHandler(wrapping: EscapingLogHandler(wrapping: output), setting: level)
         }
         let logger = Logger(label: "passtapd")
+        if limit != before {
+            logger.notice(
+                "raised the soft open-file limit to the file descriptor budget",
+                metadata: ["fd.limit_before": "\(before)", "fd.limit": "\(limit)", "fd.budget": "\(budget)"])
+        } else {
+            logger.info("the open-file limit covers the file descriptor budget", metadata: ["fd.limit": "\(limit)", "fd.budget": "\(budget)"])
+        }
         do {
             try await Daemon(
                 configuration: configuration, logger: logger, configPath: config, logLevel: level, notifier: SystemdNotifier()

@@ -77,6 +77,39 @@ import Testing
         #expect(output.contains("\(file):4: not valid TOML: a table header must begin with a key"), "\(output)")
     }
 
+    /// A config whose file descriptor budget is over the hard open-file limit (set with prlimit):
+    /// `--check-config` and the start both refuse it, naming the file, the keys and the numbers.
+    @Test func aBudgetOverTheHardOpenFileLimitIsRefusedByCheckConfigAndAtStart() throws {
+        let file = NSTemporaryDirectory() + "passtap-fds-\(UUID().uuidString).toml"
+        let socket = NSTemporaryDirectory() + "passtap-fds-\(UUID().uuidString).sock"
+        try "[socket]\npath = \"\(socket)\"\nmax_clients = 200\n[pcsc]\nenabled = false\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let passtapd = Rig.binaries.appendingPathComponent("passtapd").path
+        for arguments in [["--check-config", file], ["--config", file]] {
+            let finished = try Spawned.finish("/usr/bin/prlimit", ["--nofile=128:128", "--", passtapd] + arguments, deadline: 30)
+            #expect(finished.status == 78, "\(arguments): \(finished.output)")
+            #expect(finished.output.contains("\(file): the open-file limit (RLIMIT_NOFILE) 128 (hard 128) is below the file descriptor budget"), "\(finished.output)")
+            #expect(finished.output.contains("[socket] max_clients 200"), "\(finished.output)")
+            #expect(!FileManager.default.fileExists(atPath: socket), "passtapd started anyway")
+        }
+        let fits = try Spawned.finish("/usr/bin/prlimit", ["--nofile=128:4096", "--", passtapd, "--check-config", file], deadline: 30)
+        #expect(fits.status == 0, "\(fits.output)")
+        #expect(fits.output.contains("file descriptors: budget ") && fits.output.contains("open-file limit 128 (hard 4096)"), "\(fits.output)")
+    }
+
+    /// Under a soft limit below the budget and a hard one above, passtapd raises its soft limit
+    /// to the budget, and says so.
+    @Test func aBudgetOverTheSoftOpenFileLimitRaisesItToTheBudget() throws {
+        let rig = try Rig(config: "[pcsc]\nenabled = false\n", pcscd: false, openFileLimit: (soft: 64, hard: 4096))
+        defer { rig.stop() }
+        let budget = try #require(PCSCScenarioTests.MetricsScenarioTests.budget(in: rig.daemonLog), "\(rig.daemonLog)")
+        #expect(budget > 64)
+        let limits = try String(contentsOfFile: "/proc/\(rig.daemonPID)/limits", encoding: .utf8)
+        let openFiles = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }?.split(separator: " ") ?? []
+        #expect(openFiles.count >= 5 && openFiles[3] == "\(budget)" && openFiles[4] == "4096", "\(limits)")
+        #expect(rig.daemonLog.contains("raised the soft open-file limit to the file descriptor budget"), "\(rig.daemonLog)")
+    }
+
     @Test func versionsAgree() throws {
         let client = try run("passtap", ["--version"])
         let daemon = try run("passtapd", ["--version"])

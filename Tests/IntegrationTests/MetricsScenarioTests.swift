@@ -163,5 +163,83 @@ extension PCSCScenarioTests {
             let finished = try Spawned.finish("/usr/bin/env", ["python3", "-c", script])
             return finished.output.trimmingCharacters(in: .whitespacesAndNewlines) == "synchronised"
         }
+
+        /// The daemon's open-file limit in this test: the usual soft limit, made hard, so that
+        /// the machine's higher default (20 000 here) cannot hide a descriptor leak.
+        static let floodLimit = 1024
+
+        /// `nobody` holds 2 000 connections to the metrics port, opening a new one for each the
+        /// daemon closes, while the daemon runs at 1024 open files: the daemon stays within its
+        /// budget, a new Unix-socket client is served and a tap is read. (Before the cap, the daemon
+        /// reached 1024 descriptors and `status` took seconds.)
+        @Test(.enabled(if: getuid() == 0, "needs root to run the flood as another user"))
+        func aFloodOfMetricsConnectionsFromAnotherUserLeavesTheDaemonItsDescriptors() throws {
+            let port = try Self.freePort()
+            let rig = try Rig(
+                config: "[session]\naids = [\"A0000000041010\"]\n[metrics]\nlisten = \"127.0.0.1:\(port)\"", openFileLimit: (Self.floodLimit, Self.floodLimit))
+            defer { rig.stop() }
+            let pid = rig.daemonPID
+            let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+            let openFiles = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }?.split(separator: " ") ?? []
+            #expect(openFiles.count >= 5 && openFiles[3] == "\(Self.floodLimit)" && openFiles[4] == "\(Self.floodLimit)", "\(limits)")
+            let budget = try #require(Self.budget(in: rig.daemonLog), "no fd.budget in the log: \(rig.daemonLog)")
+            #expect(budget < Self.floodLimit)
+
+            let watch = DescriptorWatch(pid: pid)
+            defer { watch.stop() }
+            let output = rig.directory.appendingPathComponent("flood.out")
+            let flood = try Spawned.start(
+                "/usr/bin/setpriv",
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3",
+                    Rig.repository.appendingPathComponent("scripts/rig/tcp_flood.py").path, "127.0.0.1", String(port), "--connections", "2000",
+                ],
+                stdout: output.path, stderr: output.path + ".err")
+            var floodRuns = true
+            defer {
+                if floodRuns {
+                    flood.signal(SIGTERM)
+                    flood.wait(seconds: 20)
+                }
+            }
+            func closed() -> Int {
+                let lines = ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n")
+                guard let last = lines.last, let report = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any] else { return 0 }
+                return report["closed"] as? Int ?? 0
+            }
+            // The daemon has closed 2 000 of nobody's connections, each replaced at once.
+            try rig.waitFor("the daemon to close 2000 of nobody's metrics connections", timeout: 120) { closed() >= 2000 || flood.hasExited() }
+            #expect(closed() >= 2000, "the flood: \((try? String(contentsOfFile: output.path + ".err", encoding: .utf8)) ?? "")")
+
+            // Meanwhile a new client is served...
+            let status = try Self.status(rig)
+            #expect(status["protocol"] as? Int == 1, "\(status)")
+            // ...and a tap is read, by a client that also connects during the flood.
+            let (client, _) = try rig.subscriber(kinds: ["read.result"])
+            try rig.cardCommand("tap-for 1200")
+            let result = try Self.event(client, "read.result", timeout: 30)
+            #expect(result["reader"] as? String == rig.readerID)
+            #expect((result["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010", "\(result)")
+            let during = closed()
+
+            #expect(!flood.hasExited(), "the flood stopped before the checks were over")
+            flood.signal(SIGTERM)
+            flood.wait(seconds: 20)
+            floodRuns = false
+            let (most, samples) = watch.stop()
+            #expect(most < Self.floodLimit, "passtapd held \(most) descriptors under a limit of \(Self.floodLimit)")
+            #expect(most <= budget, "passtapd held \(most) descriptors, over its budget of \(budget)")
+            #expect(samples > 0)
+            // The listener serves scrapes again once the flood has let go of its slots.
+            try rig.waitFor("a scrape to be served after the flood") { (try? Self.scrape(port)) != nil }
+            #expect(Rig.isAlive(pid))
+            print("metrics flood: passtapd held at most \(most) descriptors (budget \(budget), \(samples) samples); the flood had \(during) connections closed by then")
+        }
+
+        /// The `fd.budget=N = ...` the daemon logs at start.
+        static func budget(in log: String) -> Int? {
+            guard let range = log.range(of: "fd.budget=") else { return nil }
+            return Int(log[range.upperBound...].prefix { $0.isNumber })
+        }
     }
 }

@@ -51,3 +51,32 @@ import Testing
         }
     }
 }
+
+/// `[metrics] max_connections`: 8 by default, 1 to 1024, restart only.
+@Suite(.timeLimit(.minutes(1))) struct MetricsConnectionCapConfigTests {
+    @Test func theCapIsEightByDefaultAndReadFromTheFile() throws {
+        #expect(try ConfigLoader.parse("", file: "t.toml").metrics.maxConnections == 8)
+        let configuration = try ConfigLoader.parse("[metrics]\nlisten = \"127.0.0.1:9466\"\nmax_connections = 3\n", file: "t.toml")
+        #expect(configuration.metrics.maxConnections == 3)
+    }
+
+    @Test(arguments: ["0", "1025", "\"8\""])
+    func aCapOutOfRangeOrOfTheWrongTypeIsRefusedNamingTheKey(value: String) {
+        do {
+            _ = try ConfigLoader.parse("[metrics]\nmax_connections = \(value)\n", file: "/etc/passtap/passtapd.toml")
+            Issue.record("max_connections = \(value) was accepted")
+        } catch {
+            #expect(error.keyPath == "metrics.max_connections")
+            #expect(error.line == 2)
+            #expect(error.problem.hasPrefix("expected an integer"), "\(error.problem)")
+        }
+    }
+
+    @Test func aReloadKeepsTheRunningCap() throws {
+        let old = try ConfigLoader.parse("[metrics]\nmax_connections = 4\n", file: "t.toml")
+        let new = try ConfigLoader.parse("[metrics]\nmax_connections = 16\n", file: "t.toml")
+        let plan = ReloadPlan(old: old, new: new)
+        #expect(plan.restartRequired == ["metrics.max_connections"])
+        #expect(plan.effective.metrics.maxConnections == 4)
+    }
+}

@@ -27,7 +27,7 @@ import Testing
     @Test func everyRestartOnlyRowKeepsTheOldValueSoNoneDiffersAfterwards() throws {
         let old = try Self.parse("[socket]\npath = \"/run/a.sock\"")
         let new = try Self.parse(
-            "[socket]\npath = \"/run/b.sock\"\ngroup = \"root\"\nmode = \"0600\"\nmax_clients = 3\n[metrics]\nlisten = \"127.0.0.1:9466\"")
+            "[socket]\npath = \"/run/b.sock\"\ngroup = \"root\"\nmode = \"0600\"\nmax_clients = 3\n[metrics]\nlisten = \"127.0.0.1:9466\"\nmax_connections = 2")
         let plan = ReloadPlan(old: old, new: new)
         #expect(plan.restartRequired.count == ConfigSetting.restartOnly.count)
         #expect(plan.restartRequired.contains("metrics.listen"))
@@ -129,5 +129,42 @@ import Testing
         #expect(
             published.events.withLock { $0.last?.1 }
                 == .configReloaded(ConfigReloaded(file: file, changed: ["log.level"], restartRequired: ["socket.path"])))
+    }
+
+    /// A reload may turn a reader backend on: its budget must fit the open-file limit too.
+    @Test func aReloadWhoseBudgetIsOverTheHardOpenFileLimitIsRefused() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passtap-reload-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("passtapd.toml").path
+        try "[pcsc]\nenabled = false\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let running = try ConfigLoader.load(path: file)
+        let live = LiveConfiguration(running)
+        let published = Published()
+        // The daemon's own limit, made small: room for the running budget, not for 16 more readers.
+        let limit = FileDescriptorLimit(soft: FileDescriptorBudget(running).total, hard: FileDescriptorBudget(running).total + 10)
+        let reloader = ConfigReloader(
+            path: file, live: live,
+            reserve: { budget, path throws(FileDescriptorBudgetError) in
+                _ = try Daemon.reserveFileDescriptors(for: budget, file: path, limit: limit) { _ in nil }
+            },
+            apply: { _, _ in }, events: published.sink, notifier: nil, logger: Logger(label: "test"))
+
+        try "[pcsc]\nenabled = true\n".write(toFile: file, atomically: true, encoding: .utf8)
+        guard case .rejected(let error) = await reloader.reload() else {
+            Issue.record("a reload over the hard open-file limit was accepted")
+            return
+        }
+        #expect(error.file == file)
+        #expect(error.problem.contains("below the file descriptor budget") && error.problem.contains("[pcsc] readers"), "\(error.problem)")
+        #expect(live.current == running)
+        #expect(published.events.withLock { $0.last?.0 } == .configRejected)
+
+        try "[pcsc]\nenabled = false\n[log]\nlevel = \"debug\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        guard case .reloaded = await reloader.reload() else {
+            Issue.record("a reload within the budget was refused")
+            return
+        }
+        #expect(live.current.logLevel == .debug)
     }
 }

@@ -10,6 +10,9 @@ extension Configuration {
     public struct Metrics: Sendable, Hashable {
         /// `listen`: where `GET /metrics` is served; `nil` (the default) serves nothing.
         public var listen: ListenAddress? = nil
+        /// `max_connections`: how many connections the listener holds at once; one more is closed
+        /// as soon as it is accepted. Scrapers are few and each takes one short connection.
+        public var maxConnections: Int = 8
 
         /// The defaults of the shipped config (off).
         public init() {}

@@ -126,6 +126,8 @@ public enum ConfigLoader {
                 }
                 configuration.metrics.listen = address
             }
+            configuration.metrics.maxConnections =
+                try metrics.integer("max_connections", in: 1...1024) ?? configuration.metrics.maxConnections
             try metrics.rejectUnknownKeys()
         }
         // Checked before [vas] opens its key files, so a key-file error cannot hide a misspelt table.

@@ -23,6 +23,7 @@ public final class ConfigReloader: Service, Sendable {
     private let path: String
     private let live: LiveConfiguration
     private let load: @Sendable (String) throws(ConfigurationError) -> Configuration
+    private let reserve: @Sendable (FileDescriptorBudget, String) throws(FileDescriptorBudgetError) -> Void
     private let apply: @Sendable (ReloadPlan, _ old: Configuration) async -> Void
     private let events: EventSink
     private let notifier: SystemdNotifier?
@@ -32,6 +33,9 @@ public final class ConfigReloader: Service, Sendable {
     /// - Parameters:
     ///   - load: reads and validates a file (``Daemon/loadConfiguration(path:)``, the function
     ///     `--check-config` runs).
+    ///   - reserve: makes the open-file limit cover the reloaded configuration's file descriptor
+    ///     budget (a reload may turn a reader backend on), or throws
+    ///     (``Daemon/reserveFileDescriptors(for:file:limit:setSoft:)`` by default).
     ///   - apply: puts a plan's effective configuration in force in the components that do not
     ///     read `live` themselves (log level, event hub, socket server, backends); called after
     ///     `live` holds it, with the configuration it replaced.
@@ -42,12 +46,16 @@ public final class ConfigReloader: Service, Sendable {
         load: @escaping @Sendable (String) throws(ConfigurationError) -> Configuration = { path throws(ConfigurationError) in
             try Daemon.loadConfiguration(path: path)
         },
+        reserve: @escaping @Sendable (FileDescriptorBudget, String) throws(FileDescriptorBudgetError) -> Void = {
+            budget, path throws(FileDescriptorBudgetError) in _ = try Daemon.reserveFileDescriptors(for: budget, file: path)
+        },
         apply: @escaping @Sendable (ReloadPlan, Configuration) async -> Void, events: EventSink, notifier: SystemdNotifier?,
         logger: Logger
     ) {
         self.path = path
         self.live = live
         self.load = load
+        self.reserve = reserve
         self.apply = apply
         self.events = events
         self.notifier = notifier
@@ -80,7 +88,7 @@ public final class ConfigReloader: Service, Sendable {
         logger.info("reloading the config", metadata: ["config.file": "\(path)"])
         let new: Configuration
         do {
-            new = try load(path)
+            new = try loadWithinTheOpenFileLimit()
         } catch {
             logger.error(
                 "config reload refused; the last good config keeps running",
@@ -112,5 +120,17 @@ public final class ConfigReloader: Service, Sendable {
             .configReloaded, nil, .configReloaded(ConfigReloaded(file: path, changed: plan.changed, restartRequired: plan.restartRequired)))
         notifier?.send(.status(plan.restartRequired.isEmpty ? "config reloaded" : "config reloaded; restart for \(plan.restartRequired.joined(separator: ", "))"))
         return .reloaded(plan)
+    }
+
+    /// The file, validated; refused too when what would run (restart-only settings keep their
+    /// values) needs more file descriptors than the open-file limit can give.
+    private func loadWithinTheOpenFileLimit() throws(ConfigurationError) -> Configuration {
+        let new = try load(path)
+        do {
+            try reserve(FileDescriptorBudget(ReloadPlan(old: live.current, new: new).effective), path)
+        } catch {
+            throw ConfigurationError(file: path, line: nil, keyPath: "", problem: error.problem)
+        }
+        return new
     }
 }

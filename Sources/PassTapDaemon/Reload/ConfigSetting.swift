@@ -36,6 +36,7 @@ extension ConfigSetting {
         ConfigSetting("socket.group", \.socket.group),
         ConfigSetting("socket.max_clients", \.socket.maxClients),
         ConfigSetting("metrics.listen", \.metrics.listen),
+        ConfigSetting("metrics.max_connections", \.metrics.maxConnections),
     ]
 
     /// The settings a reload puts in force, in the order `config.reloaded`'s `changed` lists them.

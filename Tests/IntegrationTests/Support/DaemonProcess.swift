@@ -27,12 +27,16 @@ struct DaemonProcess {
 
     /// Starts `executable` (passtapd) with `arguments`, its output appended to `log`. Traced, the
     /// trace of passtapd and all its threads goes to `PASSTAP_STRACE_DIR/passtapd-<traceName>.trace`
-    /// (one line per system call, each starting with the thread id).
+    /// (one line per system call, each starting with the thread id). With a `launcher` (a command
+    /// that sets something up, then execs its arguments, as `prlimit --nofile=N:N --` does),
+    /// passtapd is started through it and keeps its process id.
     static func start(
-        _ executable: String, _ arguments: [String], log: String, traceName: String, environment added: [String: String] = [:]
+        _ executable: String, _ arguments: [String], log: String, traceName: String, environment added: [String: String] = [:],
+        launcher: [String] = []
     ) throws -> DaemonProcess {
         guard let folder = traceDirectory else {
-            let process = try Spawned.start(executable, arguments, stdout: log, stderr: log, environment: added)
+            let command = launcher + [executable] + arguments
+            let process = try Spawned.start(command[0], Array(command.dropFirst()), stdout: log, stderr: log, environment: added)
             return DaemonProcess(process: process, pid: process.pid)
         }
         let trace = folder + "/passtapd-\(traceName).trace"
@@ -44,9 +48,10 @@ struct DaemonProcess {
             .compactMap { $0 }.filter { !$0.isEmpty }
         let environment = preloads.isEmpty ? [] : ["-E", "LD_PRELOAD=" + preloads.joined(separator: ":")]
         let strace = try Spawned.start(
-            "/usr/bin/strace", ["-f", "-qq", "-o", trace] + environment + ["--", executable] + arguments, stdout: log, stderr: log,
+            "/usr/bin/strace", ["-f", "-qq", "-o", trace] + environment + ["--"] + launcher + [executable] + arguments, stdout: log, stderr: log,
             environment: added)
-        // strace forks, and the child execs passtapd: its pid is passtapd's from then on.
+        // strace forks, and the child execs passtapd (through the launcher, if any): its pid is
+        // passtapd's from then on.
         let target = URL(fileURLWithPath: executable).resolvingSymlinksInPath().path
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {

@@ -39,6 +39,8 @@ final class Rig {
     private let daemonEnvironment: [String: String]
     /// Whether passtapd is told its stderr (its log file) is the journal's stream.
     private let journalStream: Bool
+    /// passtapd's open-file limit (through `prlimit`); `nil`: the test's own.
+    private let openFileLimit: (soft: Int, hard: Int)?
     /// The virtual cards by number: 1 on the first reader, 2 on the second.
     private var cards: [Int: Spawned] = [:]
 
@@ -46,14 +48,16 @@ final class Rig {
     /// which the rig adds). `prepare` runs first with the rig's folder, to write files the card
     /// and the config name (keys, a phone profile); `cardArguments` are added to the card's, with
     /// `{rig}` replaced by that folder. With `secondCardArguments`, a second card (number 2) is
-    /// started on the second reader with those arguments (`{rig}` replaced too).
+    /// started on the second reader with those arguments (`{rig}` replaced too). With
+    /// `openFileLimit`, passtapd starts with that soft and hard `RLIMIT_NOFILE`.
     init(
         config: String, cardArguments: [String] = [], secondCardArguments: [String]? = nil,
         pcscd: Bool = true, emulatorArguments: [String]? = nil, daemonEnvironment: [String: String] = [:], journalStream: Bool = false,
-        prepare: (URL) throws -> Void = { _ in }
+        openFileLimit: (soft: Int, hard: Int)? = nil, prepare: (URL) throws -> Void = { _ in }
     ) throws {
         self.daemonEnvironment = daemonEnvironment
         self.journalStream = journalStream
+        self.openFileLimit = openFileLimit
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("passtap-rig-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try prepare(directory)
@@ -159,7 +163,8 @@ final class Rig {
         daemonStarts += 1
         daemon = try DaemonProcess.start(
             Self.binaries.appendingPathComponent("passtapd").path, ["--config", file.path], log: log,
-            traceName: "\(directory.lastPathComponent)-\(daemonStarts)", environment: environment)
+            traceName: "\(directory.lastPathComponent)-\(daemonStarts)", environment: environment,
+            launcher: openFileLimit.map { ["/usr/bin/prlimit", "--nofile=\($0.soft):\($0.hard)", "--"] } ?? [])
         try waitFor("passtapd's socket") { (try? LineSocket(path: self.socketPath)) != nil }
     }
 

@@ -1,0 +1,29 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// passtapd refuses to start: its ``FileDescriptorBudget`` does not fit the open-file limit, and
+/// the soft limit cannot be raised far enough.
+public struct FileDescriptorBudgetError: Error, Sendable, CustomStringConvertible {
+    /// The config file the budget comes from.
+    public let file: String
+    /// The budget, term by term.
+    public let budget: FileDescriptorBudget
+    /// The limit the process has.
+    public let limit: FileDescriptorLimit
+    /// setrlimit(2)'s errno when raising the soft limit failed; `nil` when the hard limit is too low.
+    public let raiseError: Int32?
+
+    /// What is wrong and what to do, without the file's name.
+    public var problem: String {
+        let problem =
+            raiseError.map { "cannot raise the soft open-file limit \(limit) to \(budget.total): \(String(cString: strerror($0)))" }
+            ?? "the open-file limit (RLIMIT_NOFILE) \(limit) is below the file descriptor budget"
+        return "\(problem); budget \(budget). Lower [socket] max_clients or [metrics] max_connections, turn off a reader"
+            + " backend you do not use, or raise the hard limit (LimitNOFILE= in the systemd unit, ulimit -Hn)"
+    }
+
+    public var description: String { "\(file): \(problem)" }
+}

@@ -1,0 +1,104 @@
+import PassTapCore
+import PassTapDaemon
+import Synchronization
+import Testing
+
+/// The file descriptor budget (one formula over config keys) and what start-up does with the
+/// open-file limit: keep it, raise the soft limit, or refuse naming the keys and the numbers.
+@Suite(.timeLimit(.minutes(1))) struct FileDescriptorBudgetTests {
+    func budget(_ text: String, eventLoops: Int = 2) throws -> FileDescriptorBudget {
+        FileDescriptorBudget(try ConfigLoader.parse(text, file: "t.toml"), eventLoops: eventLoops)
+    }
+
+    @Test func theDefaultBudgetIsTheBasePlusSocketClientsPlusPCSCReaders() throws {
+        let defaults = try budget("")
+        // 32 + 3 × 2 event loops, 64 clients, pcscd's 16 readers and the backend's 2 contexts.
+        #expect(defaults.total == 38 + 64 + 18)
+        #expect(defaults.terms.map(\.name).contains("[socket] max_clients"))
+        // The terms later issues fill in are there, at zero.
+        for name in ["outbox connections", "database connections", "HTTP connections", "web clients"] {
+            #expect(defaults.terms.first { $0.name == name }?.count == 0, "\(name)")
+        }
+        #expect(try budget("", eventLoops: 8).total == defaults.total + 18)
+    }
+
+    @Test func everyCappedListenerAndBackendAddsItsTerm() throws {
+        let base = try budget("[pcsc]\nenabled = false\n")
+        #expect(base.total == 38 + 64)
+        #expect(try budget("[pcsc]\nenabled = false\n[socket]\nmax_clients = 100\n").total == 38 + 100)
+        // The cap counts only with the listener on.
+        #expect(try budget("[pcsc]\nenabled = false\n[metrics]\nmax_connections = 5\n").total == base.total)
+        #expect(try budget("[pcsc]\nenabled = false\n[metrics]\nlisten = \"127.0.0.1:9466\"\nmax_connections = 5\n").total == base.total + 5)
+        // libnfc: its context, then 3 per device; a driver's every device (or an empty list) is a scan's 16.
+        #expect(try budget("[pcsc]\nenabled = false\n[libnfc]\nenabled = true\ndevices = [\"pn532_uart:/dev/ttyUSB0\"]\n").total == base.total + 8 + 3)
+        #expect(try budget("[pcsc]\nenabled = false\n[libnfc]\nenabled = true\ndevices = [\"pn53x_usb\"]\n").total == base.total + 8 + 48)
+        #expect(try budget("[pcsc]\nenabled = false\n[libnfc]\nenabled = true\n").total == base.total + 8 + 48)
+    }
+
+    @Test func aBudgetTheSoftLimitCoversLeavesTheLimitAlone() throws {
+        let defaults = try budget("")
+        let setCalls = Mutex<[Int]>([])
+        let limit = try Daemon.reserveFileDescriptors(for: defaults, file: "t.toml", limit: FileDescriptorLimit(soft: 1024, hard: 1024)) { soft in
+            setCalls.withLock { $0.append(soft) }
+            return nil
+        }
+        #expect(limit == FileDescriptorLimit(soft: 1024, hard: 1024))
+        #expect(setCalls.withLock { $0 }.isEmpty)
+    }
+
+    @Test func aBudgetOverTheSoftButUnderTheHardLimitRaisesTheSoftLimitToTheBudget() throws {
+        let defaults = try budget("")
+        let setCalls = Mutex<[Int]>([])
+        let limit = try Daemon.reserveFileDescriptors(for: defaults, file: "t.toml", limit: FileDescriptorLimit(soft: 64, hard: 4096)) { soft in
+            setCalls.withLock { $0.append(soft) }
+            return nil
+        }
+        #expect(setCalls.withLock { $0 } == [defaults.total])
+        #expect(limit == FileDescriptorLimit(soft: defaults.total, hard: 4096))
+        try Daemon.checkFileDescriptors(for: defaults, file: "t.toml", limit: FileDescriptorLimit(soft: 64, hard: 4096))
+    }
+
+    @Test func aBudgetOverTheHardLimitIsRefusedNamingTheFileTheKeysAndTheNumbers() throws {
+        let large = try budget("[socket]\nmax_clients = 2000\n[metrics]\nlisten = \"127.0.0.1:9466\"\n")
+        let limit = FileDescriptorLimit(soft: 1024, hard: 1024)
+        for attempt in 0..<2 {
+            do {
+                if attempt == 0 {
+                    _ = try Daemon.reserveFileDescriptors(for: large, file: "/etc/passtap/passtapd.toml", limit: limit) { _ in
+                        Issue.record("the soft limit was set past the hard limit")
+                        return nil
+                    }
+                } else {
+                    try Daemon.checkFileDescriptors(for: large, file: "/etc/passtap/passtapd.toml", limit: limit)
+                }
+                Issue.record("a budget of \(large.total) was accepted under \(limit)")
+            } catch {
+                let text = error.description
+                #expect(text.hasPrefix("/etc/passtap/passtapd.toml: "), "\(text)")
+                #expect(text.contains("RLIMIT_NOFILE) 1024 (hard 1024)"), "\(text)")
+                #expect(text.contains("budget \(large.total) = "), "\(text)")
+                #expect(text.contains("[socket] max_clients 2000"), "\(text)")
+                #expect(text.contains("[metrics] max_connections (with [metrics] listen) 8"), "\(text)")
+                #expect(text.contains("LimitNOFILE="), "\(text)")
+            }
+        }
+    }
+
+    @Test func aSoftLimitThatCannotBeRaisedIsRefusedWithTheReason() throws {
+        let defaults = try budget("")
+        #expect {
+            _ = try Daemon.reserveFileDescriptors(for: defaults, file: "t.toml", limit: FileDescriptorLimit(soft: 64, hard: 4096)) { _ in 1 }  // EPERM
+        } throws: { error in
+            "\(error)".contains("cannot raise the soft open-file limit 64 (hard 4096) to \(defaults.total): Operation not permitted")
+        }
+    }
+
+    @Test func theProcessLimitIsReadAndItsSoftLimitSet() throws {
+        let now = FileDescriptorLimit.current()
+        #expect(now.soft > 0 && now.soft <= now.hard)
+        #expect(FileDescriptorLimit.setSoft(now.soft) == nil)
+        #expect(FileDescriptorLimit.current() == now)
+        // Above the hard limit: refused by the kernel (unless unlimited).
+        if now.hard < Int(Int32.max) { #expect(FileDescriptorLimit.setSoft(now.hard + 1) != nil) }
+    }
+}
