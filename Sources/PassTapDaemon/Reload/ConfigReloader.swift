@@ -5,7 +5,8 @@ import UnixSignals
 
 /// Reloads the config file on SIGHUP (`systemctl reload passtapd`, `kill -HUP`): reads it,
 /// validates all of it with the same function as `passtapd --check-config`, and only then puts it
-/// in force. A file that does not validate is refused: the last good configuration keeps running,
+/// in force. Key files are also held to the running socket's group, which a reload cannot change
+/// (``Daemon/loadConfiguration(path:listening:)``). A file that does not validate is refused: the last good configuration keeps running,
 /// the log names the file, line and key, and `config.rejected` says the same.
 ///
 /// Reloads run one at a time: a SIGHUP during a reload queues one more (however many arrive),
@@ -22,7 +23,7 @@ public final class ConfigReloader: Service, Sendable {
 
     private let path: String
     private let live: LiveConfiguration
-    private let load: @Sendable (String) throws(ConfigurationError) -> Configuration
+    private let load: @Sendable (String, _ listening: Configuration.Socket) throws(ConfigurationError) -> Configuration
     private let apply: @Sendable (ReloadPlan, _ old: Configuration) async -> Void
     private let events: EventSink
     private let notifier: SystemdNotifier?
@@ -30,8 +31,9 @@ public final class ConfigReloader: Service, Sendable {
 
     /// A reloader of the file at `path` into `live`.
     /// - Parameters:
-    ///   - load: reads and validates a file (``Daemon/loadConfiguration(path:)``, the function
-    ///     `--check-config` runs).
+    ///   - load: reads and validates a file for a daemon whose socket runs with the given
+    ///     `[socket]` (``Daemon/loadConfiguration(path:listening:)``, the function `--check-config`
+    ///     runs).
     ///   - apply: puts a plan's effective configuration in force in the components that do not
     ///     read `live` themselves (log level, event hub, socket server, backends); called after
     ///     `live` holds it, with the configuration it replaced.
@@ -39,8 +41,9 @@ public final class ConfigReloader: Service, Sendable {
     ///   - notifier: systemd's notify socket; `nil` sends nothing.
     package init(
         path: String, live: LiveConfiguration,
-        load: @escaping @Sendable (String) throws(ConfigurationError) -> Configuration = { path throws(ConfigurationError) in
-            try Daemon.loadConfiguration(path: path)
+        load: @escaping @Sendable (String, Configuration.Socket) throws(ConfigurationError) -> Configuration = {
+            path, listening throws(ConfigurationError) in
+            try Daemon.loadConfiguration(path: path, listening: listening)
         },
         apply: @escaping @Sendable (ReloadPlan, Configuration) async -> Void, events: EventSink, notifier: SystemdNotifier?,
         logger: Logger
@@ -78,9 +81,11 @@ public final class ConfigReloader: Service, Sendable {
         notifier?.send(.reloading)
         defer { notifier?.send(.ready) }
         logger.info("reloading the config", metadata: ["config.file": "\(path)"])
+        // Reloads run one at a time: nothing replaces `live` between here and the replace below.
+        let old = live.current
         let new: Configuration
         do {
-            new = try load(path)
+            new = try load(path, old.socket)
         } catch {
             logger.error(
                 "config reload refused; the last good config keeps running",
@@ -93,7 +98,6 @@ public final class ConfigReloader: Service, Sendable {
             notifier?.send(.status("config reload refused: \(error)"))
             return .rejected(error)
         }
-        let old = live.current
         let plan = ReloadPlan(old: old, new: new)
         live.replace(with: plan.effective)
         await apply(plan, old)
