@@ -55,9 +55,11 @@ public struct Daemon: Sendable {
     }
 
     /// Reads and validates a config file (see ``ConfigLoader``): the one check both
-    /// `passtapd --check-config` and a reload (``ConfigReloader``) run, so they always agree.
-    public static func loadConfiguration(path: String) throws(ConfigurationError) -> Configuration {
-        try ConfigLoader.load(path: path)
+    /// `passtapd --check-config` and a reload (``ConfigReloader``) run, so they agree on every
+    /// file, with one addition on a reload: `listening`, the running daemon's `[socket]`, whose
+    /// socket keeps its group and mode until a restart, so key files must suit its group too.
+    public static func loadConfiguration(path: String, listening: Configuration.Socket? = nil) throws(ConfigurationError) -> Configuration {
+        try ConfigLoader.load(path: path, listening: listening)
     }
 
     /// Judges the directories on the way to `[socket] path` for the user this process runs as,

@@ -4,7 +4,9 @@ import PassTapProtocol
 
 /// The connections the ``SocketServer`` serves now, with who they are and the roles they were
 /// given, so a reload of `[access]` can find those whose roles it changes. Not thread-safe on its
-/// own: the server's lock guards it.
+/// own: the server's lock guards it, and orders admissions and reloads (a connection's roles are
+/// computed and it is added under that lock, which ``SocketServer/apply(_:)`` holds while it
+/// swaps the settings and scans).
 struct AdmittedClients {
     struct Client {
         let peer: PeerCredentials

@@ -166,13 +166,22 @@ public final class SocketServer: Service, Sendable {
         logger[metadataKey: "peer.uid"] = "\(peer.uid)"
         logger[metadataKey: "peer.pid"] = "\(peer.pid)"
         if let problem = peer.groupsProblem { logger.warning("\(problem)") }
-        let settings = self.settings.current
-        let roles = settings.access.roles(uid: peer.uid, groups: peer.allGroups)
-        guard !roles.isEmpty else {
+        // The roles are computed and the client registered in one step under the lock that
+        // `apply` holds while it swaps the settings and scans the clients: a reload either finds
+        // this client registered (and closes it if its roles change) or is in force before its
+        // roles are computed. Never a client with roles a reload took away (issue 19 §2).
+        let (settings, roles, id) = clients.withLock { clients in
+            let settings = self.settings.current
+            let roles = settings.access.roles(uid: peer.uid, groups: peer.allGroups)
+            let id = roles.isEmpty ? nil : clients.add(peer: peer, roles: roles, channel: client.channel)
+            return (settings, roles, id)
+        }
+        guard let id else {
             logger.notice("refusing a client that holds no role", metadata: ["peer.gid": "\(peer.gid)"])
             await refuse(client, .noRole(uid: peer.uid))
             return
         }
+        defer { clients.withLock { $0.remove(id) } }
         guard limiter.acquire(uid: peer.uid) else {
             logger.info("refusing a client over its user's limit", metadata: ["socket.max_clients_per_uid": "\(limiter.perUserLimit)"])
             await refuse(client, .tooManyClients(uid: peer.uid, limit: limiter.perUserLimit))
@@ -182,8 +191,6 @@ public final class SocketServer: Service, Sendable {
         logger.info("client connected", metadata: ["peer.roles": "\(roles.sorted().map(\.rawValue).joined(separator: ","))"])
         observer.clientsChanged(1)
         defer { observer.clientsChanged(-1) }
-        let id = clients.withLock { $0.add(peer: peer, roles: roles, channel: client.channel) }
-        defer { clients.withLock { $0.remove(id) } }
         await ClientConnection(
             channel: client, writer: accepted.writer, dispatcher: dispatcher, peer: peer, roles: roles,
             idleTimeout: settings.idleTimeout, logger: logger
@@ -199,11 +206,16 @@ public final class SocketServer: Service, Sendable {
     /// A connection whose roles differ under the new `[access]` is closed, so that no peer keeps a
     /// role it lost (or misses one it gained); it reconnects with its new roles. Every other
     /// connection, and its subscription, goes on.
+    ///
+    /// The settings are swapped and the connections scanned under the lock that admitting a
+    /// connection holds while it computes its roles and registers it, so no connection admitted
+    /// during a reload escapes the scan with roles computed under the old `[access]`.
     public func apply(_ new: SocketServerConfiguration) {
-        let old = settings.replace(with: new)
+        let changed = clients.withLock { clients in
+            let old = settings.replace(with: new)
+            return old.access == new.access ? [] : clients.changedRoles(under: new.access)
+        }
         limiter.setPerUserLimit(new.maxClientsPerUID)
-        guard old.access != new.access else { return }
-        let changed = clients.withLock { $0.changedRoles(under: new.access) }
         for client in changed {
             logger.notice(
                 "closing a client whose roles the reload changed; it may reconnect",

@@ -8,6 +8,12 @@ extension ConfigLoader {
     ///
     /// An empty (or absent) `read` list means the socket file's group: `[socket] group`, or the
     /// group passtapd runs as when that is not set (the group a new socket file gets).
+    ///
+    /// On a reload that changes `[socket] group` (restart-only), this default follows the file's
+    /// group while the running socket keeps its own; it is still never looser than both: only
+    /// members of the running socket's group (and root, and passtapd's own user, the socket's
+    /// owner) can connect, so the role reaches members of both groups only. Unlike a key file
+    /// (``keyFilePolicy(for:listening:)``), it needs no second check.
     static func readAccess(_ table: inout TableReader?, socket: Configuration.Socket) throws(ConfigurationError) -> Configuration.Access {
         var access = Configuration.Access()
         if var table {

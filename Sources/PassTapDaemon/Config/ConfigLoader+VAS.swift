@@ -138,18 +138,25 @@ extension ConfigLoader {
     /// socket file is created with: this process's own (so then no group may read a key). A
     /// socket mode that gives its group nothing has no socket group.
     ///
+    /// On a reload, `listening` is the running daemon's `[socket]`: its socket keeps that group and
+    /// mode until a restart, so that socket's group may not read a key either (the stricter policy
+    /// of the two wins). `nil` judges `socket` alone.
+    ///
     /// A `[socket] group` this system does not have is no key's group; the socket server refuses it
     /// at start.
-    static func keyFilePolicy(for socket: Configuration.Socket) -> MerchantKeyFilePolicy {
-        let socketGroup: UInt32?
-        if socket.mode & 0o070 == 0 {
-            socketGroup = nil
-        } else if let name = socket.group {
-            socketGroup = groupID(named: name)
-        } else {
-            socketGroup = UInt32(getegid())
+    static func keyFilePolicy(for socket: Configuration.Socket, listening: Configuration.Socket? = nil) -> MerchantKeyFilePolicy {
+        var policy = MerchantKeyFilePolicy(socketGroup: socketGroup(of: socket))
+        if let listening, let group = socketGroup(of: listening), group != policy.socketGroup {
+            policy.listeningSocketGroup = group
         }
-        return MerchantKeyFilePolicy(socketGroup: socketGroup)
+        return policy
+    }
+
+    /// The group that may open a socket with these settings, if any (see ``keyFilePolicy(for:listening:)``).
+    private static func socketGroup(of socket: Configuration.Socket) -> UInt32? {
+        guard socket.mode & 0o070 != 0 else { return nil }
+        guard let name = socket.group else { return UInt32(getegid()) }
+        return groupID(named: name)
     }
 
     /// The gid of group `name`, or `nil` if there is none (or it cannot be looked up).

@@ -14,7 +14,12 @@ public enum ConfigLoader {
     public static let defaultPath = "/etc/passtap/passtapd.toml"
 
     /// Reads the file at `path` and validates it, loading the merchant key files it names.
-    public static func load(path: String) throws(ConfigurationError) -> Configuration {
+    ///
+    /// `listening` is, on a reload, the `[socket]` of the running daemon, whose group and mode
+    /// change only at restart: each key file must then pass the key policy of that socket as well
+    /// as the file's, so the stricter of the two wins (``keyFilePolicy(for:listening:)``). `nil`
+    /// (start, `--check-config`) judges the file alone.
+    public static func load(path: String, listening: Configuration.Socket? = nil) throws(ConfigurationError) -> Configuration {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -22,19 +27,22 @@ public enum ConfigLoader {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read (check its permissions)" : "does not exist"
             throw ConfigurationError(file: path, line: nil, keyPath: "", problem: "the config file \(reason)")
         }
-        return try parse(text, file: path)
+        return try parse(text, file: path, listening: listening)
     }
 
-    /// Validates config text; `file` is only used in error messages.
-    public static func parse(_ text: String, file: String) throws(ConfigurationError) -> Configuration {
-        try parse(text, file: file, reusingTheLastTree: true)
+    /// Validates config text; `file` is only used in error messages. `listening` as for
+    /// ``load(path:listening:)``.
+    public static func parse(_ text: String, file: String, listening: Configuration.Socket? = nil) throws(ConfigurationError) -> Configuration {
+        try parse(text, file: file, listening: listening, reusingTheLastTree: true)
     }
 
     /// Validates config text, parsing it again even when it is the last text parsed when
     /// `reusingTheLastTree` is false. The config fuzz target does: the cached tree outlives its
     /// input, and LeakSanitizer cannot follow Swift's indirect-enum payload pointers (their spare
     /// bits carry the case), so it reported the cached nodes as leaked.
-    package static func parse(_ text: String, file: String, reusingTheLastTree: Bool) throws(ConfigurationError) -> Configuration {
+    package static func parse(
+        _ text: String, file: String, listening: Configuration.Socket? = nil, reusingTheLastTree: Bool
+    ) throws(ConfigurationError) -> Configuration {
         // toml++ aborts on some malformed text instead of reporting it: only text that follows
         // TOML's grammar reaches it.
         if let problem = TOMLSyntaxCheck.firstProblem(in: text) {
@@ -45,7 +53,7 @@ public enum ConfigLoader {
             reusingTheLastTree
             ? try ParsedTOMLCache.shared.entries(of: text) { () throws(ConfigurationError) in try tree(of: text, file: file) }
             : try tree(of: text, file: file)
-        return try validate(entries, file: file, locator: locator)
+        return try validate(entries, file: file, locator: locator, listening: listening)
     }
 
     /// The document's tree, copied out of TOMLKit.
@@ -71,7 +79,7 @@ public enum ConfigLoader {
 
     /// Checks a parsed document against the schema, loading the key files it names.
     private static func validate(
-        _ entries: [(key: String, value: ConfigNode)], file: String, locator: SourceLocator
+        _ entries: [(key: String, value: ConfigNode)], file: String, locator: SourceLocator, listening: Configuration.Socket?
     ) throws(ConfigurationError) -> Configuration {
         var root = TableReader(file: file, locator: locator, table: [], entries: entries)
         var configuration = Configuration()
@@ -134,7 +142,7 @@ public enum ConfigLoader {
         root.declare("vas")
         try root.rejectUnknownKeys()
         if var vas = try subtable("vas", of: &root) {
-            configuration.vas = try readVAS(&vas, keyPolicy: keyFilePolicy(for: configuration.socket))
+            configuration.vas = try readVAS(&vas, keyPolicy: keyFilePolicy(for: configuration.socket, listening: listening))
         }
         if let libnfcTable { try checkECPFrame(of: configuration, in: libnfcTable) }
         return configuration

@@ -5,7 +5,8 @@ import UnixSignals
 
 /// Reloads the config file on SIGHUP (`systemctl reload passtapd`, `kill -HUP`): reads it,
 /// validates all of it with the same function as `passtapd --check-config`, and only then puts it
-/// in force. A file that does not validate is refused: the last good configuration keeps running,
+/// in force. Key files are also held to the running socket's group, which a reload cannot change
+/// (``Daemon/loadConfiguration(path:listening:)``). A file that does not validate is refused: the last good configuration keeps running,
 /// the log names the file, line and key, and `config.rejected` says the same.
 ///
 /// Reloads run one at a time: a SIGHUP during a reload queues one more (however many arrive),
@@ -22,7 +23,7 @@ public final class ConfigReloader: Service, Sendable {
 
     private let path: String
     private let live: LiveConfiguration
-    private let load: @Sendable (String) throws(ConfigurationError) -> Configuration
+    private let load: @Sendable (String, _ listening: Configuration.Socket) throws(ConfigurationError) -> Configuration
     private let reserve: @Sendable (FileDescriptorBudget, String) throws(FileDescriptorBudgetError) -> Void
     private let apply: @Sendable (ReloadPlan, _ old: Configuration) async -> Void
     private let events: EventSink
@@ -31,8 +32,9 @@ public final class ConfigReloader: Service, Sendable {
 
     /// A reloader of the file at `path` into `live`.
     /// - Parameters:
-    ///   - load: reads and validates a file (``Daemon/loadConfiguration(path:)``, the function
-    ///     `--check-config` runs).
+    ///   - load: reads and validates a file for a daemon whose socket runs with the given
+    ///     `[socket]` (``Daemon/loadConfiguration(path:listening:)``, the function `--check-config`
+    ///     runs).
     ///   - reserve: makes the open-file limit cover the reloaded configuration's file descriptor
     ///     budget (a reload may turn a reader backend on), or throws
     ///     (``Daemon/reserveFileDescriptors(for:file:limit:setSoft:)`` by default).
@@ -43,8 +45,9 @@ public final class ConfigReloader: Service, Sendable {
     ///   - notifier: systemd's notify socket; `nil` sends nothing.
     package init(
         path: String, live: LiveConfiguration,
-        load: @escaping @Sendable (String) throws(ConfigurationError) -> Configuration = { path throws(ConfigurationError) in
-            try Daemon.loadConfiguration(path: path)
+        load: @escaping @Sendable (String, Configuration.Socket) throws(ConfigurationError) -> Configuration = {
+            path, listening throws(ConfigurationError) in
+            try Daemon.loadConfiguration(path: path, listening: listening)
         },
         reserve: @escaping @Sendable (FileDescriptorBudget, String) throws(FileDescriptorBudgetError) -> Void = {
             budget, path throws(FileDescriptorBudgetError) in _ = try Daemon.reserveFileDescriptors(for: budget, file: path)
@@ -86,9 +89,11 @@ public final class ConfigReloader: Service, Sendable {
         notifier?.send(.reloading)
         defer { notifier?.send(.ready) }
         logger.info("reloading the config", metadata: ["config.file": "\(path)"])
+        // Reloads run one at a time: nothing replaces `live` between here and the replace below.
+        let old = live.current
         let new: Configuration
         do {
-            new = try loadWithinTheOpenFileLimit()
+            new = try loadWithinTheOpenFileLimit(old: old)
         } catch {
             logger.error(
                 "config reload refused; the last good config keeps running",
@@ -101,7 +106,6 @@ public final class ConfigReloader: Service, Sendable {
             notifier?.send(.status("config reload refused: \(error)"))
             return .rejected(error)
         }
-        let old = live.current
         let plan = ReloadPlan(old: old, new: new)
         live.replace(with: plan.effective)
         await apply(plan, old)
@@ -124,10 +128,10 @@ public final class ConfigReloader: Service, Sendable {
 
     /// The file, validated; refused too when what would run (restart-only settings keep their
     /// values) needs more file descriptors than the open-file limit can give.
-    private func loadWithinTheOpenFileLimit() throws(ConfigurationError) -> Configuration {
-        let new = try load(path)
+    private func loadWithinTheOpenFileLimit(old: Configuration) throws(ConfigurationError) -> Configuration {
+        let new = try load(path, old.socket)
         do {
-            try reserve(FileDescriptorBudget(ReloadPlan(old: live.current, new: new).effective), path)
+            try reserve(FileDescriptorBudget(ReloadPlan(old: old, new: new).effective), path)
         } catch {
             throw ConfigurationError(file: path, line: nil, keyPath: "", problem: error.problem)
         }

@@ -21,6 +21,10 @@ private typealias GroupEntry = group
 /// `0600` (owner root or the daemon's user) always passes; `0640 root:passtapd`, where passtapd
 /// runs with group `passtapd` and the socket's group is another (`passtap`), passes too.
 ///
+/// On a reload, the socket passtapd listens on keeps the group and mode it was started with (they
+/// change only at restart), so its group (``listeningSocketGroup``) may not read a key either,
+/// whatever the file's `[socket]` says now: of the two socket groups, neither reads a key.
+///
 /// A symbolic link is followed only to a file that passes the same checks; one that points
 /// nowhere is refused. The checks are made on the file that was opened (`fstat`), not on its name,
 /// so the file judged is the file read.
@@ -35,6 +39,11 @@ public struct MerchantKeyFilePolicy: Sendable, Hashable {
     /// The socket file's group (`nil`: no group can open the socket). It may never read a key,
     /// even when it is also in ``readerGroups``.
     public var socketGroup: UInt32?
+    /// On a reload, the group of the socket passtapd listens on now, when it differs from
+    /// ``socketGroup`` (`[socket] group` and `mode` change only at restart): its members are the
+    /// clients until then, so it may never read a key either. `nil` at start and for
+    /// `--check-config`, which judge the file alone.
+    public var listeningSocketGroup: UInt32?
 
     /// A policy with the given owners, reader groups and socket group. Root may always own a key.
     public init(owners: Set<UInt32>, readerGroups: Set<UInt32>, socketGroup: UInt32?) {
@@ -105,6 +114,12 @@ public struct MerchantKeyFilePolicy: Sendable, Hashable {
             throw MerchantKeyError(
                 .insecurePermissions, path: path,
                 "mode \(octal) lets group \(group) read it, and that is the socket's group: every client could read the key; run chmod 0600 \(path)\(share)"
+            )
+        }
+        if let listening = listeningSocketGroup, status.gid == listening {
+            throw MerchantKeyError(
+                .insecurePermissions, path: path,
+                "mode \(octal) lets group \(group) read it, and that is the group of the socket passtapd listens on now ([socket] group and mode change only at restart): every client could read the key; run chmod 0600 \(path), or restart passtapd to put the file's [socket] in force"
             )
         }
         guard readerGroups.contains(status.gid) else {
