@@ -234,6 +234,9 @@ class SettingsTests(unittest.TestCase):
         self.assertEqual(self.value("ProtectClock"), "no")
         allow_list, selected = syscall_filter.expand(syscall_filter.filter_lines(UNIT.read_text()))
         self.assertEqual(syscall_filter.refused(allow_list, selected, ["adjtimex"]), [])
+        # glibc 2.36's adjtimex() is the clock_adjtime(CLOCK_REALTIME) system call (seen in
+        # passtapd's trace once a scenario asked for status): both must be let through.
+        self.assertEqual(syscall_filter.refused(allow_list, selected, ["clock_adjtime"]), [])
         # PrivateUsers= maps every socket peer to uid 65534 (the access roles need real ids);
         # PrivateNetwork= would take 127.0.0.1 (the metrics listener) away.
         for key in ("PrivateUsers", "PrivateNetwork", "DynamicUser"):
@@ -505,6 +508,23 @@ class SyscallFilterTests(unittest.TestCase):
                 self.assertEqual(len(refusals), 1, refusals)
                 self.assertTrue(refusals[0].startswith(refusal), refusals)
                 self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 1)
+
+    def test_an_internet_socket_is_judged_with_the_metrics_drop_in_and_only_that_traces(self):
+        plain = "7 socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0) = 3\n"
+        metrics = plain + "7 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, IPPROTO_IP) = 9\n"
+        with tempfile.TemporaryDirectory() as folder:
+            (Path(folder) / "passtapd-1.trace").write_text(plain)
+            (Path(folder) / "passtapd-2.trace").write_text(metrics)
+            # The drop-in lets AF_INET in for the trace that listened on it.
+            self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 0)
+            # Without the drop-in's families (a drop-in that adds none), the same trace fails.
+            empty = Path(folder) / "empty.conf"
+            empty.write_text("[Service]\n")
+            self.assertEqual(
+                syscall_filter.main(["check", "--unit", str(UNIT), "--metrics-dropin", str(empty), folder]), 1)
+            # A family the drop-in does not add still fails, in a trace with metrics or without.
+            (Path(folder) / "passtapd-2.trace").write_text(metrics + "7 socket(AF_PACKET, SOCK_RAW, 768) = 5\n")
+            self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 1)
 
     def test_address_families_combine_as_systemd_does(self):
         self.assertEqual(syscall_filter.address_families("[Service]\nRestrictAddressFamilies=AF_UNIX AF_INET\n"),
