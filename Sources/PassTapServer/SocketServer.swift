@@ -165,7 +165,16 @@ public final class SocketServer: Service, Sendable {
         var logger = self.logger
         logger[metadataKey: "peer.uid"] = "\(peer.uid)"
         logger[metadataKey: "peer.pid"] = "\(peer.pid)"
-        if let problem = peer.groupsProblem { logger.warning("\(problem)") }
+        if let problem = peer.groupsProblem {
+            // The same race one read later: a client that left between the two reads (seen with
+            // the rig's readiness probe) is gone, not a fault, and has nothing left to serve.
+            guard client.channel.isActive else {
+                logger.debug("closing a client that left before its groups could be read", metadata: ["error": "\(problem)"])
+                try? await client.executeThenClose { _, _ in }
+                return
+            }
+            logger.warning("\(problem)")
+        }
         // The roles are computed and the client registered in one step under the lock that
         // `apply` holds while it swaps the settings and scans the clients: a reload either finds
         // this client registered (and closes it if its roles change) or is in force before its
