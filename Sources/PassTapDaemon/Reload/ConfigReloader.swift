@@ -91,9 +91,9 @@ public final class ConfigReloader: Service, Sendable {
         logger.info("reloading the config", metadata: ["config.file": "\(path)"])
         // Reloads run one at a time: nothing replaces `live` between here and the replace below.
         let old = live.current
-        let new: Configuration
+        let plan: ReloadPlan
         do {
-            new = try loadWithinTheOpenFileLimit(old: old)
+            plan = try planWithinTheOpenFileLimit(old: old)
         } catch {
             logger.error(
                 "config reload refused; the last good config keeps running",
@@ -106,7 +106,6 @@ public final class ConfigReloader: Service, Sendable {
             notifier?.send(.status("config reload refused: \(error)"))
             return .rejected(error)
         }
-        let plan = ReloadPlan(old: old, new: new)
         live.replace(with: plan.effective)
         await apply(plan, old)
         if !plan.restartRequired.isEmpty {
@@ -126,15 +125,15 @@ public final class ConfigReloader: Service, Sendable {
         return .reloaded(plan)
     }
 
-    /// The file, validated; refused too when what would run (restart-only settings keep their
-    /// values) needs more file descriptors than the open-file limit can give.
-    private func loadWithinTheOpenFileLimit(old: Configuration) throws(ConfigurationError) -> Configuration {
-        let new = try load(path, old.socket)
+    /// The plan from `old` to the file, validated; refused too when what would run (restart-only
+    /// settings keep their values) needs more file descriptors than the open-file limit can give.
+    private func planWithinTheOpenFileLimit(old: Configuration) throws(ConfigurationError) -> ReloadPlan {
+        let plan = ReloadPlan(old: old, new: try load(path, old.socket))
         do {
-            try reserve(FileDescriptorBudget(ReloadPlan(old: old, new: new).effective), path)
+            try reserve(FileDescriptorBudget(plan.effective), path)
         } catch {
             throw ConfigurationError(file: path, line: nil, keyPath: "", problem: error.problem)
         }
-        return new
+        return plan
     }
 }
