@@ -173,7 +173,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapProtocolTests",
-            dependencies: ["PassTapProtocol", "PassTapCore", "ISO7816", "VAS", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["PassTapProtocol", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: upcoming
         ),
         .testTarget(

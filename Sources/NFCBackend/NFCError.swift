@@ -2,7 +2,7 @@ internal import CNFC
 import PassTapCore
 
 /// A libnfc call that failed: which function, libnfc's error code, and its own words.
-struct NFCError: Error, CustomStringConvertible {
+struct NFCError: Error, Hashable, CustomStringConvertible {
     /// A libnfc error code (`NFC_E*`), compared by value.
     struct Code: Hashable, Sendable, CustomStringConvertible {
         let rawValue: Int32
@@ -57,6 +57,9 @@ struct NFCError: Error, CustomStringConvertible {
     var meansRFFailure: Bool { code == .rfTransmission || code == .timeout || code == .targetReleased }
 
     var description: String { "\(function): \(message) (\(code))" }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// What the reader lifecycle does about it, once the driver knows whether the device is
     /// still there: a lost device ends the reader (`reader.removed`, then started again when it is

@@ -2,7 +2,8 @@ internal import CPCSCLite
 import PassTapCore
 
 /// A pcsc-lite call that failed: which function, the raw code, and pcsc-lite's own words.
-struct PCSCError: Error, CustomStringConvertible {
+/// Equal by ``code``.
+struct PCSCError: Error, Hashable, CustomStringConvertible {
     /// A pcsc-lite return code (`SCARD_E_*`, `SCARD_W_*`, `SCARD_F_*`), compared by value.
     struct Code: Hashable, Sendable, CustomStringConvertible {
         let rawValue: Int
@@ -58,6 +59,9 @@ struct PCSCError: Error, CustomStringConvertible {
     }
 
     var description: String { "\(function): \(message) (\(code))" }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// What the reader lifecycle does about this failure: pcscd gone ends the reader's thread
     /// (the monitor reconnects, and finds readers anew); another process holding the reader is

@@ -66,7 +66,7 @@ public final class MetricsServer: Service, Sendable {
         let channel = try await makeListener()
         listener.withLock { $0 = channel }
         guard let bound = channel.localAddress else {
-            let failure = MetricsServerError(address: address, underlying: ChannelError.unknownLocalAddress)
+            let failure = MetricsServerError(code: .noLocalAddress, address: address, underlying: ChannelError.unknownLocalAddress)
             try? await channel.close()
             startup.markFailed(failure)
             throw failure
@@ -111,7 +111,7 @@ public final class MetricsServer: Service, Sendable {
                 }
                 .bind(host: address.host, port: address.port).get()
         } catch {
-            let failure = MetricsServerError(address: address, underlying: error)
+            let failure = MetricsServerError(code: .bindFailed, address: address, underlying: error)
             startup.markFailed(failure)
             throw failure
         }
@@ -119,8 +119,18 @@ public final class MetricsServer: Service, Sendable {
     }
 }
 
-/// The metrics listener could not bind its address.
-public struct MetricsServerError: Error, CustomStringConvertible {
+/// The metrics listener could not bind its address. Equal by ``code``.
+public struct MetricsServerError: Error, Hashable, CustomStringConvertible {
+    /// What failed.
+    public enum Code: String, Hashable, Sendable {
+        /// Binding the address failed (in use, not allowed, no such address...): see ``underlying``.
+        case bindFailed = "bind_failed"
+        /// The socket was bound but has no local address to report.
+        case noLocalAddress = "no_local_address"
+    }
+
+    /// What failed.
+    public var code: Code
     /// The `[metrics] listen` address.
     public var address: ListenAddress
     /// What the bind threw.
@@ -129,6 +139,9 @@ public struct MetricsServerError: Error, CustomStringConvertible {
     public var description: String {
         "cannot listen for metrics on \(address) ([metrics] listen): \(underlying)"
     }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 /// Lets callers wait until the ``MetricsServer`` listens (or failed to start).

@@ -1,5 +1,5 @@
 /// Why a text is not strict JSON (RFC 8259), and where: the byte offset of the first byte that
-/// breaks the grammar.
+/// breaks the grammar. Equal by ``code``.
 public struct StrictJSONError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What broke the grammar.
     public enum Code: Sendable, Hashable {
@@ -46,6 +46,9 @@ public struct StrictJSONError: Error, Sendable, Hashable, CustomStringConvertibl
         self.code = code
         self.offset = offset
     }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public var description: String {
         let what: String

@@ -5,6 +5,7 @@ import Darwin
 #endif
 
 /// Why the ``SocketServer`` could not start (or stopped): each says what happened and what to do.
+/// Equal by ``code``.
 public struct SocketServerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kinds of failure.
     public enum Code: String, Sendable, Hashable {
@@ -32,6 +33,9 @@ public struct SocketServerError: Error, Hashable, Sendable, CustomStringConverti
         self.code = code
         self.message = message
     }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public var description: String { message }
 

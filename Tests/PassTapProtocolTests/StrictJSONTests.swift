@@ -66,7 +66,7 @@ import Testing
         (#"{"\u00C5":1,"\u212B":2}"#, .duplicateName, 12),
     ])
     func notStrictJSONIsRefusedWithWhyAndWhere(text: String, code: StrictJSONError.Code, offset: Int) {
-        #expect(throws: StrictJSONError(code, at: offset)) { try StrictJSON.validate(Self.bytes(text)) }
+        Self.expectRefused(code, at: offset) { try StrictJSON.validate(Self.bytes(text)) }
     }
 
     @Test(arguments: [
@@ -82,7 +82,7 @@ import Testing
         ([0xFE, 0xFF, 0x7B, 0x7D], 0),  // a UTF-16 byte-order mark
     ] as [([UInt8], Int)])
     func invalidUTF8IsRefused(bytes: [UInt8], offset: Int) {
-        #expect(throws: StrictJSONError(.invalidUTF8, at: offset)) { try StrictJSON.validate(bytes) }
+        Self.expectRefused(.invalidUTF8, at: offset) { try StrictJSON.validate(bytes) }
     }
 
     @Test func nestingUpToTheLimitIsAccepted() throws {
@@ -94,7 +94,17 @@ import Testing
     @Test func aLongLineOfDeepNestingIsRefusedWithoutRecursion() {
         // 64 KiB of '[' would overflow a recursive parser's stack on a small thread.
         let line = [UInt8](repeating: UInt8(ascii: "["), count: 64 * 1024)
-        #expect(throws: StrictJSONError(.tooDeep, at: StrictJSON.maximumDepth)) { try StrictJSON.validate(line) }
+        Self.expectRefused(.tooDeep, at: StrictJSON.maximumDepth) { try StrictJSON.validate(line) }
+    }
+
+    /// Expects `body` to throw a ``StrictJSONError`` with `code`, at `offset` (errors are equal by
+    /// code alone, so the offset is checked here).
+    static func expectRefused(
+        _ code: StrictJSONError.Code, at offset: Int, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    ) {
+        let error = #expect(throws: StrictJSONError.self, sourceLocation: sourceLocation) { try body() }
+        #expect(error?.code == code, sourceLocation: sourceLocation)
+        #expect(error?.offset == offset, sourceLocation: sourceLocation)
     }
 
     @Test func theDescriptionNamesTheProblemAndTheOffset() {
@@ -105,7 +115,7 @@ import Testing
 
     @Test func aDataSliceIsCheckedFromItsOwnStart() throws {
         let line = Data(#"xx{"a":1,}"#.utf8).dropFirst(2)
-        #expect(throws: StrictJSONError(.trailingComma, at: 7)) { try StrictJSON.validate(line) }
+        Self.expectRefused(.trailingComma, at: 7) { try StrictJSON.validate(line) }
         try StrictJSON.validate(Data(#"xx{"a":1}"#.utf8).dropFirst(2))
     }
 }

@@ -5,7 +5,7 @@
 /// message: A String providing a short description of the error. [...] data: A Primitive or
 /// Structured value that contains additional information about the error."
 /// PassTap's `message` says what happened and what to do; `data.reason` is the stable snake_case
-/// name of ``code``, and `data.code` carries a transport error's own code.
+/// name of ``code``, and `data.code` carries a transport error's own code. Equal by ``code``.
 public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The `data` member: machine-readable detail.
     public struct Detail: Sendable, Hashable, Codable {
@@ -34,6 +34,9 @@ public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConv
         self.message = message
         self.data = Detail(reason: code.reason, code: transportCode)
     }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// The `data.reason`, falling back to the code's own reason when a peer sent none.
     public var reason: String { data?.reason ?? code.reason }
