@@ -110,7 +110,7 @@ let package = Package(
         .target(
             name: "PassTapDaemon",
             dependencies: [
-                "PassTapCore", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics",
+                "PassTapCore", "PassTapProtocol", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -196,7 +196,7 @@ let package = Package(
         .testTarget(
             name: "PassTapMetricsTests",
             dependencies: [
-                "PassTapMetrics", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS",
+                "PassTapMetrics", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "ISO7816", "VAS",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

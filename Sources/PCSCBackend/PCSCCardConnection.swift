@@ -114,6 +114,7 @@ final class PCSCCardConnection: CardChannel {
                 SCardTransmit(handle, request, command, DWORD(command.count), nil, &receiveBuffer, &length)
             }
         }
+        TapTrace.mark(.answerReceived)
         let answer = Array(receiveBuffer.prefix(Int(length)))
         // Header, lengths and status word only: data can hold card numbers (a raw READ RECORD).
         logger.trace(

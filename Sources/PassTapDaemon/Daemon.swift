@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 public import PassTapCore
+import PassTapProtocol
 import PCSCBackend
 import NFCBackend
 import PassTapServer
@@ -83,7 +84,8 @@ public struct Daemon: Sendable {
 
     /// Runs until SIGTERM or SIGINT (or a service fails, which is thrown).
     public func run() async throws {
-        let hub = EventHub(capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes)
+        let hub = EventHub(
+            lineEncoder: EventNotificationEncoder(), capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes)
         let vasReads = VASReadQueue()
         let live = LiveConfiguration(configuration)
         // `status` and the metrics read the daemon's own events on their way to the hub.

@@ -34,10 +34,13 @@ public enum NDJSON {
         try JSONDecoder().decode(type, from: line)
     }
 
-    /// The encoder PassTap uses for the wire: compact, slashes unescaped.
+    /// The encoder PassTap uses for the wire, the one place its settings live: compact, slashes
+    /// unescaped, and keys sorted, so that the same value always gives the same bytes (Foundation
+    /// otherwise writes an object's keys in the order of its hash table, which changes from one
+    /// process to the next).
     public static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return encoder
     }
 }

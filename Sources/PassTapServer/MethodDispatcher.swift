@@ -12,8 +12,7 @@ import PassTapProtocol
 /// Everything a client can get wrong becomes a JSON-RPC error on the same connection; nothing
 /// here closes it.
 ///
-/// It also makes the subscribers' notification lines: an event's line is encoded once per view
-/// and shared by every subscriber of that view (``notificationLine(for:view:)``).
+/// It also gives the subscribers their notification lines (``notificationLine(for:view:)``).
 package struct MethodDispatcher: Sendable {
     /// What the connection should do after a line.
     package enum Outcome {
@@ -27,9 +26,6 @@ package struct MethodDispatcher: Sendable {
 
     /// The handlers, by method.
     let handlers: [RPCMethod: any MethodHandler]
-    /// Encodes an event (already in its view) as its `event` notification line; tests count
-    /// the calls.
-    let encodeEvent: @Sendable (Event) -> ByteBuffer
     /// Told of every `events.dropped` notice (the metrics recorder).
     let observer: SocketServerObserver
 
@@ -68,14 +64,10 @@ package struct MethodDispatcher: Sendable {
         self.init(handlers: handlers, observer: observer)
     }
 
-    /// A dispatcher for `handlers` (tests give their own, and may count event encodings).
-    init(
-        handlers: [any MethodHandler], encodeEvent: @escaping @Sendable (Event) -> ByteBuffer = Self.eventLine,
-        observer: SocketServerObserver = .none
-    ) {
+    /// A dispatcher for `handlers` (tests give their own).
+    init(handlers: [any MethodHandler], observer: SocketServerObserver = .none) {
         self.observer = observer
         self.handlers = Dictionary(handlers.map { (type(of: $0).method, $0) }, uniquingKeysWith: { first, _ in first })
-        self.encodeEvent = encodeEvent
     }
 
     /// Answers one line (without its newline) for a connection holding `roles`.
@@ -145,23 +137,18 @@ package struct MethodDispatcher: Sendable {
     }
 
     /// The line for one subscription item, for a subscriber with `view`: an `event` notification,
-    /// encoded by the first subscriber of that view to need it and shared with the others (the
-    /// `ByteBuffer`'s storage included), or an `events.dropped` notification of its own.
+    /// the line the hub encoded when it published the event, shared by every subscriber of that
+    /// view (the `ByteBuffer`'s storage included), or an `events.dropped` notification of its own.
     func notificationLine(for item: SubscriptionItem, view: EventView) -> ByteBuffer {
         switch item {
         case .event(let published):
-            return published.line(for: view, encode: encodeEvent)
+            return published.notificationLine(for: view)
         case .dropped(let count, let firstSeq, let lastSeq):
             observer.eventsDropped(count)
             return Self.encode(
                 JSONRPCNotification(
                     method: .eventsDropped, params: EventsDroppedParams(count: count, firstSeq: firstSeq, lastSeq: lastSeq)))
         }
-    }
-
-    /// An event's `event` notification line: how the server encodes events.
-    @Sendable static func eventLine(_ event: Event) -> ByteBuffer {
-        Self.encode(JSONRPCNotification(method: .event, params: event))
     }
 
     // MARK: Encoding

@@ -4,16 +4,16 @@ import PassTapCore
 /// Writes one connection's subscription to its channel, on the channel's event loop: the last
 /// step of the fan-out.
 ///
-/// An event for a thousand subscribers is a thousand writes, so each one is kept short. When the
-/// hub queues an event for this subscriber, the publishing thread (a reader's, which PassTap owns)
-/// makes sure the event's line in this subscriber's view exists (the first subscriber of a view
-/// encodes it there, the others find it made: ``MethodDispatcher/notificationLine(for:view:)``),
-/// then asks the channel's event loop to drain (``EventSubscription/poll(orNotify:)``: one hop,
-/// no task to wake). The drain writes each item's shared line while the channel is writable, then
-/// flushes once; event loops thus encode only what is not live (a replay, an `events.dropped`). A client that does not read makes its channel unwritable (NIO's
-/// write-buffer watermarks): the drain stops, the items wait in the hub's bounded queue and
-/// overflow there into one `events.dropped`, and the drain goes on once the channel is writable
-/// again. Nothing else waits for that client.
+/// An event for a thousand subscribers is a thousand writes, so each one is kept short. The hub
+/// encoded the event's line of each view when it was published, on the publishing thread (a
+/// reader's, which PassTap owns); when it queues the event for this subscriber it asks the
+/// channel's event loop to drain (``EventSubscription/poll(orNotify:)``: one hop, no task to
+/// wake). The drain writes each item's shared line while the channel is writable, then flushes
+/// once; event loops encode only `events.dropped` notices. A client that does not read makes its
+/// channel unwritable (NIO's write-buffer watermarks): the drain stops, the items wait in the
+/// hub's bounded queue and overflow there into one `events.dropped`, and the drain goes on once
+/// the channel is writable again. Nothing else waits for that client. The publishing thread never
+/// writes to a socket.
 ///
 /// Every connection's pipeline has one, idle until ``start(reply:subscription:)``. When the
 /// channel goes inactive the subscription is cancelled. Event-loop bound: the connection's task
@@ -62,12 +62,7 @@ final class SubscriptionWriter: ChannelInboundHandler, RemovableChannelHandler {
         }
         self.subscription = subscription
         let writer = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let lines = self.lines
-        let view = subscription.view
-        notify = { published in
-            _ = lines(.event(published), view)  // encoded here, once per view, not on the event loop
-            writer.eventLoop.execute { writer.value.drain() }
-        }
+        notify = { _ in writer.eventLoop.execute { writer.value.drain() } }
         if let reply { context.write(wrapOutboundOut(reply), promise: nil) }
         drain()
         context.flush()
@@ -78,11 +73,14 @@ final class SubscriptionWriter: ChannelInboundHandler, RemovableChannelHandler {
     private func drain() {
         guard let context, let subscription, let notify else { return }
         var wrote = false
+        var tapSeq: UInt64?
         while context.channel.isWritable, let item = subscription.poll(orNotify: notify) {
             context.write(wrapOutboundOut(lines(item, subscription.view)), promise: nil)
             wrote = true
+            if TapTrace.isEnabled, case .event(let published) = item, published.event.kind == .readResult { tapSeq = published.event.seq }
         }
         if wrote { context.flush() }
+        if let tapSeq { TapTrace.mark(.written, seq: tapSeq) }
     }
 
     private func stop() {

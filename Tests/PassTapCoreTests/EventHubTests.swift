@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func sequenceNumbersStartAtOneAndStrictlyIncrease() {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         #expect(hub.nextSeq == 1)
         let events = publish(hub, 5)
         #expect(events.map(\.seq) == [1, 2, 3, 4, 5])
@@ -45,7 +45,7 @@ import Testing
 
     @Test func publishStampsTimeFromTheClock() {
         let pinned = Date(timeIntervalSince1970: 1_800_000_000.25)
-        let hub = EventHub(capacity: 4, clock: { pinned })
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 4, clock: { pinned })
         let event = hub.publish(.backendUp, reader: nil, payload: .backend(name: "pcsc", reason: nil))
         #expect(event.time == pinned)
         #expect(event.reader == nil)
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func subscribingWithoutSinceGivesOnlyLiveEvents() async throws {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         publish(hub, 3)
         let subscription = try hub.subscribe(since: nil, queueLimit: 16)
         #expect(subscription.nextSeq == 4)
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func replayFromSinceMeetsTheLiveStreamWithNoGapAndNoDuplicate() async throws {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         publish(hub, 5)
         let subscription = try hub.subscribe(since: 3, queueLimit: 16)
         #expect(subscription.nextSeq == 6)
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func sinceEqualToNextSeqReplaysNothing() async throws {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         publish(hub, 4)
         let subscription = try hub.subscribe(since: 5, queueLimit: 16)
         publish(hub, 1)
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func sinceBeyondNextSeqIsRefused() {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         publish(hub, 2)
         #expect(throws: EventHubError.sinceInFuture(since: 4, nextSeq: 3)) {
             try hub.subscribe(since: 4, queueLimit: 16)
@@ -89,14 +89,14 @@ import Testing
     }
 
     @Test func queueLimitBelowOneIsRefused() {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         #expect(throws: EventHubError.invalidQueueLimit(0)) {
             try hub.subscribe(since: nil, queueLimit: 0)
         }
     }
 
     @Test func sinceOlderThanTheBufferReportsTheGapBeforeTheReplay() async throws {
-        let hub = EventHub(capacity: 3)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 3)
         publish(hub, 5)  // the buffer now holds 3, 4, 5
         #expect(hub.oldestSeq == 3)
         let subscription = try hub.subscribe(since: 1, queueLimit: 16)
@@ -107,12 +107,12 @@ import Testing
     }
 
     @Test func theReplayBufferIsBoundedInBytesAsWellAsInCount() async throws {
-        let probe = EventHub(capacity: 8)
+        let probe = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         publish(probe, 1)
         let small = probe.bufferedBytes
         #expect(small > 100)
 
-        let hub = EventHub(capacity: 100, maximumBytes: 3 * small)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 100, maximumBytes: 3 * small)
         publish(hub, 5)
         #expect(hub.bufferedCount == 3 && hub.bufferedBytes == 3 * small)
         #expect(hub.oldestSeq == 3)
@@ -123,14 +123,14 @@ import Testing
     }
 
     @Test func aLargeEventEvictsAsManyOldOnesAsItNeedsAndTheNewestIsAlwaysKept() {
-        let probe = EventHub(capacity: 8)
+        let probe = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         publish(probe, 1)
         let small = probe.bufferedBytes
-        let hub = EventHub(capacity: 100, maximumBytes: 4 * small)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 100, maximumBytes: 4 * small)
         publish(hub, 4)
         // An event about two small ones long takes the room of as many of the oldest as it needs.
         let payload = EventPayload.backend(name: "pcsc", reason: String(repeating: "x", count: small))
-        let sizer = EventHub(capacity: 8)
+        let sizer = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         sizer.publish(.backendDown, reader: nil, payload: payload)
         let kept = (4 * small - sizer.bufferedBytes) / small
         #expect(kept >= 1 && kept < 4)
@@ -146,20 +146,20 @@ import Testing
     }
 
     @Test func theCountBoundStillHoldsWithRoomToSpare() {
-        let hub = EventHub(capacity: 3, maximumBytes: 1 << 30)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 3, maximumBytes: 1 << 30)
         publish(hub, 10)
         #expect(hub.bufferedCount == 3 && hub.oldestSeq == 8)
     }
 
     @Test func sinceZeroMeansFromTheFirstEvent() async throws {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         publish(hub, 2)
         let subscription = try hub.subscribe(since: 0, queueLimit: 16)
         #expect(seqs(try await take(2, from: subscription)) == [1, 2])
     }
 
     @Test func replayLongerThanTheQueueLimitIsDeliveredWhole() async throws {
-        let hub = EventHub(capacity: 64)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 64)
         publish(hub, 40)
         let subscription = try hub.subscribe(since: 1, queueLimit: 4)
         publish(hub, 2)
@@ -167,7 +167,7 @@ import Testing
     }
 
     @Test func kindsFilterAppliesToReplayAndLive() async throws {
-        let hub = EventHub(capacity: 16)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 16)
         hub.publish(.cardInserted, reader: reader, payload: .card(CardInfo(atr: "3B00", uid: nil)))  // 1
         hub.publish(.cardRemoved, reader: reader, payload: .cardRemoved)  // 2
         let subscription = try hub.subscribe(since: 1, kinds: [.cardRemoved], queueLimit: 16)
@@ -179,7 +179,7 @@ import Testing
     }
 
     @Test func aFullQueueDropsEventsThenReportsTheRunOnceAndContinues() async throws {
-        let hub = EventHub(capacity: 64)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 64)
         let subscription = try hub.subscribe(since: nil, queueLimit: 2)
         publish(hub, 5)  // 1 and 2 fit, 3...5 are dropped; publish returned without a consumer
         let first = try await take(3, from: subscription)
@@ -190,7 +190,7 @@ import Testing
     }
 
     @Test func droppingContinuesUntilTheQueuedEventsAreConsumed() async throws {
-        let hub = EventHub(capacity: 64)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 64)
         let subscription = try hub.subscribe(since: nil, queueLimit: 2)
         publish(hub, 3)  // 1, 2 queued; 3 dropped
         #expect(try await next(subscription).flatMap { seqs([$0]).first } == 1)
@@ -202,7 +202,7 @@ import Testing
     }
 
     @Test func droppedEventsOfOtherKindsAreNotCounted() async throws {
-        let hub = EventHub(capacity: 64)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 64)
         let subscription = try hub.subscribe(since: nil, kinds: [.cardRemoved], queueLimit: 1)
         publish(hub, 1)  // 1 queued
         publish(hub, 1, kind: .readerAdded)  // 2: not wanted, not a drop
@@ -213,7 +213,7 @@ import Testing
     }
 
     @Test func aSlowSubscriberDoesNotAffectAnother() async throws {
-        let hub = EventHub(capacity: 64)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 64)
         let slow = try hub.subscribe(since: nil, queueLimit: 1)
         let fast = try hub.subscribe(since: nil, queueLimit: 100)
         publish(hub, 50)
@@ -224,7 +224,7 @@ import Testing
     }
 
     @Test func concurrentPublishersFromThreadsYieldOneGaplessOrderedStream() async throws {
-        let hub = EventHub(capacity: 4096)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 4096)
         let threads = 4
         let perThread = 500
         let subscription = try hub.subscribe(since: nil, queueLimit: threads * perThread)
@@ -247,7 +247,7 @@ import Testing
     }
 
     @Test func cancelEndsTheIterationAndForgetsTheSubscriber() async throws {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         let subscription = try hub.subscribe(since: nil, queueLimit: 4)
         #expect(hub.subscriberCount == 1)
         let consumer = Task { try await take(10, from: subscription).count }
@@ -259,7 +259,7 @@ import Testing
     }
 
     @Test func cancellingTheConsumingTaskEndsTheIteration() async throws {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         let subscription = try hub.subscribe(since: nil, queueLimit: 4)
         let consumer = Task { await subscription.next() }
         consumer.cancel()
@@ -268,7 +268,7 @@ import Testing
     }
 
     @Test func releasingASubscriptionUnsubscribes() throws {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         do {
             let subscription = try hub.subscribe(since: nil, queueLimit: 4)
             #expect(subscription.nextSeq == 1)
@@ -278,7 +278,7 @@ import Testing
     }
 
     @Test func aPolledSubscriptionIsToldOnceWhenAnEventArrivesAfterItRanDry() throws {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         let subscription = try hub.subscribe(since: nil, queueLimit: 4)
         let notices = Counter()
         let notify: @Sendable (PublishedEvent) -> Void = { _ in notices.increment() }
@@ -296,7 +296,7 @@ import Testing
     }
 
     @Test func theRingKeepsOnlyTheNewestEvents() async throws {
-        let hub = EventHub(capacity: 2)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 2)
         publish(hub, 3)
         #expect(hub.oldestSeq == 2)
         let subscription = try hub.subscribe(since: 2, queueLimit: 4)
@@ -316,7 +316,7 @@ final class Counter: Sendable {
     private let reader = ReaderID.pcsc("Test Reader 00 00")
 
     @Test func resizingKeepsTheNewestEventsAndTheirNumbersAndNumberingGoesOn() throws {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 8)
         for _ in 0..<6 { hub.publish(.cardRemoved, reader: reader, payload: .cardRemoved) }
         hub.resize(capacity: 3, maximumBytes: 1 << 20)
         #expect(hub.capacity == 3 && hub.bufferedCount == 3)
@@ -331,7 +331,7 @@ final class Counter: Sendable {
     }
 
     @Test func resizingByBytesEvictsTheOldest() {
-        let hub = EventHub(capacity: 100)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 100)
         for _ in 0..<10 { hub.publish(.cardRemoved, reader: reader, payload: .cardRemoved) }
         let each = hub.bufferedBytes / 10
         hub.resize(capacity: 100, maximumBytes: each * 4)
@@ -340,7 +340,7 @@ final class Counter: Sendable {
     }
 
     @Test func aLoweredQueueLimitHoldsForAnExistingSubscriber() async throws {
-        let hub = EventHub(capacity: 64)
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 64)
         let subscription = try hub.subscribe(since: nil, queueLimit: 10)
         hub.setQueueLimit(2)
         for _ in 0..<5 { hub.publish(.cardRemoved, reader: reader, payload: .cardRemoved) }

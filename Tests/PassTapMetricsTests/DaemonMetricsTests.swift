@@ -1,6 +1,7 @@
 import Foundation
 import ISO7816
 import PassTapCore
+import PassTapProtocol
 import PassTapMetrics
 import Prometheus
 import Testing
@@ -133,7 +134,7 @@ import VAS
 
     @Test func theSinkCountsEveryEventAndHandsItOn() throws {
         let metrics = metrics()
-        let hub = EventHub()
+        let hub = EventHub(lineEncoder: EventNotificationEncoder())
         let sink = metrics.sink(forwardingTo: hub.sink)
         sink.publish(.backendUp, nil, .backend(name: "pcsc", reason: nil))
         #expect(hub.nextSeq == 2)

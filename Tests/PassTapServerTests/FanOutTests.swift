@@ -27,12 +27,9 @@ import VAS
         return .readResult(ReadResult(card: card, target: .isoDep, session: SessionOutcome(vas: vas)))
     }
 
-    /// A dispatcher serving only `events.subscribe`, counting the events it encodes.
-    static func dispatcher(_ hub: EventHub, counting encodings: Counter) -> MethodDispatcher {
-        MethodDispatcher(handlers: [EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: 8)]) { event in
-            encodings.increment()
-            return MethodDispatcher.eventLine(event)
-        }
+    /// A dispatcher serving only `events.subscribe`.
+    static func dispatcher(_ hub: EventHub) -> MethodDispatcher {
+        MethodDispatcher(handlers: [EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: 8)])
     }
 
     /// Subscribes as a connection holding `roles` would.
@@ -66,8 +63,8 @@ import VAS
     }
 
     @Test func aSubscriberWithoutReadSeesNullsAndWithheldOneWithReadSeesTheMessage() async throws {
-        let hub = EventHub(capacity: 8)
-        let dispatcher = Self.dispatcher(hub, counting: Counter())
+        let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8)
+        let dispatcher = Self.dispatcher(hub)
         let observer = try await Self.subscribe(dispatcher, roles: [.observe])
         let reader = try await Self.subscribe(dispatcher, roles: [.observe, .read])
         hub.publish(.readResult, reader: Self.reader, payload: Self.readResultWithPass())
@@ -84,9 +81,9 @@ import VAS
     }
 
     @Test func anEventIsEncodedOncePerViewForAllItsSubscribersReplayIncluded() async throws {
-        let hub = EventHub(capacity: 8)
         let encodings = Counter()
-        let dispatcher = Self.dispatcher(hub, counting: encodings)
+        let hub = EventHub(lineEncoder: CountingEventEncoder(counter: encodings), capacity: 8)
+        let dispatcher = Self.dispatcher(hub)
         var subscriptions: [EventSubscription] = []
         for index in 0..<60 {
             subscriptions.append(try await Self.subscribe(dispatcher, roles: index % 3 == 0 ? [.observe, .read] : [.observe]))

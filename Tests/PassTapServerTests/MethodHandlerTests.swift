@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func aSecondSubscriptionOnOneConnectionIsRefused() async throws {
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8)
         let handler = EventsSubscribeHandler(hub: hub, daemon: Self.daemon, queueLimit: 4)
         let again = RequestContext(roles: [.observe], alreadySubscribed: true)
         #expect(try Self.failure(await handler.handle(EventsSubscribeParams(), context: again)).code == .alreadySubscribed)
@@ -92,7 +92,7 @@ import Testing
     /// Every method has a handler, and the role each needs is the issue's.
     @Test func theTableCoversEveryMethodWithItsRole() {
         let dispatcher = MethodDispatcher(
-            hub: EventHub(capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
+            hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
             configuration: SocketServerConfiguration(path: "/tmp/unused.sock"))
         #expect(Set(dispatcher.handlers.keys) == Set(RPCMethod.allCases))
         let roles = Dictionary(uniqueKeysWithValues: dispatcher.handlers.map { ($0.key, type(of: $0.value).role) })
@@ -116,7 +116,7 @@ import Testing
         let line = forbidden.line
         let roles = forbidden.roles
         let dispatcher = MethodDispatcher(
-            hub: EventHub(capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
+            hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
             configuration: SocketServerConfiguration(path: "/tmp/unused.sock", allowTransmit: true, vasMerchants: ["pass.a"]))
         guard case .reply(let buffer) = await dispatcher.handle(line: ByteBuffer(string: line), alreadySubscribed: false, roles: roles) else {
             throw Failure("no reply")
@@ -136,7 +136,7 @@ extension MethodHandlerTests {
         var logger = Logger(label: "passtap.test.audit") { _ in memory }
         logger.logLevel = .error
         let dispatcher = MethodDispatcher(
-            hub: EventHub(capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
+            hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
             configuration: SocketServerConfiguration(path: "/tmp/unused.sock", allowTransmit: false, vasMerchants: ["pass.a"]))
         let peer = PeerCredentials(pid: 4242, uid: 1001, gid: 1001)
         let calls: [(String, Set<AccessRole>)] = [

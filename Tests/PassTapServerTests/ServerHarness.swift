@@ -48,7 +48,7 @@ struct ServerHarness {
         // This process's user holds every role, root or not (tests of roles set their own).
         configuration.access = Configuration.Access(observe: [.everyone], read: [.user(getuid())], transmit: [.user(getuid())])
         configure(&configuration)
-        let hub = EventHub(capacity: hubCapacity)
+        let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: hubCapacity)
         let daemon = DaemonInfo.startingNow(version: "9.8.7-test")
         let server = SocketServer(
             configuration: configuration, hub: hub, backends: ReaderBackends([backend]), daemon: daemon,

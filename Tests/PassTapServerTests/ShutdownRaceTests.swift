@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PassTapCore
+import PassTapProtocol
 import PassTapServer
 import PassTapTestSupport
 import ServiceLifecycle
@@ -47,7 +48,7 @@ import Glibc
         var logger = Logger(label: "passtap.test.shutdown-race")
         logger.logLevel = .critical
         let server = SocketServer(
-            configuration: configuration, hub: EventHub(capacity: 16), backends: ReaderBackends([FakeReaderBackend(readers: [])]),
+            configuration: configuration, hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 16), backends: ReaderBackends([FakeReaderBackend(readers: [])]),
             daemon: DaemonInfo.startingNow(version: "test"), logger: logger)
         let group = ServiceGroup(services: [server], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -13,7 +13,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SocketDirectoryTests {
     private func makeServer(path: String) -> SocketServer {
         SocketServer(
-            configuration: SocketServerConfiguration(path: path), hub: EventHub(capacity: 4),
+            configuration: SocketServerConfiguration(path: path), hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 4),
             backends: ReaderBackends([FakeReaderBackend()]), daemon: .startingNow(version: "test"), logger: Logger(label: "test"))
     }
 

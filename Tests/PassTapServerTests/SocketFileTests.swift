@@ -18,7 +18,7 @@ import Testing
 
     private func makeServer(path: String, group: String? = nil) -> SocketServer {
         SocketServer(
-            configuration: SocketServerConfiguration(path: path, group: group), hub: EventHub(capacity: 4),
+            configuration: SocketServerConfiguration(path: path, group: group), hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 4),
             backends: ReaderBackends([FakeReaderBackend()]), daemon: .startingNow(version: "test"), logger: Logger(label: "test"))
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PassTapCore
+import PassTapProtocol
 import PassTapTestSupport
 import Synchronization
 import Testing
@@ -107,7 +108,7 @@ struct SocketPermissionRaceTests {
             // What the attacker left at the name last round.
             unlink(socket)
             let server = SocketServer(
-                configuration: configuration, hub: EventHub(capacity: 4), backends: ReaderBackends([FakeReaderBackend()]),
+                configuration: configuration, hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 4), backends: ReaderBackends([FakeReaderBackend()]),
                 daemon: .startingNow(version: "test"), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await server.run() }

@@ -13,13 +13,9 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SubscriptionWriterTests {
     static let reader = ReaderID.pcsc("Zeta Reader 00 00")
 
-    /// An active embedded channel with a writer that encodes as the server does (counting into
-    /// `encodings`).
-    static func channel(counting encodings: Counter = Counter()) throws -> (EmbeddedChannel, SubscriptionWriter) {
-        let dispatcher = MethodDispatcher(handlers: []) { event in
-            encodings.increment()
-            return MethodDispatcher.eventLine(event)
-        }
+    /// An active embedded channel with a writer that writes lines as the server does.
+    static func channel() throws -> (EmbeddedChannel, SubscriptionWriter) {
+        let dispatcher = MethodDispatcher(handlers: [])
         let writer = SubscriptionWriter { item, view in dispatcher.notificationLine(for: item, view: view) }
         let channel = EmbeddedChannel(handler: writer)
         try channel.connect(to: SocketAddress(unixDomainSocketPath: "/tmp/unused.sock")).wait()
@@ -44,7 +40,7 @@ import Testing
 
     @Test func theAnswerComesFirstThenTheReplayThenLiveEvents() throws {
         let (channel, writer) = try Self.channel()
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8)
         for _ in 0..<2 { hub.publish(.cardRemoved, reader: Self.reader, payload: .cardRemoved) }
         let subscription = try hub.subscribe(since: 1, queueLimit: 4)
         writer.start(reply: ByteBuffer(string: #"{"jsonrpc":"2.0","id":1,"result":{}}"# + "\n"), subscription: subscription)
@@ -55,10 +51,10 @@ import Testing
         _ = try channel.finish(acceptAlreadyClosed: true)
     }
 
-    @Test func aLiveEventIsEncodedByThePublisherBeforeTheEventLoopWritesIt() throws {
+    @Test func aLiveEventIsEncodedByThePublisherAndTheEventLoopOnlyWritesIt() throws {
         let encodings = Counter()
-        let (channel, writer) = try Self.channel(counting: encodings)
-        let hub = EventHub(capacity: 8)
+        let (channel, writer) = try Self.channel()
+        let hub = EventHub(lineEncoder: CountingEventEncoder(counter: encodings), capacity: 8)
         writer.start(reply: nil, subscription: try hub.subscribe(since: nil, queueLimit: 4))
         hub.publish(.cardRemoved, reader: Self.reader, payload: .cardRemoved)
         // The loop has not run yet: the publishing thread made the line, the loop only writes it.
@@ -72,7 +68,7 @@ import Testing
 
     @Test func anUnwritableChannelLeavesEventsInTheHubWhichReportsWhatOverflowed() throws {
         let (channel, writer) = try Self.channel()
-        let hub = EventHub(capacity: 16)
+        let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 16)
         writer.start(reply: nil, subscription: try hub.subscribe(since: nil, queueLimit: 2))
         channel.isWritable = false
         channel.pipeline.fireChannelWritabilityChanged()
@@ -91,7 +87,7 @@ import Testing
 
     @Test func closingTheChannelEndsTheSubscription() throws {
         let (channel, writer) = try Self.channel()
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8)
         writer.start(reply: nil, subscription: try hub.subscribe(since: nil, queueLimit: 4))
         #expect(hub.subscriberCount == 1)
         try channel.close().wait()
@@ -101,7 +97,7 @@ import Testing
     @Test func aSubscriptionStartedAfterTheChannelClosedEndsAtOnce() throws {
         let (channel, writer) = try Self.channel()
         try channel.close().wait()
-        let hub = EventHub(capacity: 8)
+        let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8)
         writer.start(reply: nil, subscription: try hub.subscribe(since: nil, queueLimit: 4))
         #expect(hub.subscriberCount == 0)
     }

@@ -11,14 +11,19 @@ import Synchronization
 /// carry on. One lock guards numbering, the ring and the subscriber table, so a subscription's
 /// replay and its live stream meet with no gap and no duplicate.
 ///
-/// Each event is stored and delivered as one ``PublishedEvent``, shared by the ring and every
-/// queue it reaches, which keeps its encoded lines: the server encodes an event once per
-/// ``EventView`` for all its subscribers, replays included.
+/// Each event is encoded when it is published, once per ``EventView`` that shows it differently,
+/// by the injected ``EventLineEncoder``, and stored and delivered as one ``PublishedEvent`` that
+/// keeps those lines. The ring and every queue it reaches share it, so every subscriber of a view,
+/// replays included, writes the same bytes.
 ///
 /// The replay buffer is bounded twice: at most ``capacity`` events (`[events] buffer`) and at most
 /// ``maximumBytes`` bytes (`[events] buffer_bytes`), each event counted at the length of its
-/// `event` line (``Event/lineSize(kind:reader:payload:)``, measured before the lock is taken).
-/// The oldest events are evicted while either bound is exceeded.
+/// longest line as encoded (``PublishedEvent``). The oldest events are evicted while either bound
+/// is exceeded.
+///
+/// Publishers take turns under a lock of their own (numbering and encoding happen there, so the
+/// ring stays in `seq` order); the state lock is held only to append and fan out, so subscribing
+/// or cancelling never waits for an encoding.
 public final class EventHub: Sendable {
     private struct State {
         var ring: EventHubRing
@@ -32,15 +37,26 @@ public final class EventHub: Sendable {
     /// How many bytes of events are kept for replay (`[events] buffer_bytes`).
     public var maximumBytes: Int { state.withLock { $0.ring.maximumBytes } }
     private let clock: @Sendable () -> Date
+    private let lineEncoder: any EventLineEncoder
     private let state: Mutex<State>
+    /// Held by one publisher at a time, from numbering to fan-out (see above); never taken while
+    /// holding `state`.
+    private let publishing = Mutex(())
 
     /// Creates a hub that keeps the last `capacity` events (at least 1), as long as they add up
     /// to at most `maximumBytes` (at least 1; the newest event is kept whatever its size).
-    /// - Parameter clock: where event times come from; tests may pin it.
-    public init(capacity: Int = 1024, maximumBytes: Int = 4 * 1024 * 1024, clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameters:
+    ///   - lineEncoder: makes each event's line, once per view (the daemon's is PassTapProtocol's
+    ///     `EventNotificationEncoder`).
+    ///   - clock: where event times come from; tests may pin it.
+    public init(
+        lineEncoder: any EventLineEncoder, capacity: Int = 1024, maximumBytes: Int = 4 * 1024 * 1024,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         precondition(capacity >= 1, "EventHub capacity must be at least 1 (config [events] buffer)")
         precondition(maximumBytes >= 1, "EventHub maximumBytes must be at least 1 (config [events] buffer_bytes)")
         self.clock = clock
+        self.lineEncoder = lineEncoder
         self.state = Mutex(State(ring: EventHubRing(capacity: capacity, maximumBytes: maximumBytes)))
     }
 
@@ -59,27 +75,33 @@ public final class EventHub: Sendable {
     /// How many subscriptions are live.
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
-    /// Numbers, timestamps, stores and fans out one event. Never blocks on a subscriber.
     /// A sink that publishes here, for backends and the tap coordinator.
     public var sink: EventSink {
         EventSink { kind, reader, payload in _ = self.publish(kind, reader: reader, payload: payload) }
     }
 
+    /// Numbers, timestamps, encodes, stores and fans out one event. Never blocks on a subscriber.
     @discardableResult
     public func publish(_ kind: EventKind, reader: ReaderID?, payload: EventPayload) -> Event {
-        let size = Event.lineSize(kind: kind, reader: reader, payload: payload)
-        let (event, wakeups) = state.withLock { state -> (Event, [SubscriberQueue.Wakeup]) in
-            let event = Event(seq: state.nextSeq, time: clock(), kind: kind, reader: reader, payload: payload)
-            let published = PublishedEvent(event)
-            state.nextSeq += 1
-            state.ring.append(published, size: size)
-            var wakeups: [SubscriberQueue.Wakeup] = []
-            for queue in state.subscribers.values {
-                if let wakeup = queue.push(published) { wakeups.append(wakeup) }
+        let (event, wakeups) = publishing.withLock { _ -> (Event, [SubscriberQueue.Wakeup]) in
+            // Only publishers move `nextSeq`, and they take turns here: it holds until the append.
+            let seq = state.withLock { $0.nextSeq }
+            let event = Event(seq: seq, time: clock(), kind: kind, reader: reader, payload: payload)
+            let published = PublishedEvent(event, encoder: lineEncoder)
+            if kind == .readResult { TapTrace.mark(.encoded) }
+            let wakeups = state.withLock { state -> [SubscriberQueue.Wakeup] in
+                state.nextSeq = seq + 1
+                state.ring.append(published, size: published.byteCount)
+                var wakeups: [SubscriberQueue.Wakeup] = []
+                for queue in state.subscribers.values {
+                    if let wakeup = queue.push(published) { wakeups.append(wakeup) }
+                }
+                return wakeups
             }
             return (event, wakeups)
         }
         for wakeup in wakeups { wakeup.resume() }
+        if kind == .readResult { TapTrace.mark(.published) }
         return event
     }
 

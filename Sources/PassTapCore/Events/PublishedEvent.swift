@@ -1,48 +1,39 @@
-import Synchronization
-
-/// An event as the ``EventHub`` keeps and delivers it: the event, and the lines it has been
-/// encoded to, at most one per ``EventView``.
+/// An event as the ``EventHub`` keeps and delivers it: the event, and its line in each
+/// ``EventView``, encoded once when it was published.
 ///
 /// The hub holds one `PublishedEvent` per event, in its replay ring and in every subscriber queue
-/// it reaches, so all subscribers of an event share it. The first one to need the event in its
-/// view encodes it (``line(for:encode:)``); every other subscriber of that view, live or
-/// replaying, gets the same line. An event is thus encoded once per view in use, not once per
-/// subscriber. The lines live as long as the event is buffered or queued somewhere.
+/// it reaches, so every subscriber of a view, live or replaying, writes the same line: an event is
+/// encoded at most once per view, never once per subscriber.
 ///
-/// Equal (and hashed) by its event: the lines are a cache.
+/// Equal (and hashed) by its event: the lines follow from it.
 public final class PublishedEvent: Sendable {
-    private struct LineKey: Hashable {
-        var view: EventView
-        var type: ObjectIdentifier
-    }
-
     /// The event, as published (the ``EventView/full`` view).
     public let event: Event
-    /// The lines made so far. Guarded by its own lock, held while a line is being made so that
-    /// concurrent subscribers of one view wait for it instead of encoding it again; it is never
-    /// taken together with the hub's or a queue's lock.
-    private let lines = Mutex<[LineKey: any Sendable]>([:])
+    /// Its line in the ``EventView/full`` view.
+    private let fullLine: any EventLine
+    /// Its line in the ``EventView/passesWithheld`` view; `nil` when that view shows the same
+    /// event (nothing to withhold), so the full line serves both.
+    private let withheldLine: (any EventLine)?
 
-    /// Wraps an event the hub has just numbered.
-    init(_ event: Event) {
+    /// Encodes an event the hub has just numbered, once per view that differs.
+    init(_ event: Event, encoder: any EventLineEncoder) {
         self.event = event
+        self.fullLine = encoder.line(for: event)
+        self.withheldLine = event.withholdingPasses().map { encoder.line(for: $0) }
     }
 
-    /// The event seen in `view` (``Event/viewed(as:)``), encoded by `encode` the first time a
-    /// line of type `Line` is asked for in that view, and the same line every later time.
-    ///
-    /// `encode` runs at most once per view and line type, under this event's lock: it must not
-    /// ask this event for a line itself. Every caller asking for one `Line` type must encode the
-    /// same way (the server has one encoder), since only the first one's line is kept.
-    public func line<Line: Sendable>(for view: EventView, encode: (Event) -> Line) -> Line {
-        let key = LineKey(view: view, type: ObjectIdentifier(Line.self))
-        return lines.withLock { lines in
-            if let line = lines[key] as? Line { return line }
-            let line = encode(event.viewed(as: view))
-            lines[key] = line
-            return line
+    /// The line subscribers with `view` write.
+    public func line(for view: EventView) -> any EventLine {
+        switch view {
+        case .full: fullLine
+        case .passesWithheld: withheldLine ?? fullLine
         }
     }
+
+    /// The bytes the hub counts for this event against `[events] buffer_bytes`: the length of its
+    /// longest line (the withheld one adds `"withheld":"access"` to each VAS entry, so it may be
+    /// the longer one when no entry carried a pass).
+    var byteCount: Int { max(fullLine.byteCount, withheldLine?.byteCount ?? 0) }
 }
 
 extension PublishedEvent: Hashable {

@@ -73,6 +73,7 @@ public final class TapCoordinator: TapHandler {
         } else {
             outcome = engine.run(plan, on: channel)
         }
+        TapTrace.mark(.sessionDone)
         let result = ReadResult(card: tap.card, target: .isoDep, session: outcome)
         // A session that outlived its thread's restart: the reader's events are the new
         // thread's now. A vas.read it claimed still gets the result the card gave.

@@ -1,0 +1,44 @@
+public import NIOCore
+public import PassTapCore
+
+/// The wire's ``EventLineEncoder``: an event as its JSON-RPC `event` notification line,
+/// `{"jsonrpc":"2.0","method":"event","params":EVENT}` and a newline, encoded as every other line
+/// of the socket is (``NDJSON/encodeLine(_:allocator:)``: compact, keys sorted).
+///
+/// The daemon hands one to its ``EventHub``, which encodes each event with it once per view when
+/// the event is published; the server then writes ``PublishedEvent/notificationLine(for:)``.
+public struct EventNotificationEncoder: EventLineEncoder {
+    public init() {}
+
+    public func line(for event: Event) -> any EventLine {
+        EventNotificationLine(buffer: Self.encode(event))
+    }
+
+    /// The `event` line of `event`, as a buffer to write.
+    public static func encode(_ event: Event) -> ByteBuffer {
+        do {
+            return try NDJSON.encodeLine(JSONRPCNotification(method: .event, params: event))
+        } catch {
+            // Events always encode; should one not, subscribers still get a well-formed line.
+            return ByteBuffer(string: #"{"jsonrpc":"2.0","method":"event","params":null}"# + "\n")
+        }
+    }
+}
+
+/// An `event` notification line as ``EventNotificationEncoder`` made it: the bytes every
+/// subscriber of one view writes (a `ByteBuffer` shares its storage when copied).
+public struct EventNotificationLine: EventLine {
+    /// The line, newline included.
+    public let buffer: ByteBuffer
+
+    public var byteCount: Int { buffer.readableBytes }
+}
+
+extension PublishedEvent {
+    /// The `event` line subscribers with `view` write: the one the hub's encoder made at publish
+    /// time (encoded here only for a hub that was given another encoder, a programming error).
+    public func notificationLine(for view: EventView) -> ByteBuffer {
+        if let line = line(for: view) as? EventNotificationLine { return line.buffer }
+        return EventNotificationEncoder.encode(event.viewed(as: view))
+    }
+}
