@@ -100,8 +100,8 @@ public final class EventHub: Sendable {
             }
             return (event, wakeups)
         }
-        for wakeup in wakeups { wakeup.resume() }
         if kind == .readResult { TapTrace.mark(.published) }
+        for wakeup in wakeups { wakeup.resume() }
         return event
     }
 

@@ -17,7 +17,8 @@ import Synchronization
 /// with each stage's `CLOCK_MONOTONIC` time in nanoseconds (the clock a client's arrival time can
 /// be compared with). Off, ``mark(_:)`` is one test of a constant.
 public enum TapTrace {
-    /// The stages, in the order a tap passes them.
+    /// The stages. A build that encodes when the hub publishes passes them in this order; the
+    /// one before issue 20 encoded on the way to the first subscriber, after `published`.
     public enum Stage: Int, CaseIterable, Sendable {
         /// The card's answer to an APDU came back (the last one of the session counts).
         case answerReceived
@@ -25,7 +26,7 @@ public enum TapTrace {
         case sessionDone
         /// The hub encoded the `read.result` line of each view.
         case encoded
-        /// The hub queued it for every subscriber and woke their event loops.
+        /// The hub queued it for every subscriber (their event loops are woken next).
         case published
         /// A subscriber's event loop wrote the line to its socket (the first subscriber's).
         case written
