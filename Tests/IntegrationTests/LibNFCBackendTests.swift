@@ -17,12 +17,18 @@ import Glibc
 @Suite(.serialized) struct LibNFCBackendTests {
     static let mastercard = "A0000000041010"
 
-    static func backend(on emulator: PN532Emulator, events: RecordedEvents, handler: some TapHandler) -> NFCReaderBackend {
+    /// A new emulator, and the backend driving it (with a handler that selects Mastercard), started.
+    static func start() throws -> (PN532Emulator, RecordedEvents, SelectingTapHandler, NFCReaderBackend) {
+        let emulator = try PN532Emulator()
+        let events = RecordedEvents()
+        let handler = SelectingTapHandler(aid: Self.mastercard)
         var configuration = Configuration()
         configuration.backends[.nfc] = Configuration.BackendSection()
         configuration.libnfc.devices = ["pn532_uart:" + emulator.link]
-        return NFCReaderBackend(
+        let backend = NFCReaderBackend(
             configuration: configuration, tapHandler: handler, events: EventSink(events.append), logger: Logger(label: "test"))
+        backend.start()
+        return (emulator, events, handler, backend)
     }
 
     /// The backend a `backend.up` or `backend.down` names.
@@ -32,10 +38,8 @@ import Glibc
     }
 
     @Test func backendUpComesOnceLibnfcInitialisesBeforeAnyReader() async throws {
-        let emulator = try PN532Emulator()
-        let events = RecordedEvents()
-        let backend = Self.backend(on: emulator, events: events, handler: SelectingTapHandler(aid: Self.mastercard))
-        backend.start()
+        let (emulator, events, _, backend) = try Self.start()
+        defer { emulator.stop() }
         _ = try await events.next(.readerAdded)
         await backend.shutdown(deadline: .seconds(2))
         let kinds = events.entries.map(\.kind)
@@ -66,10 +70,8 @@ import Glibc
     @Test func whenLibnfcCannotBeInitialisedBackendDownSaysWhyAndItIsRetried() async throws {
         NFCCalls.failing(["nfc_init"])
         defer { NFCCalls.failing([]) }
-        let emulator = try PN532Emulator()
-        let events = RecordedEvents()
-        let backend = Self.backend(on: emulator, events: events, handler: SelectingTapHandler(aid: Self.mastercard))
-        backend.start()
+        let (emulator, events, _, backend) = try Self.start()
+        defer { emulator.stop() }
         let down = try await events.next(.backendDown)
         #expect(Self.backendName(down) == "nfc")
         #expect(down.reason == "libnfc nfc_init failed: libnfc could not allocate a context")
@@ -90,11 +92,8 @@ import Glibc
             threads.withLock { _ = $0["\(function)", default: []].insert(name.isEmpty ? "(unnamed)" : name) }
         }
         defer { NFCCalls.observe(nil) }
-        let emulator = try PN532Emulator()
-        let events = RecordedEvents()
-        let handler = SelectingTapHandler(aid: Self.mastercard)
-        let backend = Self.backend(on: emulator, events: events, handler: handler)
-        backend.start()
+        let (emulator, events, handler, backend) = try Self.start()
+        defer { emulator.stop() }
         let reader = try await events.next(.readerAdded)
         try emulator.command("tap")
         let tap = try await handler.next()
@@ -120,6 +119,7 @@ import Glibc
 
     @Test func withNoDevicesConfiguredTheDevicesLibnfcsScanFindsAreDriven() async throws {
         let emulator = try PN532Emulator(arguments: ["--tap"])
+        defer { emulator.stop() }
         // What /etc/nfc/libnfc.conf's device.connstring would say; AUTO_SCAN off keeps the scan
         // away from the machine's USB devices.
         setenv("LIBNFC_DEVICE", "pn532_uart:" + emulator.link, 1)
@@ -147,11 +147,8 @@ import Glibc
             if "\(function)" == "nfc_abort_command" { aborts.withLock { $0 += 1 } }
         }
         defer { NFCCalls.observe(nil) }
-        let emulator = try PN532Emulator()
-        let events = RecordedEvents()
-        let handler = SelectingTapHandler(aid: Self.mastercard)
-        let backend = Self.backend(on: emulator, events: events, handler: handler)
-        backend.start()
+        let (emulator, events, handler, backend) = try Self.start()
+        defer { emulator.stop() }
         _ = try await events.next(.readerAdded)
         try emulator.command("stall")
         try emulator.command("tap")
