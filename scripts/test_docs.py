@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The documentation's cross-references hold: every `vas-protocol.md §N.N` a tracked file cites
-exists (and so does the numbered step it names), every `docs/PAGE.md` a file names exists, every
+exists (and so does the numbered step it names), every page of docs/ a file names exists, every
 section it names by title ("docs/operations.md, "Metrics"") is a heading of that page, and every
 Markdown link between the pages leads to a file and heading that exist.
 
