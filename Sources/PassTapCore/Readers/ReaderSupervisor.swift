@@ -21,7 +21,7 @@ public final class ReaderSupervisor: Sendable {
 
     private let backends: ReaderBackends
     private let period: Duration
-    private let sessionBudget: @Sendable () -> Duration
+    private let live: LiveConfiguration
     private let logger: Logger
     private let state = Mutex(State())
     private let wake = NSCondition()
@@ -29,14 +29,12 @@ public final class ReaderSupervisor: Sendable {
 
     /// A supervisor of `backends`' readers, looking every `period`.
     /// - Parameters:
-    ///   - sessionBudget: a tap's budget now (`[session] budget_ms`; read every round, so a reload
-    ///     applies).
-    public init(
-        backends: ReaderBackends, period: Duration = .seconds(1), sessionBudget: @escaping @Sendable () -> Duration, logger: Logger
-    ) {
+    ///   - live: where a tap's budget comes from (`[session] budget_ms`; read every round, so a
+    ///     reload applies).
+    public init(backends: ReaderBackends, period: Duration = .seconds(1), live: LiveConfiguration, logger: Logger) {
         self.backends = backends
         self.period = period
-        self.sessionBudget = sessionBudget
+        self.live = live
         self.logger = logger
     }
 
@@ -76,7 +74,7 @@ public final class ReaderSupervisor: Sendable {
 
     /// One look at every reader; restarts the stuck ones. Runs on the supervisor's thread.
     func round(at now: ContinuousClock.Instant) {
-        let budget = sessionBudget()
+        let budget = Duration.milliseconds(live.current.sessionBudgetMilliseconds)
         var stuckNow: Set<ObjectIdentifier> = []
         for backend in backends.backends {
             let allowance = budget + backend.transportTimeout
