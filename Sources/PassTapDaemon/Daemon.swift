@@ -55,8 +55,9 @@ public struct Daemon: Sendable {
 
     /// Reads and validates a config file (see ``ConfigLoader``): the one check both
     /// `passtapd --check-config` and a reload (``ConfigReloader``) run, so they agree on every
-    /// file, with one addition on a reload: `listening`, the running daemon's `[socket]`, whose
-    /// socket keeps its group and mode until a restart, so key files must suit its group too.
+    /// file, with one addition on a reload: `listening`, the `[socket]` the running socket was
+    /// bound with (``LiveConfiguration/bound``), which keeps its group and mode until a restart,
+    /// so key files must suit its group too.
     public static func loadConfiguration(path: String, listening: Configuration.Socket? = nil) throws(ConfigurationError) -> Configuration {
         try ConfigLoader.load(path: path, listening: listening)
     }
