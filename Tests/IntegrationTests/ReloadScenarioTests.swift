@@ -80,11 +80,11 @@ extension PCSCScenarioTests {
         @Test func aMerchantAddedByAReloadIsCountedUnderItsOwnNameOnMetrics() throws {
             let port = try MetricsScenarioTests.freePort()
             let metrics = "[metrics]\nlisten = \"127.0.0.1:\(port)\"\n"
-            let (rig, ledger) = try Self.rig(config: metrics + Self.vas([Self.loyalty]))
-            defer { rig.stop() }
+            let phone = try Self.rig(config: metrics + Self.vas([Self.loyalty])), rig = phone.rig, ledger = phone.ledger
+            defer { phone.stop() }
             try rig.reload(config: metrics + Self.vas([Self.loyalty, Self.coffee]))
             #expect(try ledger.next("config.reloaded")["changed"] as? [String] == ["vas.merchants"])
-            #expect(try Self.statuses(try Self.tap(rig, ledger)) == [Self.loyalty: "data_not_found", Self.coffee: "success"])
+            #expect(try Self.statuses(try phone.tap()) == [Self.loyalty: "data_not_found", Self.coffee: "success"])
 
             let scraped = try MetricsScenarioTests.scrape(port)
             let value = { (merchant: String, status: String) in
