@@ -1,7 +1,7 @@
 import Foundation
 import ISO7816
 import PassTapCore
-import PassTapDaemon
+import PassTapConfig
 import PassTapServer
 
 /// `config`: config file text through `ConfigLoader.parse`, as `passtapd` and `--check-config`
