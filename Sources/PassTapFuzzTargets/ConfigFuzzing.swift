@@ -1,7 +1,7 @@
 import Foundation
 import ISO7816
 import PassTapCore
-import PassTapDaemon
+import PassTapConfig
 
 /// `config`: config file text through `ConfigLoader.parse`, as `passtapd` and `--check-config`
 /// read it. The file sits in a folder of its own that holds one valid merchant key file,
