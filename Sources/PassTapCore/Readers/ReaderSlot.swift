@@ -28,8 +28,8 @@ public final class ReaderSlot: Sendable {
     public let id: ReaderID
     private let port: any ReaderPort
     private let shared = Mutex(Shared())
-    /// Wakes a backoff pause when the slot stops.
-    private let pause = NSCondition()
+    /// The reader's backoff pause, which stopping the slot ends.
+    private let pause = StoppableWait()
     /// Whether the slot was abandoned (``abandon(because:)``): held while the thread publishes, so
     /// no event of the abandoned thread can follow the `reader.removed` that abandons it.
     private let abandoned = Mutex(false)
@@ -172,9 +172,7 @@ public final class ReaderSlot: Sendable {
         guard first else { return }
         failPending(stopAnswer)
         port.stop()
-        pause.lock()
-        pause.broadcast()
-        pause.unlock()
+        pause.stop()
     }
 
     /// Runs one blocking call of the reader's thread (opening the reader, a wait slice, a tap's
@@ -232,11 +230,7 @@ public final class ReaderSlot: Sendable {
 
     /// Sleeps up to `seconds`, returning early when the slot stops.
     func sleep(seconds: Double) {
-        pause.lock()
-        defer { pause.unlock() }
-        if !isStopping {
-            _ = pause.wait(until: Date(timeIntervalSinceNow: seconds))
-        }
+        pause.pause(for: .milliseconds(Int(seconds * 1000)))
     }
 }
 
