@@ -213,7 +213,7 @@ public final class ReaderSlot: Sendable {
     /// Gives up on a thread stuck in a call to the reader: the slot stops (its requests are
     /// answered `reader_unavailable` with `reason`, and its backend's `stop` verb tries to end
     /// the call), and nothing the thread does from now on reaches `events`, where
-    /// `reader.removed` with `reason` is published now. The backend then starts the reader anew.
+    /// `reader.removed` with `reason` is published now. The ``ReaderRegistry`` then starts the reader anew.
     /// Returns false when the slot was stopped or abandoned already.
     @discardableResult
     public func abandon(because reason: String, events: EventSink) -> Bool {

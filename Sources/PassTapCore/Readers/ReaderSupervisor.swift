@@ -13,7 +13,6 @@ import Synchronization
 /// supervisor as running while its rounds keep coming.
 public final class ReaderSupervisor: Sendable {
     private struct State {
-        var stopping = false
         var lastRound: ContinuousClock.Instant?
         var restarts = 0
         /// Stuck slots whose restart was declined last round (logged once).
@@ -53,7 +52,7 @@ public final class ReaderSupervisor: Sendable {
     /// Starts the supervisor's thread.
     public func start() {
         threads.spawn(name: "reader-watch") { [self] in
-            while !isStopping {
+            while !wait.isStopped {
                 round(at: .now)
                 wait.pause(for: period)
             }
@@ -62,12 +61,9 @@ public final class ReaderSupervisor: Sendable {
 
     /// Stops the thread and waits for it, at most `deadline`.
     public func stop(deadline: Duration = .seconds(1)) async {
-        state.withLock { $0.stopping = true }
         wait.stop()
         _ = await threads.allExited(within: deadline)
     }
-
-    private var isStopping: Bool { state.withLock { $0.stopping } }
 
     /// One look at every reader; restarts the stuck ones. Runs on the supervisor's thread.
     func round(at now: ContinuousClock.Instant) {
