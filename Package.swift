@@ -146,15 +146,16 @@ let package = Package(
         .target(
             name: "PassTapFuzzTargets",
             dependencies: [
-                "ISO7816", "VAS", "PassTapCore", "PassTapProtocol", "PassTapServer", "PassTapDaemon",
+                "ISO7816", "VAS", "PassTapCore", "PassTapProtocol", "PassTapServer", "PassTapDaemon", "PassTapTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
         ),
 
-        // Test helpers shared by the test targets (a time limit on every wait); not a product.
-        .target(name: "PassTapTestSupport", swiftSettings: upcoming),
+        // Test helpers shared by the test targets and the fuzz targets (a time limit on every wait,
+        // the card double); not a product.
+        .target(name: "PassTapTestSupport", dependencies: ["ISO7816", "VAS", "PassTapCore"], swiftSettings: upcoming),
 
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"], swiftSettings: upcoming),
         .testTarget(
@@ -173,7 +174,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapProtocolTests",
-            dependencies: ["PassTapProtocol", "PassTapCore", "ISO7816", "VAS", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["PassTapProtocol", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: upcoming
         ),
         .testTarget(

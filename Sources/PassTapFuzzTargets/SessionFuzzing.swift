@@ -4,11 +4,12 @@ import NIOCore
 import ISO7816
 import PassTapCore
 import PassTapProtocol
+import PassTapTestSupport
 import VAS
 
-/// The card-facing fuzz targets. Each runs the real session engine on one tap of a
-/// ``ScriptedPhone`` whose answer at one step is the fuzzer's, then checks the `read.result`
-/// line a subscriber would get:
+/// The card-facing fuzz targets. Each runs the real session engine on one tap of a phone (a
+/// `ScriptedCard` with fixed answers by command) whose answer at one step is the fuzzer's, then
+/// checks the `read.result` line a subscriber would get:
 /// - it is one JSON object on one line of at most `NDJSON.maximumLineBytes`;
 /// - it never holds the merchant's private key;
 /// - a published FCI holds no card data (``FCIRecord/cardDataTags``) and is at most
@@ -36,19 +37,11 @@ enum SessionFuzzing {
         return SessionPlan(aids: [payment, try! AID(hex: "D2760000850101")], ppse: true, vas: VASPlan(settings: settings), budget: .seconds(2))
     }()
 
-    /// A correct SELECT `OSE.VAS.01` answer.
-    static let vasSelectAnswer: [UInt8] =
-        BERTLVWriter.encode(
-            tag: 0x6F,
-            value: BERTLVWriter.encode(tag: 0x50, value: Array("ApplePay".utf8)) + BERTLVWriter.encode(tag: 0x9F21, value: [0x01, 0x00])
-                + BERTLVWriter.encode(tag: 0x9F24, value: [0xE9, 0xCA, 0xED, 0xE3]) + BERTLVWriter.encode(tag: 0x9F23, value: [0, 0, 0, 0x3E]))
-        + [0x90, 0x00]
+    /// A correct SELECT `OSE.VAS.01` answer: ApplePay, version 0100, capabilities `0000003E`.
+    static let vasSelectAnswer: [UInt8] = VASPhone().selectAnswer + [0x90, 0x00]
 
     /// A correct GET VAS DATA answer carrying `cryptogram`.
-    static func vasDataAnswer(_ cryptogram: [UInt8]) -> [UInt8] {
-        BERTLVWriter.encode(tag: 0x70, value: BERTLVWriter.encode(tag: 0x9F2A, value: []) + BERTLVWriter.encode(tag: 0x9F27, value: cryptogram))
-            + [0x90, 0x00]
-    }
+    static func vasDataAnswer(_ cryptogram: [UInt8]) -> [UInt8] { VASPhone.dataAnswer(cryptogram: cryptogram) }
 
     /// `message` sealed for the fixed merchant key, as a phone would.
     static func sealed(_ message: [UInt8], variant: VASCipherVariant) -> [UInt8] {
@@ -62,11 +55,11 @@ enum SessionFuzzing {
     static let correctVASData = vasDataAnswer(sealed(Array("member 0042".utf8), variant: .a))
 
     /// A phone that answers everything correctly: its pass, then a Mastercard application.
-    static func correctPhone() -> ScriptedPhone {
-        let phone = ScriptedPhone()
+    static func correctPhone() -> Phone {
+        let phone = Phone()
         phone.vasSelect = vasSelectAnswer
         phone.vasData = correctVASData
-        phone.applications[payment.hex] = BERTLVWriter.encode(tag: 0x6F, value: BERTLVWriter.encode(tag: 0x84, value: payment.bytes)) + [0x90, 0x00]
+        phone.card.selectAnswers[payment.hex] = BERTLVWriter.encode(tag: 0x6F, value: BERTLVWriter.encode(tag: 0x84, value: payment.bytes)) + [0x90, 0x00]
         return phone
     }
 
@@ -78,7 +71,7 @@ enum SessionFuzzing {
         var input = FuzzInput(bytes)
         let phone = correctPhone()
         phone.vasSelect = input.chunk()
-        phone.afterwards = remainingChunks(&input)
+        phone.card.followUps = remainingChunks(&input)
         _ = try run(phone, input: bytes)
         // The answer is parsed by itself as well, and its lenient reading never traps.
         if let select = try? ResponseAPDU(bytes: phone.vasSelect ?? []) {
@@ -100,7 +93,7 @@ enum SessionFuzzing {
         switch (mode & 0x7F) % 3 {
         case 0:
             phone.vasData = input.chunk()
-            phone.afterwards = remainingChunks(&input)
+            phone.card.followUps = remainingChunks(&input)
             _ = try run(phone, input: bytes)
             if let response = try? ResponseAPDU(bytes: phone.vasData), let cryptogram = VASDataResponse(response).cryptogram {
                 _ = plan.vas?.settings.merchants.first?.decryptor?.decrypt(cryptogram)
@@ -134,13 +127,13 @@ enum SessionFuzzing {
         let phone = correctPhone()
         phone.vasSelect = nil
         switch mode {
-        case 0: phone.applications[payment.hex] = answer
-        case 1: phone.ppse = answer
+        case 0: phone.card.selectAnswers[payment.hex] = answer
+        case 1: phone.card.selectAnswers[PaymentDirectory.aid.hex] = answer
         default:
-            phone.applications[payment.hex] = nil
-            phone.applications["D2760000850101"] = answer
+            phone.card.selectAnswers[payment.hex] = nil
+            phone.card.selectAnswers["D2760000850101"] = answer
         }
-        phone.afterwards = remainingChunks(&input)
+        phone.card.followUps = remainingChunks(&input)
         _ = try run(phone, input: bytes)
         let data = Array(answer.dropLast(2))
         for scope in [FCIRecord.Scope.withoutCardData, .paymentApplication] {
@@ -165,11 +158,11 @@ enum SessionFuzzing {
     }
 
     /// Runs one tap on `phone` and checks its `read.result` line.
-    static func run(_ phone: ScriptedPhone, input: [UInt8]) throws(FuzzFinding) -> SessionOutcome {
+    static func run(_ phone: Phone, input: [UInt8]) throws(FuzzFinding) -> SessionOutcome {
         let clock = phone.clock
         let engine = SessionEngine(clock: { now }, monotonicClock: { clock.now })
-        let outcome = engine.run(plan, on: phone)
-        try checkLine(of: outcome, answers: phone.answers, input: input)
+        let outcome = engine.run(plan, on: phone.card)
+        try checkLine(of: outcome, answers: Array(phone.card.answers.joined()), input: input)
         if let fci = outcome.aid.fci {
             // Which scope applied depends on the application; card data is withheld in both.
             try checkPublished(fci)

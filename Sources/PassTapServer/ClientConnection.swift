@@ -109,6 +109,7 @@ struct ClientConnection {
             subscription?.cancel()
             return
         }
+        logger.debug("the client ended its input")
         // The client half-closed and every line it sent is answered. A subscription goes on
         // streaming until the client closes; otherwise the answers are flushed before the
         // connection closes.

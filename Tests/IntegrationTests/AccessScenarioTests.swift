@@ -12,8 +12,8 @@ extension PCSCScenarioTests {
     @Suite(.serialized, .enabled(if: getuid() == 0, "needs root to run a client as another user"))
     struct AccessScenarioTests {
         /// A socket `nobody` reaches through its group; `read` only for root.
-        static func rig() throws -> VASScenarioTests.VASRig {
-            let vas = try VASScenarioTests.VASRig(socket: #"group = "nogroup""#, extra: "[access]\nread = [\"uid:0\"]")
+        static func rig() throws -> PhoneRig {
+            let vas = try VASScenarioTests.rig(socket: #"group = "nogroup""#, extra: "[access]\nread = [\"uid:0\"]")
             chmod(vas.rig.directory.path, 0o755)
             return vas
         }
@@ -21,7 +21,7 @@ extension PCSCScenarioTests {
         /// Runs a Python client as nobody:nogroup (which cannot write in the rig's folder, so it
         /// prints): it sends `lines`, ends its input, and prints every line it gets up to the first `read.result` or
         /// the daemon's close. Returns the process and the file its output goes to.
-        static func nobody(_ vas: VASScenarioTests.VASRig, lines: [String], name: String) throws -> (Spawned, URL) {
+        static func nobody(_ vas: PhoneRig, lines: [String], name: String) throws -> (Spawned, URL) {
             let output = vas.rig.directory.appendingPathComponent("\(name).out")
             let script = """
                 import json, socket, sys
@@ -59,7 +59,7 @@ extension PCSCScenarioTests {
             try vas.rig.waitFor("nobody's subscription") { Self.text(output).contains(#""next_seq""#) }
 
             // Root (read) gets the message.
-            let full = try VASScenarioTests.VASRig.entries(try vas.tap())
+            let full = try PhoneRig.entries(try vas.tap())
             let coffee = try #require(full.first { $0["pass_type_id"] as? String == VASScenarioTests.coffee })
             #expect(coffee["status"] as? String == "success")
             #expect(coffee["message"] as? String == "member 0042")
@@ -69,7 +69,7 @@ extension PCSCScenarioTests {
             #expect(watcher.wait(seconds: 20).inTime)
             let seen = try Self.messages(output)
             let event = try #require(seen.last?["params"] as? [String: Any], "\(seen)")
-            let withheld = try VASScenarioTests.VASRig.entries(event)
+            let withheld = try PhoneRig.entries(event)
             let entry = try #require(withheld.first { $0["pass_type_id"] as? String == VASScenarioTests.coffee })
             #expect(entry["status"] as? String == "success")
             #expect(entry["message"] is NSNull)

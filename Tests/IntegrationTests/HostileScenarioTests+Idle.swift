@@ -36,7 +36,7 @@ extension PCSCScenarioTests.HostileScenarioTests {
     @Test(.enabled(if: getuid() == 0, "needs root to run a peer as another user"))
     func idleConnectionsUpToAUsersLimitLeaveTheTillServed() throws {
         let limit = 32
-        let hostile = try HostileRig(socket: "group = \"nogroup\"\nidle_timeout_ms = 15000\nmax_clients_per_uid = \(limit)")
+        let hostile = try Self.rig(socket: "group = \"nogroup\"\nidle_timeout_ms = 15000\nmax_clients_per_uid = \(limit)")
         defer { hostile.stop() }
         chmod(hostile.rig.directory.path, 0o755)
         try hostile.report.begin()

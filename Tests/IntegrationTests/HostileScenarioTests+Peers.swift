@@ -42,7 +42,7 @@ extension PCSCScenarioTests.HostileScenarioTests {
     }
 
     @Test func hostilePeersLeaveTheSubscriberWholeAndTheTillServed() throws {
-        let hostile = try HostileRig()
+        let hostile = try Self.rig()
         defer { hostile.stop() }
 
         // 10 000 garbage lines on one connection, pipelined 500 at a time.

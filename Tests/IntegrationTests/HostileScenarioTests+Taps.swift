@@ -9,7 +9,7 @@ extension PCSCScenarioTests.HostileScenarioTests {
 
     /// `coffee: malformed_response (9000) — problem`, from a `read.result`'s coffee entry.
     static func entrySummary(_ result: [String: Any]) -> String {
-        guard let entry = HostileRig.coffee(result) else { return "no VAS entry" }
+        guard let entry = PhoneRig.entry(in: result) else { return "no VAS entry" }
         let sw = (entry["sw"] as? String).map { " (\($0))" } ?? ""
         let problem = (entry["problem"] as? String).map { ": “\($0)”" } ?? ""
         return "coffee \(entry["status"] as? String ?? "?")\(sw)\(problem)"
@@ -18,8 +18,8 @@ extension PCSCScenarioTests.HostileScenarioTests {
     /// A check that the coffee entry has `status` and no message; it reports the entry.
     static func withheld(_ status: String) -> ([String: Any]) -> String {
         { result in
-            #expect(HostileRig.coffee(result)?["status"] as? String == status, "\(result)")
-            #expect(HostileRig.coffee(result)?["message"] is NSNull)
+            #expect(PhoneRig.entry(in: result)?["status"] as? String == status, "\(result)")
+            #expect(PhoneRig.entry(in: result)?["message"] is NSNull)
             return entrySummary(result)
         }
     }
@@ -32,7 +32,7 @@ extension PCSCScenarioTests.HostileScenarioTests {
                 let wallet = vas?["wallet"] as? String ?? ""
                 #expect(wallet == String(repeating: "\\x01", count: 32) + "...[8000 bytes]", "\(wallet)")
                 #expect((vas?["problem"] as? String)?.contains("does not do Apple VAS") == true, "\(vas ?? [:])")
-                #expect(HostileRig.coffee(result)?["status"] as? String == "not_requested")
+                #expect(PhoneRig.entry(in: result)?["status"] as? String == "not_requested")
                 #expect(errorCode(result) == nil, "\(result)")
                 return "label cut to 32 bytes, marked `...[8000 bytes]`; VAS not done (not ApplePay); payment AID still selected"
             },
@@ -42,24 +42,24 @@ extension PCSCScenarioTests.HostileScenarioTests {
                 #expect(aid?["fci"] is NSNull, "\(aid ?? [:])")
                 let omitted = aid?["fci_omitted"] as? String ?? ""
                 #expect(omitted.contains("over the 1024 published"), "\(omitted)")
-                #expect(HostileRig.coffee(result)?["status"] as? String == "success")
+                #expect(PhoneRig.entry(in: result)?["status"] as? String == "success")
                 return "FCI not published: “\(omitted)”; the pass in the same tap read"
             },
             HostileTap("UID of 4096 bytes (FF CA answer)", "oversized_uid") { result in
                 #expect(result["uid"] is NSNull, "\(result["uid"] ?? "")")
                 let note = result["uid_note"] as? String ?? ""
                 #expect(note.contains("4096 bytes"), "\(note)")
-                #expect(HostileRig.coffee(result)?["status"] as? String == "success")
+                #expect(PhoneRig.entry(in: result)?["status"] as? String == "success")
                 return "`uid` null, `uid_note` “\(note)”; the pass read"
             },
             HostileTap("endless `61xx` (61 10 to every GET RESPONSE)", "chain_forever") { result in
                 #expect(errorCode(result) == "too_many_round_trips", "\(result)")
-                #expect(HostileRig.coffee(result)?["status"] as? String == "not_requested")
+                #expect(PhoneRig.entry(in: result)?["status"] as? String == "not_requested")
                 return "session ended: `too_many_round_trips` (32 exchanges); \(entrySummary(result))"
             },
             HostileTap("`6C00` to every GET VAS DATA", "wrong_le") { result in
-                #expect(HostileRig.coffee(result)?["status"] as? String == "unexpected_status", "\(result)")
-                #expect(HostileRig.coffee(result)?["sw"] as? String == "6C00")
+                #expect(PhoneRig.entry(in: result)?["status"] as? String == "unexpected_status", "\(result)")
+                #expect(PhoneRig.entry(in: result)?["sw"] as? String == "6C00")
                 #expect(errorCode(result) == nil, "\(result)")
                 return "resent once with Le 256, then \(entrySummary(result))"
             },
@@ -67,12 +67,12 @@ extension PCSCScenarioTests.HostileScenarioTests {
             // SCardTransmit waits, as for a card that never answers, until the phone leaves.
             HostileTap("answer of 0 bytes (no status word)", "empty_answer", leavingAfter: "80CA") { result in
                 #expect(errorCode(result) == "card_removed", "\(result)")
-                #expect(HostileRig.coffee(result)?["status"] as? String == "not_requested")
+                #expect(PhoneRig.entry(in: result)?["status"] as? String == "not_requested")
                 return "the exchange waits (vpcd never completes it) until the phone leaves; then `\(errorCode(result) ?? "no error")`; \(entrySummary(result))"
             },
             HostileTap("answer of 1 byte (half a status word)", "one_byte_answer") { result in
                 #expect(errorCode(result) == "malformed_response", "\(result)")
-                #expect(HostileRig.coffee(result)?["status"] as? String == "not_requested")
+                #expect(PhoneRig.entry(in: result)?["status"] as? String == "not_requested")
                 return "session ended: `malformed_response`; \(entrySummary(result))"
             },
             HostileTap("3 s for each answer", setUp: ["delay 3000"], tearDown: ["delay 0"]) { result in

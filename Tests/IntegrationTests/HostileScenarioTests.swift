@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import VAS
 
 #if canImport(Glibc)
 import Glibc
@@ -15,119 +14,13 @@ extension PCSCScenarioTests {
     /// normal tap is read, and after each hostile peer the till is served. Each input's figures
     /// (passtapd's RSS and CPU) go to `docs/reliability.md` (see ``ReliabilityReport``).
     @Suite(.serialized) struct HostileScenarioTests {
-        static let coffee = "pass.com.example.coffee"
-        static let message = "member 0042"
+        static let coffee = PhoneRig.coffee
+        static let message = PhoneRig.message
 
-        /// A daemon with one merchant (coffee), the phone holding its pass, the ledger subscribed
-        /// before anything happens, and the report on this daemon.
-        struct HostileRig {
-            let rig: Rig
-            let ledger: EventLedger
-            let report: ReliabilityReport
-
-            /// `socket` adds `[socket]` keys.
-            init(socket: String = "") throws {
-                let config = """
-                    \(socket)
-                    [session]
-                    aids = ["A0000000041010"]
-                    [vas]
-                    enabled = true
-                    [[vas.merchants]]
-                    pass_type_id = "\(HostileScenarioTests.coffee)"
-                    keys = ["coffee.pem"]
-                    """
-                rig = try Rig(config: config, cardArguments: ["--phone", "{rig}/phone.json"]) { folder in
-                    let key = MerchantKey.generate()
-                    try key.write(toFile: folder.appendingPathComponent("coffee.pem").path, format: .sec1)
-                    let phone: [String: Any] = [
-                        "passes": [
-                            [
-                                "pass_type_id": HostileScenarioTests.coffee, "key": folder.appendingPathComponent("coffee.pem").path,
-                                "message": HostileScenarioTests.message,
-                            ]
-                        ]
-                    ]
-                    try JSONSerialization.data(withJSONObject: phone).write(to: folder.appendingPathComponent("phone.json"))
-                }
-                do {
-                    ledger = try EventLedger(rig: rig)
-                    // The backend and its readers are up before any input is tried.
-                    try ledger.next("reader.added")
-                } catch {
-                    rig.stop()
-                    throw error
-                }
-                report = ReliabilityReport(pid: rig.daemonPID)
-            }
-
-            /// A tap as a customer makes it: the phone enters the field, stays until the tap's
-            /// `read.result`, and leaves. Returns that `read.result`.
-            ///
-            /// With `leavingAfter`, the phone leaves as soon as it has received a command starting
-            /// with those hex digits, without waiting for the `read.result`: for an exchange that
-            /// never ends while the phone is there.
-            @discardableResult
-            func tap(leavingAfter prefix: String? = nil) throws -> [String: Any] {
-                try rig.cardCommand("tap")
-                if let prefix {
-                    try rig.waitFor("the phone to receive \(prefix)…") {
-                        ((try? rig.cardCommand("apdus")["apdus"] as? [String]) ?? []).contains { $0.hasPrefix(prefix) }
-                    }
-                    try rig.cardCommand("remove")
-                }
-                let result = try ledger.next("read.result", timeout: 30)
-                if prefix == nil { try rig.cardCommand("remove") }
-                try ledger.next("card.removed")
-                return result
-            }
-
-            /// The coffee entry of a `read.result` (or a `vas.read` result).
-            static func coffee(_ result: [String: Any]) -> [String: Any]? {
-                ((result["vas"] as? [String: Any])?["entries"] as? [[String: Any]])?.first
-            }
-
-            /// A normal tap, which must give the pass.
-            func normalTap(after input: String) throws {
-                let entry = Self.coffee(try tap())
-                #expect(entry?["status"] as? String == "success", "the tap after \(input): \(entry ?? [:])")
-                #expect(entry?["message"] as? String == HostileScenarioTests.message, "the tap after \(input)")
-            }
-
-            /// The till: a new connection asks `status`, then `vas.read` for the coffee pass, which
-            /// the next tap answers (a tap before the call is queued is a plain tap: tap again).
-            /// Returns what it got, for the report.
-            func tillIsServed(after input: String) throws -> String {
-                let till = try LineSocket(path: rig.socketPath)
-                try till.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#)
-                let status = try till.readJSON(what: "the till's status") { $0["id"] as? Int == 1 }
-                #expect((status["result"] as? [String: Any])?["protocol"] as? Int == 1, "status after \(input): \(status)")
-                try till.sendLine(
-                    #"{"jsonrpc":"2.0","id":2,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","timeout_ms":30000}}"#)
-                for taps in 1...5 {
-                    try tap()
-                    if let answer = try? till.readJSON(timeout: 1, what: "the till's vas.read", until: { $0["id"] as? Int == 2 }) {
-                        let entry = (answer["result"] as? [String: Any]).flatMap(Self.coffee)
-                        #expect(entry?["status"] as? String == "success", "vas.read after \(input): \(answer)")
-                        #expect(entry?["message"] as? String == HostileScenarioTests.message, "vas.read after \(input)")
-                        return "till: status, then vas.read read the pass (\(taps) tap\(taps == 1 ? "" : "s"))"
-                    }
-                }
-                Issue.record("the till's vas.read was not answered by 5 taps after \(input)")
-                return "till: vas.read NOT answered"
-            }
-
-            /// The subscriber has seen every event once, got no `events.dropped`, and its
-            /// connection still answers.
-            func checkSubscriber(after input: String) {
-                #expect(ledger.problems.isEmpty, "after \(input): \(ledger.problems)")
-                #expect(ledger.answersOnItsConnection(), "after \(input): the subscriber's connection no longer answers")
-            }
-
-            func stop() {
-                report.flush()
-                rig.stop()
-            }
+        /// A phone rig with one merchant (coffee), its ledger subscribed before anything happens
+        /// and the reader up; `socket` adds `[socket]` keys.
+        static func rig(socket: String = "") throws -> PhoneRig {
+            try PhoneRig(config: PhoneRig.config(merchants: [PhoneRig.coffee], socket: socket))
         }
 
         /// One hostile tap: the phone's line commands that make it (and undo it), and what the
@@ -159,7 +52,7 @@ extension PCSCScenarioTests {
         }
 
         @Test func everyHostileTapIsReportedAndTheNextTapReadsWithNoEventLost() throws {
-            let hostile = try HostileRig()
+            let hostile = try Self.rig()
             defer { hostile.stop() }
             // A normal tap first: the replay case resends its cryptogram.
             try hostile.normalTap(after: "the start")
@@ -167,7 +60,7 @@ extension PCSCScenarioTests {
                 let mark = hostile.ledger.mark()
                 try hostile.report.begin()
                 for command in step.setUp { try hostile.rig.cardCommand(command) }
-                let result = try hostile.tap(leavingAfter: step.leavingAfter)
+                let result = try hostile.tapUntilRead(leavingAfter: step.leavingAfter)
                 for command in step.tearDown { try hostile.rig.cardCommand(command) }
                 let did = step.check(result)
                 let hostileEvents = hostile.ledger.since(mark)
@@ -179,5 +72,45 @@ extension PCSCScenarioTests {
             }
             #expect(hostile.ledger.problems.isEmpty, "\(hostile.ledger.problems)")
         }
+    }
+}
+
+/// The hostile suite's steps on its rig.
+extension PhoneRig {
+    /// A normal tap, which must give the pass.
+    func normalTap(after input: String) throws {
+        let entry = Self.entry(in: try tapUntilRead())
+        #expect(entry?["status"] as? String == "success", "the tap after \(input): \(entry ?? [:])")
+        #expect(entry?["message"] as? String == Self.message, "the tap after \(input)")
+    }
+
+    /// The till: a new connection asks `status`, then `vas.read` for the coffee pass, which
+    /// the next tap answers (a tap before the call is queued is a plain tap: tap again).
+    /// Returns what it got, for the report.
+    func tillIsServed(after input: String) throws -> String {
+        let till = try LineSocket(path: rig.socketPath)
+        try till.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#)
+        let status = try till.readJSON(what: "the till's status") { $0["id"] as? Int == 1 }
+        #expect((status["result"] as? [String: Any])?["protocol"] as? Int == 1, "status after \(input): \(status)")
+        try till.sendLine(
+            #"{"jsonrpc":"2.0","id":2,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","timeout_ms":30000}}"#)
+        for taps in 1...5 {
+            try tapUntilRead()
+            if let answer = try? till.readJSON(timeout: 1, what: "the till's vas.read", until: { $0["id"] as? Int == 2 }) {
+                let entry = (answer["result"] as? [String: Any]).flatMap { Self.entry(in: $0) }
+                #expect(entry?["status"] as? String == "success", "vas.read after \(input): \(answer)")
+                #expect(entry?["message"] as? String == Self.message, "vas.read after \(input)")
+                return "till: status, then vas.read read the pass (\(taps) tap\(taps == 1 ? "" : "s"))"
+            }
+        }
+        Issue.record("the till's vas.read was not answered by 5 taps after \(input)")
+        return "till: vas.read NOT answered"
+    }
+
+    /// The subscriber has seen every event once, got no `events.dropped`, and its
+    /// connection still answers.
+    func checkSubscriber(after input: String) {
+        #expect(ledger.problems.isEmpty, "after \(input): \(ledger.problems)")
+        #expect(ledger.answersOnItsConnection(), "after \(input): the subscriber's connection no longer answers")
     }
 }

@@ -112,7 +112,7 @@ import Testing
         return (status.st_uid, status.st_gid)
     }
 
-    // MARK: keygen --owner (as root, the way the package's README has it)
+    // MARK: keygen --owner (as root, the way docs/install.md has it)
 
     @Test(.enabled(if: geteuid() == 0, "giving a file to another user needs root"))
     func keygenOwnerGivesTheKeyAndTheFolderItMadeToThatUser() throws {

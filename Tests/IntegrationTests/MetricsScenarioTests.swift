@@ -10,8 +10,6 @@ extension PCSCScenarioTests {
     /// `[metrics] listen` and `status` health on the real stack: pcscd, vsmartcard-vpcd, the
     /// virtual iPhone and the built passtapd, scraped by Python's urllib over TCP.
     @Suite(.serialized) struct MetricsScenarioTests {
-        typealias VASRig = VASScenarioTests.VASRig
-
         /// A free TCP port on 127.0.0.1 (bound, read back and released).
         static func freePort() throws -> Int {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -69,7 +67,7 @@ extension PCSCScenarioTests {
 
         @Test func aTapShowsOnMetricsAndStatusAndTheReadersSeriesGoWithTheReader() throws {
             let port = try Self.freePort()
-            let vas = try VASRig(extra: "[metrics]\nlisten = \"127.0.0.1:\(port)\"")
+            let vas = try VASScenarioTests.rig(extra: "[metrics]\nlisten = \"127.0.0.1:\(port)\"")
             defer { vas.stop() }
             let reader = String(vas.rig.readerID)
             let (watcher, _) = try vas.rig.subscriber(kinds: ["reader.removed", "backend.down"])

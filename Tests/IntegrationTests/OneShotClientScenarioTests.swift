@@ -143,12 +143,23 @@ import Glibc
             try Self.request(1, "status"),
             try Self.request(2, "vas.read", ["reader": rig.nfcReaderID, "timeout_ms": 20_000]),
         ]
+        let (events, _) = try rig.subscriber(kinds: ["read.result", "card.removed"])
         let client = try PipedClient(command, lines: lines, rig: rig)
         _ = try client.waitFor("the status answer") { $0["id"] as? Int == 1 }
-        usleep(500_000)  // the vas.read line right behind it is waiting by now: the next card is ours
         #expect(!client.process.hasExited(), "\(command) quit while its vas.read waited")
-        try rig.emulatorCommand("tap")
-        let answer = try client.waitFor("the vas.read answer", timeout: 25) { $0["id"] as? Int == 2 }
+        // No sleep as synchronisation: tap until the vas.read is answered (a tap before the call
+        // is queued is a plain tap, and the phone leaves again); the answering tap is the last one.
+        var answered: [String: Any]?
+        for _ in 0..<10 where answered == nil {
+            try rig.emulatorCommand("tap")
+            _ = try events.readJSON(timeout: 25, what: "the tap's read.result") { Self.kind($0) == "read.result" }
+            answered = try? client.waitFor("the vas.read answer", timeout: 2) { $0["id"] as? Int == 2 }
+            if answered == nil {
+                try rig.emulatorCommand("remove")
+                _ = try events.readJSON(timeout: 15, what: "card.removed") { Self.kind($0) == "card.removed" }
+            }
+        }
+        let answer = try #require(answered, "the vas.read was not answered by any of 10 taps")
         let result = try #require(answer["result"] as? [String: Any], "\(answer)")
         #expect(result["reader"] as? String == rig.nfcReaderID)
         let vas = try #require(result["vas"] as? [String: Any], "\(result)")

@@ -45,7 +45,7 @@ extension PCSCScenarioTests {
         static func coffee(_ output: URL) throws -> [String: Any] {
             let messages = try AccessScenarioTests.messages(URL(fileURLWithPath: output.path + ".json"))
             let event = try #require(messages.last?["params"] as? [String: Any], "\(messages)")
-            return try #require(try VASScenarioTests.VASRig.entries(event).first { $0["pass_type_id"] as? String == ReloadScenarioTests.coffee })
+            return try #require(try PhoneRig.entries(event).first { $0["pass_type_id"] as? String == ReloadScenarioTests.coffee })
         }
 
         /// The watcher's JSON lines (without its final `closed`), written beside its output.
@@ -57,8 +57,8 @@ extension PCSCScenarioTests {
         }
 
         @Test func aPeerThatGainsThenLosesReadIsReconnectedWithItsNewRoles() throws {
-            let (rig, ledger) = try ReloadScenarioTests.rig(config: Self.config(readers: "\"uid:0\""))
-            defer { rig.stop() }
+            let phone = try ReloadScenarioTests.rig(config: Self.config(readers: "\"uid:0\"")), rig = phone.rig, ledger = phone.ledger
+            defer { phone.stop() }
             chmod(rig.directory.path, 0o755)
 
             // nobody observes; the reload gives it read: its connection (observe only) is closed.
@@ -71,7 +71,7 @@ extension PCSCScenarioTests {
 
             // Its new connection reads the pass.
             let (second, secondOutput) = try Self.watcher(rig, name: "second")
-            _ = try ReloadScenarioTests.tap(rig, ledger)
+            _ = try phone.tap()
             #expect(second.wait(seconds: 20).inTime)
             _ = try Self.json(secondOutput)
             let granted = try Self.coffee(secondOutput)
@@ -81,7 +81,7 @@ extension PCSCScenarioTests {
             try rig.reload(config: Self.config(readers: "\"uid:0\""))
             #expect(try ledger.next("config.reloaded")["changed"] as? [String] == ["access"])
             let (third, thirdOutput) = try Self.watcher(rig, name: "third")
-            _ = try ReloadScenarioTests.tap(rig, ledger)
+            _ = try phone.tap()
             #expect(third.wait(seconds: 20).inTime)
             _ = try Self.json(thirdOutput)
             let withheld = try Self.coffee(thirdOutput)

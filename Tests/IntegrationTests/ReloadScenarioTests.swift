@@ -26,45 +26,19 @@ extension PCSCScenarioTests {
     /// readers and our virtual iPhone: what a reload changes is used by the next tap, a broken file
     /// changes nothing, and subscribers stay connected with no gap in `seq`.
     @Suite(.serialized) struct ReloadScenarioTests {
-        static let loyalty = VASScenarioTests.loyalty
-        static let coffee = VASScenarioTests.coffee
+        static let loyalty = PhoneRig.loyalty
+        static let coffee = PhoneRig.coffee
 
-        /// `[vas]` with the given merchants (each with its key file in the rig's folder).
+        /// `[vas]` with the given merchants (each with its key file in the rig's folder, by its full
+        /// path); `extra` adds `[session]` keys.
         static func vas(_ merchants: [String], extra: String = "") -> String {
-            var text = "[session]\naids = [\"A0000000041010\"]\n\(extra)\n[vas]\nenabled = true\n"
-            for merchant in merchants {
-                let key = merchant == coffee ? "coffee.pem" : "loyalty.pem"
-                text += "[[vas.merchants]]\npass_type_id = \"\(merchant)\"\nkeys = [\"{rig}/\(key)\"]\n"
-            }
-            return text
+            PhoneRig.config(merchants: merchants, session: "aids = [\"A0000000041010\"]\n\(extra)", keyFolder: "{rig}/")
         }
 
-        /// A rig whose phone holds the coffee pass (encrypted for `coffee.pem`), and a ledger
-        /// subscribed from the first event.
-        static func rig(config: String, secondCard: Bool = false) throws -> (Rig, EventLedger) {
-            let rig = try Rig(config: config, cardArguments: ["--phone", "{rig}/phone.json"]) { folder in
-                for name in ["loyalty", "coffee"] {
-                    try MerchantKey.generate().write(toFile: folder.appendingPathComponent("\(name).pem").path, format: .sec1)
-                }
-                let phone: [String: Any] = [
-                    "passes": [["pass_type_id": coffee, "key": folder.appendingPathComponent("coffee.pem").path, "message": "member 0042"]]
-                ]
-                try JSONSerialization.data(withJSONObject: phone).write(to: folder.appendingPathComponent("phone.json"))
-            }
-            do {
-                return (rig, try EventLedger(rig: rig))
-            } catch {
-                rig.stop()
-                throw error
-            }
-        }
-
-        /// Taps the phone; returns the tap's `read.result` once the phone has left.
-        static func tap(_ rig: Rig, _ ledger: EventLedger) throws -> [String: Any] {
-            try rig.cardCommand("tap-for 1200")
-            let result = try ledger.next("read.result")
-            try ledger.next("card.removed")
-            return result
+        /// A phone rig (the phone holds the coffee pass, encrypted for `coffee.pem`) with `config`;
+        /// its ledger is subscribed from the first event, and nothing is read from it yet.
+        static func rig(config: String) throws -> PhoneRig {
+            try PhoneRig(config: config, waitForReader: false)
         }
 
         /// The first event of `kind` since `mark`, seen already or still to come.
@@ -75,14 +49,14 @@ extension PCSCScenarioTests {
         }
 
         static func statuses(_ result: [String: Any]) throws -> [String: String] {
-            let entries = try VASScenarioTests.VASRig.entries(result)
+            let entries = try PhoneRig.entries(result)
             return Dictionary(uniqueKeysWithValues: entries.map { ($0["pass_type_id"] as? String ?? "?", $0["status"] as? String ?? "?") })
         }
 
         @Test func aReloadThatAddsAMerchantAndItsKeyIsUsedByTheNextTap() throws {
-            let (rig, ledger) = try Self.rig(config: Self.vas([Self.loyalty]))
-            defer { rig.stop() }
-            #expect(try Self.statuses(try Self.tap(rig, ledger)) == [Self.loyalty: "data_not_found"])
+            let phone = try Self.rig(config: Self.vas([Self.loyalty])), rig = phone.rig, ledger = phone.ledger
+            defer { phone.stop() }
+            #expect(try Self.statuses(try phone.tap()) == [Self.loyalty: "data_not_found"])
 
             try rig.reload(config: Self.vas([Self.loyalty, Self.coffee]))
             let reloaded = try ledger.next("config.reloaded")
@@ -90,9 +64,9 @@ extension PCSCScenarioTests {
             #expect(reloaded["restart_required"] as? [String] == [])
             #expect(reloaded["file"] as? String == rig.configFile)
 
-            let result = try Self.tap(rig, ledger)
+            let result = try phone.tap()
             #expect(try Self.statuses(result) == [Self.loyalty: "data_not_found", Self.coffee: "success"])
-            let coffee = try #require(try VASScenarioTests.VASRig.entries(result).first { $0["pass_type_id"] as? String == Self.coffee })
+            let coffee = try #require(try PhoneRig.entries(result).first { $0["pass_type_id"] as? String == Self.coffee })
             #expect(coffee["message"] as? String == "member 0042")
             // Nothing secret in the reload's trace: no key material in the log or the events.
             let pem = try String(contentsOfFile: rig.directory.appendingPathComponent("coffee.pem").path, encoding: .utf8)
@@ -102,9 +76,9 @@ extension PCSCScenarioTests {
         }
 
         @Test func aKeyRotatedInPlaceIsUsedByTheNextTapWithoutARestart() throws {
-            let (rig, ledger) = try Self.rig(config: Self.vas([Self.coffee]))
-            defer { rig.stop() }
-            #expect(try Self.statuses(try Self.tap(rig, ledger)) == [Self.coffee: "success"])
+            let phone = try Self.rig(config: Self.vas([Self.coffee])), rig = phone.rig, ledger = phone.ledger
+            defer { phone.stop() }
+            #expect(try Self.statuses(try phone.tap()) == [Self.coffee: "success"])
             // The merchant's key file now holds another key: the phone's pass no longer matches it.
             let file = rig.directory.appendingPathComponent("coffee.pem").path
             let old = try String(contentsOfFile: file, encoding: .utf8)
@@ -112,19 +86,19 @@ extension PCSCScenarioTests {
             try MerchantKey.generate().write(toFile: file, format: .sec1)
             try rig.reload(config: Self.vas([Self.coffee]))
             #expect(try ledger.next("config.reloaded")["changed"] as? [String] == ["vas.merchants"])
-            #expect(try Self.statuses(try Self.tap(rig, ledger)) == [Self.coffee: "no_matching_key"])
+            #expect(try Self.statuses(try phone.tap()) == [Self.coffee: "no_matching_key"])
             // And back: the old key again, both listed (a rotation keeps the old key until no pass uses it).
             try FileManager.default.removeItem(atPath: file)
             try old.write(toFile: file, atomically: false, encoding: .utf8)
             chmod(file, 0o600)
             try rig.reload(config: Self.vas([Self.coffee]))
             #expect(try ledger.next("config.reloaded")["changed"] as? [String] == ["vas.merchants"])
-            #expect(try Self.statuses(try Self.tap(rig, ledger)) == [Self.coffee: "success"])
+            #expect(try Self.statuses(try phone.tap()) == [Self.coffee: "success"])
         }
 
         @Test func aBrokenReloadLeavesTheOldConfigRunningAndSaysWhatCheckConfigSays() throws {
-            let (rig, ledger) = try Self.rig(config: Self.vas([Self.coffee]))
-            defer { rig.stop() }
+            let phone = try Self.rig(config: Self.vas([Self.coffee])), rig = phone.rig, ledger = phone.ledger
+            defer { phone.stop() }
             // The second merchant's key file does not exist.
             try rig.reload(config: Self.vas([Self.coffee]) + "[[vas.merchants]]\npass_type_id = \"pass.com.example.other\"\nkeys = [\"{rig}/missing.pem\"]\n")
             let rejected = try ledger.next("config.rejected")
@@ -143,7 +117,7 @@ extension PCSCScenarioTests {
             #expect(check.output.contains("\(rig.configFile):\(line): vas.merchants[1].keys[0]: \(problem)"), "\(check.output)")
 
             // The old config still runs: the next tap reads the coffee pass with it, one merchant only.
-            #expect(try Self.statuses(try Self.tap(rig, ledger)) == [Self.coffee: "success"])
+            #expect(try Self.statuses(try phone.tap()) == [Self.coffee: "success"])
             #expect(ledger.answersOnItsConnection())
             #expect(ledger.problems.isEmpty, "\(ledger.problems)")
         }
@@ -162,9 +136,9 @@ extension PCSCScenarioTests {
 
         @Test func logLevelAndRestartOnlySettingsWithASubscriberThatSeesNoGap() throws {
             let config = "[session]\naids = [\"A0000000041010\"]\n"
-            let (rig, ledger) = try Self.rig(config: config)
-            defer { rig.stop() }
-            _ = try Self.tap(rig, ledger)
+            let phone = try Self.rig(config: config), rig = phone.rig, ledger = phone.ledger
+            defer { phone.stop() }
+            _ = try phone.tap()
 
             // warning: a connection's info line is no longer written.
             try rig.reload(config: config + "[log]\nlevel = \"warning\"\n")
@@ -188,7 +162,7 @@ extension PCSCScenarioTests {
             // A refused file between two taps: the stream goes on, same connection, no gap.
             try rig.reload(config: config + "[log]\nlevel = \"loud\"\n")
             #expect(try ledger.next("config.rejected")["key"] as? String == "log.level")
-            _ = try Self.tap(rig, ledger)
+            _ = try phone.tap()
             #expect(ledger.answersOnItsConnection())
             #expect(ledger.problems.isEmpty, "\(ledger.problems)")
             let kinds = ledger.events.compactMap { $0["kind"] as? String }
@@ -209,8 +183,8 @@ extension PCSCScenarioTests {
 
         @Test func aBurstOfSIGHUPsRunsOneReloadAtATimeAndTheLastFileWins() throws {
             let config = "[session]\naids = [\"A0000000041010\"]\n"
-            let (rig, ledger) = try Self.rig(config: config)
-            defer { rig.stop() }
+            let phone = try Self.rig(config: config), rig = phone.rig, ledger = phone.ledger
+            defer { phone.stop() }
             // Ten SIGHUPs at once, each changing the PC/SC section (a backend restart: the slowest reload).
             for round in 0..<10 {
                 try rig.reload(config: config + "[pcsc]\nreaders = [\"PCD 00 0\(round % 2)\"]\n")
@@ -241,9 +215,9 @@ extension PCSCScenarioTests {
 
         @Test func eventLimitsFollowAReload() throws {
             let config = "[session]\naids = [\"A0000000041010\"]\n"
-            let (rig, ledger) = try Self.rig(config: config)
-            defer { rig.stop() }
-            _ = try Self.tap(rig, ledger)
+            let phone = try Self.rig(config: config), rig = phone.rig, ledger = phone.ledger
+            defer { phone.stop() }
+            _ = try phone.tap()
             let (all, full) = try rig.subscriber(since: 1)
             #expect(full["oldest_seq"] as? Int == 1)
             _ = all
@@ -268,8 +242,8 @@ extension PCSCScenarioTests {
         }
 
         @Test func aBackendsReaderListDisablingAndEnablingFollowAReload() throws {
-            let (rig, ledger) = try Self.rig(config: "[pcsc]\nreaders = []\n")
-            defer { rig.stop() }
+            let phone = try Self.rig(config: "[pcsc]\nreaders = []\n"), rig = phone.rig, ledger = phone.ledger
+            defer { phone.stop() }
             var added = Set<String>()
             while added.count < 2 { added.insert(try ledger.next("reader.added")["reader"] as? String ?? "") }
             #expect(added == [rig.readerID, rig.secondReaderID])
@@ -296,7 +270,7 @@ extension PCSCScenarioTests {
             added = []
             while added.count < 2 { added.insert(try ledger.next("reader.added")["reader"] as? String ?? "") }
             #expect(added == [rig.readerID, rig.secondReaderID])
-            let result = try Self.tap(rig, ledger)
+            let result = try phone.tap()
             #expect(result["reader"] as? String == rig.readerID)
             #expect(ledger.problems.isEmpty, "\(ledger.problems)")
         }

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import VAS
 
 #if canImport(Glibc)
 import Glibc
@@ -9,83 +8,23 @@ import Glibc
 // Nested in `PCSCScenarioTests` (`.serialized`): these start the machine's only pcscd too.
 extension PCSCScenarioTests {
     /// Apple VAS through the real stack: pcscd, the vsmartcard-vpcd reader, our virtual iPhone
-    /// (`scripts/rig/virtual_iphone.py`, which encrypts with Python's `cryptography`, not our
-    /// code) and the built passtapd, seen by a socket client.
+    /// (a ``PhoneRig``) and the built passtapd, seen by a socket client.
     @Suite(.serialized) struct VASScenarioTests {
-        static let loyalty = "pass.com.example.loyalty"
-        static let coffee = "pass.com.example.coffee"
+        static let loyalty = PhoneRig.loyalty
+        static let coffee = PhoneRig.coffee
 
-        /// A rig whose phone holds only the coffee pass, and a daemon configured for loyalty then
-        /// coffee. `phoneKey` names which key file the phone encrypts the coffee pass for.
-        struct VASRig {
-            let rig: Rig
-            let client: LineSocket
-            let coffeeKeyID: String
-            let strangerKeyID: String
-
-            /// `socket` adds `[socket]` keys, `extra` whole tables at the end.
-            init(
-                phoneKey: String = "coffee.pem", vas: String = "", session: String = "aids = [\"A0000000041010\"]",
-                socket: String = "", extra: String = ""
-            ) throws {
-                var ids: [String: String] = [:]
-                let config = """
-                    \(socket)
-                    [session]
-                    \(session)
-                    [vas]
-                    enabled = true
-                    \(vas)
-                    [[vas.merchants]]
-                    pass_type_id = "\(VASScenarioTests.loyalty)"
-                    keys = ["loyalty.pem"]
-                    [[vas.merchants]]
-                    pass_type_id = "\(VASScenarioTests.coffee)"
-                    keys = ["coffee.pem"]
-                    \(extra)
-                    """
-                rig = try Rig(config: config, cardArguments: ["--phone", "{rig}/phone.json"]) { folder in
-                    for name in ["loyalty", "coffee", "stranger"] {
-                        let key = MerchantKey.generate()
-                        try key.write(toFile: folder.appendingPathComponent("\(name).pem").path, format: .sec1)
-                        ids[name] = key.keyID.hex
-                    }
-                    let phone: [String: Any] = [
-                        "passes": [
-                            ["pass_type_id": VASScenarioTests.coffee, "key": folder.appendingPathComponent(phoneKey).path, "message": "member 0042"]
-                        ]
-                    ]
-                    try JSONSerialization.data(withJSONObject: phone).write(to: folder.appendingPathComponent("phone.json"))
-                }
-                coffeeKeyID = ids["coffee"]!
-                strangerKeyID = ids["stranger"]!
-                client = try rig.subscriber(kinds: ["read.result", "card.removed"]).0
-            }
-
-            /// Taps the phone, returns the tap's `read.result` once the phone has left again.
-            func tap() throws -> [String: Any] {
-                try rig.cardCommand("tap-for 1200")
-                let result = try client.readJSON(timeout: 10, what: "read.result") { Self.kind($0) == "read.result" }
-                _ = try client.readJSON(timeout: 10, what: "card.removed") { Self.kind($0) == "card.removed" }
-                return result["params"] as! [String: Any]
-            }
-
-            static func kind(_ message: [String: Any]) -> String? { (message["params"] as? [String: Any])?["kind"] as? String }
-
-            /// The tap's VAS entries.
-            static func entries(_ result: [String: Any]) throws -> [[String: Any]] {
-                let vas = try #require(result["vas"] as? [String: Any], "read.result has no vas: \(result)")
-                return try #require(vas["entries"] as? [[String: Any]])
-            }
-
-            func stop() { rig.stop() }
+        /// A phone rig (the phone holds only the coffee pass) with a daemon configured for
+        /// loyalty then coffee; `phoneKey` names which key file the phone encrypts the coffee pass
+        /// for, the other arguments are ``PhoneRig/config(merchants:session:vas:socket:extra:keyFolder:)``'s.
+        static func rig(phoneKey: String = "coffee.pem", vas: String = "", socket: String = "", extra: String = "") throws -> PhoneRig {
+            try PhoneRig(config: PhoneRig.config(vas: vas, socket: socket, extra: extra), phoneKey: phoneKey)
         }
 
         @Test func twoMerchantsPhoneHasOnlyTheSecondThenThePaymentApplicationInTheSameTap() throws {
-            let vas = try VASRig()
+            let vas = try Self.rig()
             defer { vas.stop() }
             let result = try vas.tap()
-            let entries = try VASRig.entries(result)
+            let entries = try PhoneRig.entries(result)
             #expect(entries.map { $0["pass_type_id"] as? String } == [Self.loyalty, Self.coffee])
             #expect(entries[0]["status"] as? String == "data_not_found" && entries[0]["sw"] as? String == "6A83")
             #expect(entries[0]["message"] is NSNull)
@@ -111,51 +50,51 @@ extension PCSCScenarioTests {
         }
 
         @Test func passNeedingAuthenticationThenReadOnceReleased() throws {
-            let vas = try VASRig()
+            let vas = try Self.rig()
             defer { vas.stop() }
             try vas.rig.cardCommand("needs-auth \(Self.coffee) on")
-            let locked = try VASRig.entries(try vas.tap())[1]
+            let locked = try PhoneRig.entries(try vas.tap())[1]
             #expect(locked["status"] as? String == "data_not_activated" && locked["sw"] as? String == "6287")
             #expect(locked["message"] is NSNull)
             try vas.rig.cardCommand("needs-auth \(Self.coffee) off")
-            #expect(try VASRig.entries(try vas.tap())[1]["status"] as? String == "success")
+            #expect(try PhoneRig.entries(try vas.tap())[1]["status"] as? String == "success")
         }
 
         @Test func aPassForAnotherKeyIsNoMatchingKeyShowingThePhonesKeyID() throws {
-            let vas = try VASRig(phoneKey: "stranger.pem")
+            let vas = try Self.rig(phoneKey: "stranger.pem")
             defer { vas.stop() }
-            let entry = try VASRig.entries(try vas.tap())[1]
+            let entry = try PhoneRig.entries(try vas.tap())[1]
             #expect(entry["status"] as? String == "no_matching_key", "\(entry)")
             #expect(entry["key_id"] as? String == vas.strangerKeyID)
             #expect(entry["message"] is NSNull && entry["message_hex"] is NSNull)
         }
 
         @Test func aStalePassIsWithheldAndVariantBDecrypts() throws {
-            let vas = try VASRig()
+            let vas = try Self.rig()
             defer { vas.stop() }
             try vas.rig.cardCommand("clock-offset -3600")
-            let stale = try VASRig.entries(try vas.tap())[1]
+            let stale = try PhoneRig.entries(try vas.tap())[1]
             #expect(stale["status"] as? String == "stale", "\(stale)")
             #expect(stale["message"] is NSNull && stale["timestamp"] is NSNull)
             try vas.rig.cardCommand("clock-offset 0")
             try vas.rig.cardCommand("variant B")
-            let b = try VASRig.entries(try vas.tap())[1]
+            let b = try PhoneRig.entries(try vas.tap())[1]
             #expect(b["status"] as? String == "success" && b["variant"] as? String == "B" && b["message"] as? String == "member 0042")
         }
 
         @Test func aFixedPassTimestampIsPublishedExactlyWhenFreshnessIsOff() throws {
-            let vas = try VASRig(vas: "freshness_s = 0")
+            let vas = try Self.rig(vas: "freshness_s = 0")
             defer { vas.stop() }
             // 800000000 s after 2001-01-01T00:00:00Z is 2026-05-09T06:13:20Z (Python's datetime).
             try vas.rig.cardCommand("timestamp \(Self.coffee) 800000000")
-            let entry = try VASRig.entries(try vas.tap())[1]
+            let entry = try PhoneRig.entries(try vas.tap())[1]
             #expect(entry["status"] as? String == "success", "\(entry)")
             #expect(entry["timestamp_raw"] as? Int == 800_000_000)
             #expect(entry["timestamp"] as? String == "2026-05-09T06:13:20.000Z")
         }
 
         @Test func eachMisbehaviourGivesACleanResultAndTheNextTapReads() throws {
-            let vas = try VASRig()
+            let vas = try Self.rig()
             defer { vas.stop() }
             let cases: [(mode: String, status: String?, error: String?)] = [
                 ("truncated_tlv", "malformed_response", nil),
@@ -167,7 +106,7 @@ extension PCSCScenarioTests {
             for misbehaviour in cases {
                 try vas.rig.cardCommand("misbehave \(misbehaviour.mode)")
                 let result = try vas.tap()
-                let entry = try VASRig.entries(result)[1]
+                let entry = try PhoneRig.entries(result)[1]
                 if let status = misbehaviour.status {
                     #expect(entry["status"] as? String == status, "\(misbehaviour.mode): \(entry)")
                     #expect(entry["sw"] as? String == "9000", "\(misbehaviour.mode): \(entry)")
@@ -188,25 +127,25 @@ extension PCSCScenarioTests {
                     #expect((entry["problem"] as? String)?.contains("tap ended without a usable answer (too_many_round_trips") == true, "\(entry)")
                 }
                 try vas.rig.cardCommand("misbehave none")
-                let next = try VASRig.entries(try vas.tap())[1]
+                let next = try PhoneRig.entries(try vas.tap())[1]
                 #expect(next["status"] as? String == "success", "after \(misbehaviour.mode): \(next)")
             }
             #expect(Rig.isAlive(vas.rig.daemonPID))
         }
 
         @Test func aPlainCardIsNotOfferedAndStillGivesItsApplication() throws {
-            let vas = try VASRig()
+            let vas = try Self.rig()
             defer { vas.stop() }
             try vas.rig.cardCommand("misbehave no_vas_applet")
             let result = try vas.tap()
             let phone = try #require(result["vas"] as? [String: Any])
             #expect(phone["offered"] as? Bool == false)
-            #expect(try VASRig.entries(result).allSatisfy { $0["status"] as? String == "not_requested" })
+            #expect(try PhoneRig.entries(result).allSatisfy { $0["status"] as? String == "not_requested" })
             #expect((result["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010")
         }
 
         @Test func vasReadAnswersWithTheNextTapOnlyAndTimesOutWithoutOne() throws {
-            let vas = try VASRig()
+            let vas = try Self.rig()
             defer { vas.stop() }
             let caller = try LineSocket(path: vas.rig.socketPath)
 
@@ -220,13 +159,13 @@ extension PCSCScenarioTests {
             // A phone already on the reader does not count: it stays there (`tap` answers at once)
             // while vas.read waits, and vas.read times out instead of answering with it.
             try vas.rig.cardCommand("tap")
-            _ = try vas.client.readJSON(what: "read.result of the held tap") { VASRig.kind($0) == "read.result" }
+            try vas.ledger.next("read.result")
             try caller.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","timeout_ms":800}}"#)
             let present = try caller.readJSON(what: "vas.read with a card present") { $0["id"] as? Int == 2 }
             #expect((present["error"] as? [String: Any])?["code"] as? Int == -32010, "\(present)")
             #expect(try vas.rig.cardCommand("stats")["present"] as? Bool == true)
             try vas.rig.cardCommand("remove")
-            _ = try vas.client.readJSON(what: "card.removed") { VASRig.kind($0) == "card.removed" }
+            try vas.ledger.next("card.removed")
 
             // The next tap answers it, shaped by the merchants subset, and still emits read.result.
             // No sleep as synchronisation: tap until the call is answered (a tap before the call is
@@ -242,10 +181,10 @@ extension PCSCScenarioTests {
             let (event, answer) = try #require(answered, "vas.read was not answered by any of 10 taps")
             let result = try #require(answer["result"] as? [String: Any], "\(answer)")
             #expect(result["reader"] as? String == vas.rig.readerID)
-            let entries = try VASRig.entries(result)
+            let entries = try PhoneRig.entries(result)
             #expect(entries.map { $0["status"] as? String } == ["not_requested", "success"])
             #expect(entries[1]["message"] as? String == "member 0042")
-            #expect(try VASRig.entries(event).map { $0["status"] as? String } == ["not_requested", "success"])
+            #expect(try PhoneRig.entries(event).map { $0["status"] as? String } == ["not_requested", "success"])
             let apdus = try #require(try vas.rig.cardCommand("apdus")["apdus"] as? [String])
             #expect(apdus.filter { $0.hasPrefix("80CA01") }.count == 1)
         }
@@ -256,7 +195,7 @@ extension PCSCScenarioTests {
         }
 
         @Test func watchAndVasReadShowThePassAsACashierReadsIt() throws {
-            let vas = try VASRig()
+            let vas = try Self.rig()
             defer { vas.stop() }
             _ = try vas.tap()
             // The tap is in the daemon's buffer: watch replays it and stops after one read.result.

@@ -1,6 +1,7 @@
 import Foundation
 import ISO7816
 import PassTapCore
+import PassTapTestSupport
 import Testing
 
 /// What a session publishes of a selected application's FCI: never card numbers, track data,
@@ -91,14 +92,14 @@ import Testing
             return
         }
         #expect(omitted.reason.hasPrefix("the FCI (56 bytes) is not valid BER-TLV (TLV truncated"))
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications[Self.mastercard] = Array(Self.leakyFCI.dropLast())
         let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.mastercard)]), on: card)
         #expect(outcome.aid.fci == nil && outcome.aid.fciOmitted == omitted.reason)
     }
 
     @Test func aSessionThroughThePPSEPublishesThePaymentApplicationTrimmed() throws {
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications[PaymentDirectory.aid.hex] = PaymentDirectoryTests.ppse([(Self.mastercard, "MASTERCARD", 1)])
         card.applications[Self.mastercard] = Self.leakyFCI
         let outcome = SessionEngine().run(SessionPlan(aids: [], ppse: true), on: card)
@@ -109,7 +110,7 @@ import Testing
     }
 
     @Test func aConfiguredPaymentApplicationIsTrimmedWithoutThePPSE() throws {
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications[Self.mastercard] = Self.leakyFCI
         let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.mastercard)]), on: card)
         #expect(outcome.aid.fci?.hex == "6F1A8407A0000000041010A50F500A4D415354455243415244870101")
@@ -118,7 +119,7 @@ import Testing
 
     @Test func aConfiguredApplicationOfNoPaymentSchemeLosesOnlyItsCardData() throws {
         let loyalty = "F0010203040506"
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications[loyalty] = Self.leakyFCI
         let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: loyalty)]), on: card)
         #expect(outcome.aid.fci?.redacted == ["5A", "5F24", "57"])

@@ -1,6 +1,7 @@
 import Foundation
 import ISO7816
 import PassTapCore
+import PassTapTestSupport
 import Testing
 
 /// `[session] ppse`: the payment applications come from `2PAY.SYS.DDF01`, by priority, and
@@ -24,7 +25,7 @@ import Testing
     }
 
     @Test func applicationsAreSelectedInPriorityOrderAndReportedByAIDLabelAndPriority() throws {
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications[PaymentDirectory.aid.hex] = Self.ppse([(Self.visa, "VISA", 2), (Self.mastercard, "MASTERCARD", 1)])
         card.applications[Self.mastercard.uppercased()] = [0x6F, 0x00]
         let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.visa)], ppse: true), on: card)
@@ -44,7 +45,7 @@ import Testing
         #expect(directory.applications.map(\.aid.hex) == [Self.visa, "A0000000651010", "A0000000250101"])
         #expect(directory.applications[1].label == nil && directory.applications[1].priority == nil)
 
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications[PaymentDirectory.aid.hex] = Self.ppse([(Self.visa, "VISA", 1)])
         let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.visa), try AID(hex: Self.mastercard)], ppse: true), on: card)
         #expect(outcome.aid.attempts.map(\.aid.hex) == [PaymentDirectory.aid.hex, Self.visa, Self.mastercard])
@@ -52,7 +53,7 @@ import Testing
     }
 
     @Test func aCardWithoutPPSEIsNotOfferedAndTheConfiguredListRuns() throws {
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications[Self.mastercard] = [0x6F, 0x00]
         let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.mastercard)], ppse: true), on: card)
         #expect(outcome.aid.ppse == PaymentDirectory(offered: false, applications: []))
@@ -60,7 +61,7 @@ import Testing
     }
 
     @Test func aPPSEListingOneAIDAHundredTimesCostsOneSelect() throws {
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications[PaymentDirectory.aid.hex] = Self.ppse(Array(repeating: (Self.visa, nil, nil), count: 100))
         let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.visa)], ppse: true), on: card)
         let directory = try #require(outcome.aid.ppse)
@@ -77,7 +78,7 @@ import Testing
 
     @Test func atMostEightDirectoryApplicationsAreTriedAndTheRestCounted() throws {
         let listed = (0..<20).map { (String(format: "A00000099900%02X1010", $0), String?.none, UInt8?.none) }
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications[PaymentDirectory.aid.hex] = Self.ppse(listed)
         let outcome = SessionEngine().run(SessionPlan(aids: [try AID(hex: Self.mastercard)], ppse: true), on: card)
         let directory = try #require(outcome.aid.ppse)

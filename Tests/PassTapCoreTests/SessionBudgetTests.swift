@@ -1,6 +1,7 @@
 import Foundation
 import ISO7816
 import PassTapCore
+import PassTapTestSupport
 import Testing
 import VAS
 
@@ -10,8 +11,8 @@ import VAS
     static let aids = (0..<10).map { try! AID(bytes: [0xF0, 0, 0, 0, UInt8($0)]) }
 
     /// A card that takes `perExchange` to answer anything, on `clock`.
-    static func slowCard(_ clock: TestClock, perExchange: Duration) -> FakeCard {
-        let card = FakeCard()
+    static func slowCard(_ clock: TestClock, perExchange: Duration) -> ScriptedCard {
+        let card = ScriptedCard()
         card.onExchange = { clock.advance(by: perExchange) }
         return card
     }

@@ -1,5 +1,6 @@
 import ISO7816
 import PassTapCore
+import PassTapTestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct SessionEngineTests {
@@ -9,7 +10,7 @@ import Testing
     static let fci: [UInt8] = [0x6F, 0x07, 0x84, 0x05, 0xA0, 0x00, 0x00, 0x00, 0x04]
 
     @Test func firstConfiguredAIDTheCardHasWinsAndLaterOnesAreNotTried() {
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications = [Self.mastercard.hex: Self.fci, Self.ndef.hex: [0x6F, 0x00]]
         let outcome = SessionEngine().run(SessionPlan(aids: [Self.visa, Self.mastercard, Self.ndef]), on: card)
         #expect(outcome.error == nil)
@@ -22,7 +23,7 @@ import Testing
     }
 
     @Test func orderIsTheConfiguredOrderNotTheCardsOrder() {
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications = [Self.visa.hex: Self.fci, Self.mastercard.hex: Self.fci]
         let outcome = SessionEngine().run(SessionPlan(aids: [Self.mastercard, Self.visa]), on: card)
         #expect(outcome.aid.selected == Self.mastercard)
@@ -30,7 +31,7 @@ import Testing
     }
 
     @Test func selectAnsweredWith61xxWinsAfterGetResponse() {
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications = [Self.visa.hex: Self.fci]
         card.chainedAIDs = [Self.visa.hex]
         let outcome = SessionEngine().run(SessionPlan(aids: [Self.visa]), on: card)
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func noMatchingAIDRecordsEveryAttemptAndNoError() {
-        let card = FakeCard()
+        let card = ScriptedCard()
         let outcome = SessionEngine().run(SessionPlan(aids: [Self.visa, Self.mastercard]), on: card)
         #expect(outcome.error == nil)
         #expect(outcome.aid.selected == nil)
@@ -50,7 +51,7 @@ import Testing
     }
 
     @Test func cardPulledMidSessionEndsTheSessionWithItsErrorKeepingEarlierAttempts() {
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.failOnExchange = (2, CardTransportError(.cardRemoved, "the card left the field"))
         let outcome = SessionEngine().run(SessionPlan(aids: [Self.visa, Self.mastercard, Self.ndef]), on: card)
         #expect(outcome.error?.code == .cardRemoved)
@@ -60,7 +61,7 @@ import Testing
     }
 
     @Test func anUnparsableFCIIsNotPublishedButTheSelectionIs() {
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications = [Self.visa.hex: [0x6F, 0x09, 0x84]]
         let outcome = SessionEngine().run(SessionPlan(aids: [Self.visa]), on: card)
         #expect(outcome.aid.selected == Self.visa)

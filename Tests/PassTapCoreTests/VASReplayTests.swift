@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
 import ISO7816
 import PassTapCore
+import PassTapTestSupport
+import Synchronization
 import Testing
 import VAS
 
@@ -10,7 +11,7 @@ import VAS
 /// between readers.
 @Suite(.timeLimit(.minutes(1))) struct VASReplayTests {
     /// A phone that answers the coffee merchant with the same captured cryptogram every time.
-    static func replayingPhone() throws -> FakePhone {
+    static func replayingPhone() throws -> VASPhone {
         var phone = VASSessionTests.phoneWithCoffee()
         let cryptogram = try VASCryptogramSealer.seal(
             payload: VASPayload(timestampRaw: phone.timestamp, message: Array("member 0042".utf8)),
@@ -20,8 +21,8 @@ import VAS
     }
 
     /// One tap of `phone` through `engine`: the coffee merchant's entry.
-    static func tap(_ phone: FakePhone, _ engine: SessionEngine, _ settings: Configuration.VAS = VASSessionTests.settings(freshness: 60)) throws -> VASEntry {
-        let card = FakeCard()
+    static func tap(_ phone: VASPhone, _ engine: SessionEngine, _ settings: Configuration.VAS = VASSessionTests.settings(freshness: 60)) throws -> VASEntry {
+        let card = ScriptedCard()
         phone.install(on: card)
         let outcome = engine.run(SessionPlan(aids: [], vas: VASPlan(settings: settings)), on: card)
         return try #require(outcome.vas?.entries[1])

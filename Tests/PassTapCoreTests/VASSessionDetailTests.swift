@@ -1,6 +1,7 @@
 import Foundation
 import ISO7816
 import PassTapCore
+import PassTapTestSupport
 import Testing
 import VAS
 
@@ -12,7 +13,7 @@ import VAS
 
     @Test func requestsGoOutInConfiguredOrderByTheirPassHash() throws {
         let (_, card) = base.run(VASSessionTests.phoneWithCoffee())
-        let hashes = try base.getVASData(card).map { try #require(try FakePhone.dataObjects(of: $0).first(0x9F25)?.value).hexString }
+        let hashes = try base.getVASData(card).map { try #require(try VASPhone.dataObjects(of: $0).first(0x9F25)?.value).hexString }
         // SHA-256 of "pass.com.example.loyalty" then "pass.com.example.coffee", computed with
         // Python's hashlib, not with our code.
         #expect(hashes == [
@@ -34,7 +35,7 @@ import VAS
         for _ in 0..<4 {
             let (_, card) = base.run(VASSessionTests.phoneWithCoffee())
             for command in base.getVASData(card) {
-                seen.insert(try #require(try FakePhone.dataObjects(of: command).first(0x9F28)?.value))
+                seen.insert(try #require(try VASPhone.dataObjects(of: command).first(0x9F28)?.value))
             }
         }
         // 8 requests of 4 random bytes each: a repeat has odds of about 2^-27.
@@ -56,7 +57,7 @@ import VAS
     }
 
     @Test func anAppleAnswerBreakingTheRulesStillReportsItsWalletAndCapabilities() throws {
-        let card = FakeCard()
+        let card = ScriptedCard()
         // ApplePay with VAS version 0200 (§2.3 refuses anything but 0100).
         card.applications[VASApplication.aid.hex] = try [UInt8](hex: "6F1650084170706C655061799F210202009F23040000003E")
         let outcome = SessionEngine().run(SessionPlan(aids: [], vas: VASPlan(settings: VASSessionTests.settings())), on: card)

@@ -1,6 +1,7 @@
 import Foundation
 import ISO7816
 import PassTapCore
+import PassTapTestSupport
 import Testing
 import VAS
 
@@ -23,19 +24,19 @@ import VAS
     }
 
     /// A phone holding only the coffee pass.
-    static func phoneWithCoffee(_ message: String = "member 0042") -> FakePhone {
-        var phone = FakePhone()
+    static func phoneWithCoffee(_ message: String = "member 0042") -> VASPhone {
+        var phone = VASPhone()
         phone.passes = [.init(passTypeID: "pass.com.example.coffee", merchantKey: coffeeKey, message: message)]
         return phone
     }
 
-    func engine(now phone: FakePhone, skew: TimeInterval = 0) -> SessionEngine {
+    func engine(now phone: VASPhone, skew: TimeInterval = 0) -> SessionEngine {
         let date = phone.date.addingTimeInterval(skew)
         return SessionEngine(clock: { date })
     }
 
-    func run(_ phone: FakePhone, _ settings: Configuration.VAS = settings(), aids: [AID] = [], requested: Set<String>? = nil, skew: TimeInterval = 0) -> (SessionOutcome, FakeCard) {
-        let card = FakeCard()
+    func run(_ phone: VASPhone, _ settings: Configuration.VAS = settings(), aids: [AID] = [], requested: Set<String>? = nil, skew: TimeInterval = 0) -> (SessionOutcome, ScriptedCard) {
+        let card = ScriptedCard()
         card.applications[Self.mastercard.hex] = Self.fci
         phone.install(on: card)
         let plan = SessionPlan(aids: aids, vas: VASPlan(settings: settings, requested: requested))
@@ -43,7 +44,7 @@ import VAS
     }
 
     /// The GET VAS DATA commands the card received.
-    func getVASData(_ card: FakeCard) -> [[UInt8]] { card.received.filter { $0.first == 0x80 } }
+    func getVASData(_ card: ScriptedCard) -> [[UInt8]] { card.received.filter { $0.first == 0x80 } }
 
     @Test func twoMerchantsPhoneHasTheSecondGivesDataNotFoundThenTheDecryptedPass() throws {
         let phone = Self.phoneWithCoffee()
@@ -69,10 +70,10 @@ import VAS
         #expect(requests.count == 2)
         #expect(requests.map { $0[3] } == [0x01, 0x01])
         let capabilities = try requests.map { request in
-            try #require(try FakePhone.dataObjects(of: request).first(0x9F26)?.value)
+            try #require(try VASPhone.dataObjects(of: request).first(0x9F26)?.value)
         }
         #expect(capabilities == [[0x00, 0x80, 0x00, 0x80], [0x00, 0x80, 0x00, 0x00]])
-        let nonces = try requests.map { try #require(try FakePhone.dataObjects(of: $0).first(0x9F28)?.value) }
+        let nonces = try requests.map { try #require(try VASPhone.dataObjects(of: $0).first(0x9F28)?.value) }
         #expect(nonces.allSatisfy { $0.count == 4 })
     }
 
@@ -83,7 +84,7 @@ import VAS
             let (outcome, card) = run(Self.phoneWithCoffee(), settings)
             #expect(outcome.vas?.mode == mode)
             let last = try #require(getVASData(card).last)
-            let value = try #require(try FakePhone.dataObjects(of: last).first(0x9F26)?.value)
+            let value = try #require(try VASPhone.dataObjects(of: last).first(0x9F26)?.value)
             #expect(value[3] == mode.bits)
         }
     }
@@ -96,7 +97,7 @@ import VAS
     }
 
     @Test func aCryptogramForAnotherKeyIsNoMatchingKeyShowingTheKeyID() throws {
-        var phone = FakePhone()
+        var phone = VASPhone()
         phone.passes = [.init(passTypeID: "pass.com.example.coffee", merchantKey: Self.otherKey, message: "x")]
         let entry = try #require(run(phone).0.vas?.entries[1])
         #expect(entry.status == .noMatchingKey)
@@ -174,7 +175,7 @@ import VAS
         #expect(vas.entries.map(\.status) == [.notRequested, .success])
         #expect(getVASData(card).count == 1)
         let only = try #require(getVASData(card).first)
-        let value = try #require(try FakePhone.dataObjects(of: only).first(0x9F26)?.value)
+        let value = try #require(try VASPhone.dataObjects(of: only).first(0x9F26)?.value)
         #expect(value[3] & 0x80 == 0)  // the only request is the last
     }
 
@@ -190,7 +191,7 @@ import VAS
         settings.stopOnFirstPass = true
         let (read, _) = run(Self.phoneWithCoffee(), settings, aids: [Self.mastercard])
         #expect(read.vas?.readAPass == true && read.aid.attempts.isEmpty && read.aid.selected == nil)
-        var empty = FakePhone()
+        var empty = VASPhone()
         empty.passes = []
         let (none, _) = run(empty, settings, aids: [Self.mastercard])
         #expect(none.vas?.readAPass == false && none.aid.selected == Self.mastercard)
@@ -206,7 +207,7 @@ import VAS
     }
 
     @Test func aTagWithoutTheVASAppletIsNotOfferedAndTheAIDsStillRun() throws {
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications[Self.mastercard.hex] = Self.fci
         let plan = SessionPlan(aids: [Self.mastercard], vas: VASPlan(settings: Self.settings()))
         let outcome = SessionEngine().run(plan, on: card)
@@ -238,7 +239,7 @@ import VAS
     }
 
     @Test func aMalformedSelectAnswerIsReportedAndTheAIDsStillRun() throws {
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications[VASApplication.aid.hex] = [0x6F, 0x05, 0x50, 0x08]
         card.applications[Self.mastercard.hex] = Self.fci
         let outcome = SessionEngine().run(SessionPlan(aids: [Self.mastercard], vas: VASPlan(settings: Self.settings())), on: card)
@@ -247,7 +248,7 @@ import VAS
     }
 
     @Test func aCardPulledMidVASKeepsTheEntriesSoFarAndSkipsTheAIDs() throws {
-        let card = FakeCard()
+        let card = ScriptedCard()
         Self.phoneWithCoffee().install(on: card)
         card.applications[Self.mastercard.hex] = Self.fci
         card.failOnExchange = (3, CardTransportError(.cardRemoved, "the card left the field"))
@@ -272,7 +273,7 @@ import VAS
         #expect(outcome.vas?.entries.first?.status == .success)
         let request = try #require(getVASData(card).first)
         #expect(request[3] == 0x00)
-        let nodes = try FakePhone.dataObjects(of: request)
+        let nodes = try VASPhone.dataObjects(of: request)
         #expect(nodes.first(0x9F25) == nil)
         #expect(nodes.first(0x9F29)?.value == Array("https://example.com/join".utf8))
     }

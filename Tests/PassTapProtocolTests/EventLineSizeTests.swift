@@ -3,6 +3,7 @@ import ISO7816
 import NIOCore
 import PassTapCore
 import PassTapProtocol
+import PassTapTestSupport
 import Testing
 import VAS
 

@@ -1,8 +1,11 @@
 import Foundation
 import ISO7816
+import InMemoryLogging
+import Logging
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
+import PassTapTestSupport
 import Testing
 
 /// A client's end of input (a half-close, as `echo REQUEST | socat - UNIX-CONNECT:...` makes) is
@@ -32,10 +35,19 @@ import Testing
     /// Closing without flushing them delivered 167 of 250 here.
     @Test func answersAClientReadsOnlyAfterItsEndOfInputAreAllDelivered() async throws {
         let count = 250
-        try await ServerHarness.with { harness in
+        let memory = InMemoryLogHandler()
+        var logger = Logger(label: "passtap.test.server") { _ in memory }
+        logger.logLevel = .debug
+        try await ServerHarness.with(logger: logger) { harness in
             let client = try StalledClient(path: harness.path)
             try await client.sendThenEndInput(Array((1...count).map { Self.status($0) + "\n" }.joined().utf8))
-            try await Task.sleep(for: .milliseconds(500))
+            // The client reads nothing until the server has answered every line and reached its
+            // end of input, with the answers it could not write yet still queued.
+            try await withDeadline("the server to reach the client's end of input") {
+                while !memory.entries.contains(where: { $0.message == "the client ended its input" }) {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            }
             let received = try await client.readToEnd()
             let ids = try received.split(separator: UInt8(ascii: "\n")).map {
                 try NDJSON.decode(JSONRPCResponse<StatusResult>.self, from: Data($0)).id
@@ -114,7 +126,8 @@ import Testing
                     #"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":600000}}"#)
                 try await harness.waitForVASReads(1, on: reader)
                 try await client.closeOutput()
-                try await Task.sleep(for: .milliseconds(200))
+                // The server's event loop has handled the end of input by now.
+                try await eventLoopsHaveTurned()
                 #expect(harness.vasReads.waitingCount(on: reader) == 1, "the end of input cancelled the vas.read")
                 let tap = try #require(harness.vasReads.claim(reader: reader))
                 harness.vasReads.finish(tap, with: VASReadQueueingTests.tap("3B04"))

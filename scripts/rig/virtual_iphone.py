@@ -1,7 +1,7 @@
 """PassTap's virtual iPhone: a `Card` that answers like an iPhone with Apple Wallet (Apple VAS).
 
 Used through `virtual_card.py --phone FILE` (every mode of virtual_card.py works with it).
-Protocol: docs/vas-protocol.md in the shared docs (§2 SELECT, §3 GET VAS DATA, §4 status words,
+Protocol: docs/vas-protocol.md (§2 SELECT, §3 GET VAS DATA, §4 status words,
 §5 cryptogram). The phone encrypts with Python's `cryptography`, independently of PassTap's code.
 
 Phone file (JSON; every key but "passes" optional, defaults shown but for "timestamp", absent):

@@ -103,4 +103,18 @@ final class LineSocket {
         }
         return false
     }
+
+    /// Sends `command` as one line to the line-command control socket at `path` (a virtual
+    /// card's, the emulated PN532's) and returns its JSON answer, which must say `"ok": true`;
+    /// `peer` names the socket's owner in errors.
+    @discardableResult
+    static func command(_ command: String, at path: String, peer: String, timeout: Double = 15) throws -> [String: Any] {
+        let control = try LineSocket(path: path)
+        try control.sendLine(command)
+        let answer = try control.readLine(timeout: timeout, what: "\(peer)'s answer to \(command)")
+        guard let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any], object["ok"] as? Bool == true else {
+            throw Rig.Failure(description: "\(peer) refused '\(command)': \(answer)")
+        }
+        return object
+    }
 }

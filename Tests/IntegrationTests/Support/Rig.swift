@@ -102,47 +102,27 @@ final class Rig {
     }
 
     /// The emulated PN532's pty link (libnfc opens `pn532_uart:` + this path).
-    var emulatorLink: String { directory.appendingPathComponent("pn532").path }
+    var emulatorLink: String { PN532Emulator.link(in: directory) }
     /// The emulated PN532's reader id in passtapd.
     var nfcReaderID: String { "nfc:pn532_uart:" + emulatorLink }
-    private var emulator: Spawned?
+    private var emulator: PN532Emulator?
 
-    /// Starts the emulated PN532 (`scripts/rig/pn532_emulator.py`) on a pty linked at
-    /// ``emulatorLink``, with `arguments` added (`{rig}` replaced by the rig's folder); its control
-    /// socket is `pn532.sock`, its frame record `pn532-frames.jsonl`, its log `pn532.log`.
+    /// Starts the emulated PN532 in the rig's folder (see ``PN532Emulator``) with `arguments`
+    /// added (`{rig}` replaced by the rig's folder).
     func startEmulator(arguments: [String] = []) throws {
         guard emulator == nil else { throw Failure(description: "the emulated PN532 already runs") }
-        let log = try touch("pn532.log").path
-        let ready = directory.appendingPathComponent("pn532.ready").path
-        emulator = try Spawned.start(
-            "/usr/bin/env",
-            [
-                "python3", Self.repository.appendingPathComponent("scripts/rig/pn532_emulator.py").path,
-                "--link", emulatorLink, "--control", emulatorSocket, "--ready-file", ready,
-                "--record", directory.appendingPathComponent("pn532-frames.jsonl").path,
-            ] + arguments.map { $0.replacingOccurrences(of: "{rig}", with: directory.path) }, stdout: log, stderr: log)
-        try waitFor("the emulated PN532 to be ready") { FileManager.default.fileExists(atPath: ready) }
+        emulator = try PN532Emulator(in: directory, arguments: arguments.map { $0.replacingOccurrences(of: "{rig}", with: directory.path) })
     }
-
-    private var emulatorSocket: String { directory.appendingPathComponent("pn532.sock").path }
 
     /// Sends a line command to the emulated PN532 and returns its JSON answer.
     @discardableResult
     func emulatorCommand(_ command: String) throws -> [String: Any] {
-        guard emulator != nil else { throw Failure(description: "the emulated PN532 was not started") }
-        let control = try LineSocket(path: emulatorSocket)
-        try control.sendLine(command)
-        let answer = try control.readLine(timeout: 15, what: "the emulated PN532's answer to \(command)")
-        guard let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any], object["ok"] as? Bool == true else {
-            throw Failure(description: "the emulated PN532 refused '\(command)': \(answer)")
-        }
-        return object
+        guard let emulator else { throw Failure(description: "the emulated PN532 was not started") }
+        return try emulator.command(command)
     }
 
     /// The emulator's log so far, for failure messages.
-    var emulatorLog: String {
-        (try? String(contentsOf: directory.appendingPathComponent("pn532.log"), encoding: .utf8)) ?? ""
-    }
+    var emulatorLog: String { emulator?.log ?? "" }
 
     private func controlSocket(of card: Int) -> String {
         directory.appendingPathComponent(card == 1 ? "card.sock" : "card\(card).sock").path
@@ -183,13 +163,7 @@ final class Rig {
     @discardableResult
     func cardCommand(_ command: String, card: Int = 1) throws -> [String: Any] {
         guard cards[card] != nil else { throw Failure(description: "virtual card \(card) was not started") }
-        let control = try LineSocket(path: controlSocket(of: card))
-        try control.sendLine(command)
-        let answer = try control.readLine(timeout: 15, what: "virtual card \(card)'s answer to \(command)")
-        guard let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any], object["ok"] as? Bool == true else {
-            throw Failure(description: "virtual card \(card) refused '\(command)': \(answer)")
-        }
-        return object
+        return try LineSocket.command(command, at: controlSocket(of: card), peer: "virtual card \(card)")
     }
 
     /// A client connected to passtapd and subscribed (optionally from `since`); returns the
@@ -248,11 +222,8 @@ final class Rig {
             card.wait(seconds: 10)
         }
         cards = [:]
-        if let emulator {
-            emulator.signal(SIGTERM)
-            emulator.wait(seconds: 10)
-            self.emulator = nil
-        }
+        emulator?.stop()
+        emulator = nil
         if port != 0 {
             _ = try? Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["stop", directory.path])
         }

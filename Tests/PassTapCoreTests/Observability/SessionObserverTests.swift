@@ -2,6 +2,7 @@ import Foundation
 import ISO7816
 import Logging
 import PassTapCore
+import PassTapTestSupport
 import Synchronization
 import Testing
 
@@ -24,7 +25,7 @@ import Testing
         var configuration = Configuration()
         configuration.aids = [try AID(hex: "A0000000031010"), try AID(hex: "A0000000041010")]
         let clock = TestClock()
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.onExchange = { clock.advance(by: .milliseconds(7)) }
         let measurements = Measurements()
         var logger = Logger(label: "passtap.test.observer")

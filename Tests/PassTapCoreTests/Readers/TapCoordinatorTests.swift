@@ -28,7 +28,7 @@ import Testing
 
     @Test func anISODepCardGetsTheSessionAndItsResultIsPublished() throws {
         let events = EventRecorder()
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.applications[mastercard] = fci
         let result = coordinator(try configuration(), events: events)
             .read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3"), target: .isoDep, channel: card))
@@ -44,7 +44,7 @@ import Testing
         configuration.aids = (0..<10).map { try! AID(bytes: [0xF0, 0, 0, 0, UInt8($0)]) }
         configuration.sessionBudgetMilliseconds = 250
         let clock = TestClock()
-        let card = FakeCard()
+        let card = ScriptedCard()
         card.onExchange = { clock.advance(by: .milliseconds(100)) }
         let events = EventRecorder()
         let result = coordinator(configuration, engine: SessionEngine(monotonicClock: { clock.now }), events: events)
@@ -56,7 +56,7 @@ import Testing
 
     @Test func aMemoryCardGetsItsIdentityAndNoAPDUSession() throws {
         let events = EventRecorder()
-        let card = FakeCard()
+        let card = ScriptedCard()
         let info = CardInfo(atr: "3B8F8001804F0CA0000003060300030000000068", uid: "04112233445566")
         let result = coordinator(try configuration(), events: events)
             .read(reader: reader, tap: Tap(card: info, target: .memory, channel: card))
@@ -89,7 +89,7 @@ import Testing
             while vasReads.waitingCount(on: reader) == 0 { try await Task.sleep(for: .milliseconds(2)) }
         }
         coordinator(configuration, vasReads: vasReads, events: EventRecorder())
-            .read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8F8001804F0CA0000003060300030000000068", uid: "04112233445566"), target: .memory, channel: FakeCard()))
+            .read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8F8001804F0CA0000003060300030000000068", uid: "04112233445566"), target: .memory, channel: ScriptedCard()))
         #expect(vasReads.waitingCount(on: reader) == 1)
     }
 }

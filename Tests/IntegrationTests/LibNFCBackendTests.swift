@@ -12,62 +12,23 @@ import Glibc
 #endif
 
 /// The libnfc backend in-process, against libnfc 1.8's own `pn532_uart` driver and the emulated
-/// PN532: which threads make the libnfc calls, and how fast it stops.
-@Suite(.serialized) struct NFCBackendTests {
+/// PN532 (a ``PN532Emulator`` in a folder of its own): which threads make the libnfc calls, and
+/// how fast it stops. (Its unit tests are the `NFCBackendTests` target.)
+@Suite(.serialized) struct LibNFCBackendTests {
     static let mastercard = "A0000000041010"
 
-    /// The emulator on a pty in a folder of its own, with a line-command socket.
-    final class Emulator {
-        let directory: URL
-        let process: Spawned
-        var link: String { directory.appendingPathComponent("pn532").path }
-        var socket: String { directory.appendingPathComponent("pn532.sock").path }
-
-        init(arguments: [String] = []) throws {
-            let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("passtap-nfc-\(UUID().uuidString.prefix(8))")
-            self.directory = directory
-            let link = directory.appendingPathComponent("pn532").path
-            let socket = directory.appendingPathComponent("pn532.sock").path
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let ready = directory.appendingPathComponent("ready").path
-            let log = directory.appendingPathComponent("pn532.log").path
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
-            let process = try Spawned.start(
-                "/usr/bin/env",
-                ["python3", Rig.repository.appendingPathComponent("scripts/rig/pn532_emulator.py").path, "--link", link, "--control", socket, "--ready-file", ready]
-                    + arguments, stdout: log, stderr: log)
-            self.process = process
-            let deadline = Date().addingTimeInterval(15)
-            while !FileManager.default.fileExists(atPath: ready) {
-                guard Date() < deadline, !process.hasExited() else { throw Rig.Failure(description: "the emulator did not start") }
-                usleep(20_000)
-            }
-        }
-
-        @discardableResult
-        func command(_ line: String) throws -> [String: Any] {
-            let control = try LineSocket(path: socket)
-            try control.sendLine(line)
-            let answer = try control.readLine(timeout: 10, what: "the emulator's answer to \(line)")
-            guard let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any], object["ok"] as? Bool == true else {
-                throw Rig.Failure(description: "the emulator refused \(line): \(answer)")
-            }
-            return object
-        }
-
-        deinit {
-            process.signal(SIGTERM)
-            _ = process.wait(seconds: 10)
-            try? FileManager.default.removeItem(at: directory)
-        }
-    }
-
-    static func backend(on emulator: Emulator, events: RecordedEvents, handler: some TapHandler) -> NFCReaderBackend {
+    /// A new emulator, and the backend driving it (with a handler that selects Mastercard), started.
+    static func start() throws -> (PN532Emulator, RecordedEvents, SelectingTapHandler, NFCReaderBackend) {
+        let emulator = try PN532Emulator()
+        let events = RecordedEvents()
+        let handler = SelectingTapHandler(aid: Self.mastercard)
         var configuration = Configuration()
         configuration.backends[.nfc] = Configuration.BackendSection()
         configuration.libnfc.devices = ["pn532_uart:" + emulator.link]
-        return NFCReaderBackend(
+        let backend = NFCReaderBackend(
             configuration: configuration, tapHandler: handler, events: EventSink(events.append), logger: Logger(label: "test"))
+        backend.start()
+        return (emulator, events, handler, backend)
     }
 
     /// The backend a `backend.up` or `backend.down` names.
@@ -77,10 +38,8 @@ import Glibc
     }
 
     @Test func backendUpComesOnceLibnfcInitialisesBeforeAnyReader() async throws {
-        let emulator = try Emulator()
-        let events = RecordedEvents()
-        let backend = Self.backend(on: emulator, events: events, handler: SelectingTapHandler(aid: Self.mastercard))
-        backend.start()
+        let (emulator, events, _, backend) = try Self.start()
+        defer { emulator.stop() }
         _ = try await events.next(.readerAdded)
         await backend.shutdown(deadline: .seconds(2))
         let kinds = events.entries.map(\.kind)
@@ -111,10 +70,8 @@ import Glibc
     @Test func whenLibnfcCannotBeInitialisedBackendDownSaysWhyAndItIsRetried() async throws {
         NFCCalls.failing(["nfc_init"])
         defer { NFCCalls.failing([]) }
-        let emulator = try Emulator()
-        let events = RecordedEvents()
-        let backend = Self.backend(on: emulator, events: events, handler: SelectingTapHandler(aid: Self.mastercard))
-        backend.start()
+        let (emulator, events, _, backend) = try Self.start()
+        defer { emulator.stop() }
         let down = try await events.next(.backendDown)
         #expect(Self.backendName(down) == "nfc")
         #expect(down.reason == "libnfc nfc_init failed: libnfc could not allocate a context")
@@ -135,11 +92,8 @@ import Glibc
             threads.withLock { _ = $0["\(function)", default: []].insert(name.isEmpty ? "(unnamed)" : name) }
         }
         defer { NFCCalls.observe(nil) }
-        let emulator = try Emulator()
-        let events = RecordedEvents()
-        let handler = SelectingTapHandler(aid: Self.mastercard)
-        let backend = Self.backend(on: emulator, events: events, handler: handler)
-        backend.start()
+        let (emulator, events, handler, backend) = try Self.start()
+        defer { emulator.stop() }
         let reader = try await events.next(.readerAdded)
         try emulator.command("tap")
         let tap = try await handler.next()
@@ -164,7 +118,8 @@ import Glibc
     }
 
     @Test func withNoDevicesConfiguredTheDevicesLibnfcsScanFindsAreDriven() async throws {
-        let emulator = try Emulator(arguments: ["--tap"])
+        let emulator = try PN532Emulator(arguments: ["--tap"])
+        defer { emulator.stop() }
         // What /etc/nfc/libnfc.conf's device.connstring would say; AUTO_SCAN off keeps the scan
         // away from the machine's USB devices.
         setenv("LIBNFC_DEVICE", "pn532_uart:" + emulator.link, 1)
@@ -192,11 +147,8 @@ import Glibc
             if "\(function)" == "nfc_abort_command" { aborts.withLock { $0 += 1 } }
         }
         defer { NFCCalls.observe(nil) }
-        let emulator = try Emulator()
-        let events = RecordedEvents()
-        let handler = SelectingTapHandler(aid: Self.mastercard)
-        let backend = Self.backend(on: emulator, events: events, handler: handler)
-        backend.start()
+        let (emulator, events, handler, backend) = try Self.start()
+        defer { emulator.stop() }
         _ = try await events.next(.readerAdded)
         try emulator.command("stall")
         try emulator.command("tap")
