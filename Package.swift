@@ -107,11 +107,21 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // passtapd.toml: TOML 1.0 grammar check, TOMLKit, validation into PassTapCore's
+        // Configuration. Its own target so the config fuzz target builds without the daemon.
+        .target(
+            name: "PassTapConfig",
+            dependencies: [
+                "PassTapCore", "ISO7816", "VAS",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "PassTapDaemon",
             dependencies: [
-                "PassTapCore", "PassTapProtocol", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics",
-                .product(name: "TOMLKit", package: "TOMLKit"),
+                "PassTapCore", "PassTapProtocol", "PassTapConfig", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -146,7 +156,7 @@ let package = Package(
         .target(
             name: "PassTapFuzzTargets",
             dependencies: [
-                "ISO7816", "VAS", "PassTapCore", "PassTapProtocol", "PassTapServer", "PassTapDaemon", "PassTapTestSupport",
+                "ISO7816", "VAS", "PassTapCore", "PassTapProtocol", "PassTapServer", "PassTapConfig", "PassTapTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

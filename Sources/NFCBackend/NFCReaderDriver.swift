@@ -148,7 +148,7 @@ final class NFCReaderDriver: ReaderDriver {
 
     /// Sleeps until the next cycle is due; false when woken (a request) or stopped.
     private func sleepUntilNextCycle() -> Bool {
-        guard port.signal.sleep(until: nextCycle) else { return false }
+        guard port.signal.pause(until: nextCycle) else { return false }
         let now = ContinuousClock.now
         nextCycle = max(nextCycle + polling.interval, now)
         return true

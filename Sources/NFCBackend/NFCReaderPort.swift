@@ -31,64 +31,14 @@ struct NFCPolling: Sendable, Hashable {
     var chipTimeoutMilliseconds: Int32 = 5
 }
 
-/// Wakes a reader's thread from its sleep between poll cycles: once for a request, for good
-/// to stop.
-final class NFCWakeSignal: @unchecked Sendable {
-    // Guarded by `condition`.
-    private let condition = NSCondition()
-    private var woken = false
-    private var stopped = false
-
-    func wake() {
-        condition.lock()
-        woken = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    var isStopped: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return stopped
-    }
-
-    /// Sleeps until `deadline`: true when it passed, false when woken (the wake is used up) or
-    /// stopped.
-    func sleep(until deadline: ContinuousClock.Instant) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while !woken, !stopped {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return true }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: left.seconds))
-        }
-        woken = false
-        return false
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
-
 /// One libnfc device as the shared reader lifecycle opens it: `open()` on the reader's thread
 /// opens the device (or takes the one ``probe()`` opened to see it answer before the reader was
 /// announced); `stop()` also aborts a libnfc call in progress.
 final class NFCReaderPort: ReaderPort {
     let spec: NFCDeviceSpec
     let polling: NFCPolling
-    let signal = NFCWakeSignal()
+    /// The pause between poll cycles: a request ends it once, a stop for good.
+    let signal = StoppableWait()
     private let diagnosis: NFCDiagnosis
     private let logger: Logger
     /// The device the reader's thread has open, for ``stop()``'s abort.
@@ -156,7 +106,7 @@ final class NFCReaderPort: ReaderPort {
         current.withLock { $0 = nil }
     }
 
-    func wake() { signal.wake() }
+    func wake() { signal.signal() }
 
     /// How often a stop aborts the device's card exchange while it still runs, in microseconds.
     static let abortRetryMicroseconds: useconds_t = 50_000

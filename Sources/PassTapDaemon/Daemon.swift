@@ -30,35 +30,35 @@ public struct Daemon: Sendable {
     /// transfer to a card that never answers is left behind.
     public static let backendShutdown: Duration = .milliseconds(1000)
 
-    private let configuration: Configuration
+    /// The configuration the daemon runs with, handed to every component that reads it.
+    private let live: LiveConfiguration
     private let logger: Logger
     /// When the daemon last passed its health check (`status`: `health.last_check_ms`).
     package let health = HealthRecord()
     /// The file SIGHUP reloads; `nil`: no reloading.
     private let configPath: String?
-    /// The log level a reload sets; `nil`: the level is left alone.
-    private let logLevel: LogLevelSetting?
-    private let notifier: SystemdNotifier?
+    /// systemd's `$NOTIFY_SOCKET` (none: nothing is sent).
+    private let notifySocket: NotifySocket
 
     /// Creates the daemon for a validated configuration.
     public init(configuration: Configuration, logger: Logger) {
-        self.init(configuration: configuration, logger: logger, configPath: nil, logLevel: nil, notifier: nil)
+        self.init(live: LiveConfiguration(configuration), logger: logger, configPath: nil, notifySocket: NotifySocket(environment: [:]))
     }
 
-    /// Creates the daemon for a validated configuration read from `configPath`, which SIGHUP
-    /// reloads (see ``ConfigReloader``); a reload sets `logLevel`, and tells `notifier`.
-    package init(configuration: Configuration, logger: Logger, configPath: String?, logLevel: LogLevelSetting?, notifier: SystemdNotifier?) {
-        self.configuration = configuration
+    /// Creates the daemon for `live`, a validated configuration read from `configPath`, which
+    /// SIGHUP reloads into `live` (see ``ConfigReloader``); systemd is told through `notifySocket`.
+    package init(live: LiveConfiguration, logger: Logger, configPath: String?, notifySocket: NotifySocket) {
+        self.live = live
         self.logger = logger
         self.configPath = configPath
-        self.logLevel = logLevel
-        self.notifier = notifier
+        self.notifySocket = notifySocket
     }
 
     /// Reads and validates a config file (see ``ConfigLoader``): the one check both
     /// `passtapd --check-config` and a reload (``ConfigReloader``) run, so they agree on every
-    /// file, with one addition on a reload: `listening`, the running daemon's `[socket]`, whose
-    /// socket keeps its group and mode until a restart, so key files must suit its group too.
+    /// file, with one addition on a reload: `listening`, the `[socket]` the running socket was
+    /// bound with (``LiveConfiguration/bound``), which keeps its group and mode until a restart,
+    /// so key files must suit its group too.
     public static func loadConfiguration(path: String, listening: Configuration.Socket? = nil) throws(ConfigurationError) -> Configuration {
         try ConfigLoader.load(path: path, listening: listening)
     }
@@ -73,23 +73,23 @@ public struct Daemon: Sendable {
     }
 
     /// Sets the process umask so that every file the daemon creates, its socket above all, starts
-    /// no looser than `[socket] mode` (see `SocketServerConfiguration.fileCreationMask`); call it
+    /// no looser than `[socket] mode` (see `Configuration.Socket.fileCreationMask`); call it
     /// once at start, before ``run()``. Returns the mask it set.
     @discardableResult
     public static func restrictFileCreation(for configuration: Configuration) -> UInt16 {
-        let mask = SocketServerConfiguration(configuration).fileCreationMask
+        let mask = configuration.socket.fileCreationMask
         umask(mode_t(mask))
         return mask
     }
 
     /// Runs until SIGTERM or SIGINT (or a service fails, which is thrown).
     public func run() async throws {
+        let configuration = live.current
         let hub = EventHub(
             lineEncoder: EventNotificationEncoder(), capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes)
         let vasReads = VASReadQueue()
-        let live = LiveConfiguration(configuration)
         // `status` and the metrics read the daemon's own events on their way to the hub.
-        let metrics = configuration.metrics.listen.map { _ in
+        let metrics = live.bound.metrics.listen.map { _ in
             DaemonMetrics(registry: PrometheusCollectorRegistry(), merchants: configuration.vas.passTypeIDs, version: PassTapVersion.string)
         }
         let ledger = HealthLedger(backends: [ReaderID.Backend.pcsc, .nfc].filter { configuration.section($0).enabled }.map(\.rawValue))
@@ -104,48 +104,55 @@ public struct Daemon: Sendable {
         // The health check's pace: half the watchdog's timeout, or 10 s; `status` calls a last
         // healthy check older than three of these stale.
         let checkInterval = watchdog.checkInterval()
-        // Read every round: a reload's budget applies to the next look.
-        let supervisor = ReaderSupervisor(
-            backends: readers, sessionBudget: { .milliseconds(live.current.sessionBudgetMilliseconds) }, logger: logger)
+        // Reads the budget every round: a reload's budget applies to the next look.
+        let supervisor = ReaderSupervisor(backends: readers, live: live, logger: logger)
         let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
         let eventLoops = MultiThreadedEventLoopGroup.singleton
         let server = SocketServer(
-            configuration: SocketServerConfiguration(configuration), hub: hub, backends: readers, daemon: daemon,
+            live: live, hub: hub, backends: readers, daemon: daemon,
             vasReads: vasReads, logger: logger, eventLoopGroup: eventLoops,
             health: HealthSources(ledger: ledger, lastHealthyCheck: { health.lastHealthy }, staleAfter: checkInterval * 3),
             observer: metrics.map { metrics in
                 SocketServerObserver(clientsChanged: metrics.clientsChanged(by:), eventsDropped: metrics.eventsDropped(_:))
             } ?? .none)
         let readerService = ReaderBackendsService(backends: readers, supervisor: supervisor, deadline: Self.backendShutdown)
-        // Without a notifier (tests, `Daemon(configuration:logger:)`) the checks still run, for `status`.
+        // Everything systemd is told goes through this one notifier.
+        let notifier = SystemdNotifier(socket: notifySocket) {
+            Self.statusLine(readers: readers.readers(), clients: server.connectedClients, lastTap: ledger.lastTaps.map(\.time).max())
+        }
+        // Without a notify socket (tests, `Daemon(configuration:logger:)`) the checks still run, for `status`.
         let systemd = SystemdService(
-            notifier: notifier ?? SystemdNotifier(environment: [:]), watchdog: watchdog,
+            notifier: notifier, watchdog: watchdog,
             health: HealthCheck(eventLoops: eventLoops, supervisor: supervisor), record: health, interval: checkInterval, logger: logger,
             ready: {
                 try await server.waitUntilListening()
                 await readerService.waitUntilStarted()
-            },
-            status: {
-                Self.statusLine(readers: readers.readers(), clients: server.connectedClients, lastTap: ledger.lastTaps.map(\.time).max())
             })
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: readerService), .init(service: server), .init(service: systemd),
         ]
-        if let metrics, let listen = configuration.metrics.listen {
+        if let metrics, let listen = live.bound.metrics.listen {
             // Bound before anything is served, so it listens before the daemon is ready, and a
             // port in use stops the start.
             let metricsServer = MetricsServer(
-                address: listen, registry: metrics.registry, logger: logger, maximumConnections: configuration.metrics.maxConnections)
+                address: listen, registry: metrics.registry, logger: logger, maximumConnections: live.bound.metrics.maxConnections)
             try await metricsServer.bind()
             services.append(.init(service: metricsServer))
         }
+        // The components that act on a reload, in the order they are told; the rest read `live`
+        // at each use (the tap coordinator, the supervisor, the log level). A new listener or
+        // forwarder is one more entry here.
+        let observers: [(any ConfigurationObserver)?] = [
+            hub,
+            server,
+            metrics,
+            BackendReloader(backends: readers, factory: factory, deadline: Self.backendShutdown),
+        ]
         if let configPath {
-            let reloaded = ReloadTargets(
-                logLevel: logLevel, hub: hub, server: server, backends: readers, factory: factory, deadline: Self.backendShutdown)
             services.append(
                 .init(
                     service: ConfigReloader(
-                        path: configPath, live: live, apply: { await reloaded.apply($0, old: $1) }, events: events, notifier: notifier,
+                        path: configPath, live: live, observers: observers.compactMap { $0 }, events: events, notifier: notifier,
                         logger: logger)))
         }
         var groupConfiguration = ServiceGroupConfiguration(
@@ -154,7 +161,7 @@ public struct Daemon: Sendable {
         groupConfiguration.maximumCancellationDuration = Self.shutdownBudget - Self.gracefulShutdown
         logger.info(
             "passtapd starting",
-            metadata: ["version": "\(PassTapVersion.string)", "instance": "\(daemon.instance)", "socket": "\(configuration.socket.path)"])
+            metadata: ["version": "\(PassTapVersion.string)", "instance": "\(daemon.instance)", "socket": "\(live.bound.socket.path)"])
         try await ServiceGroup(configuration: groupConfiguration).run()
         logger.info("passtapd stopped")
     }

@@ -30,10 +30,14 @@ final class RPCFuzzing: Sendable {
         _ = hub.publish(.readerAdded, reader: Self.reader, payload: .reader(info))
         _ = hub.publish(.cardInserted, reader: Self.reader, payload: .card(SessionFuzzing.card))
         let started = ContinuousClock.now
+        var configuration = Configuration()
+        configuration.socket.path = "/nonexistent/fuzz.sock"
+        configuration.socket.allowTransmit = true
+        configuration.vas = SessionFuzzing.plan.vas?.settings ?? Configuration.VAS()
         dispatcher = MethodDispatcher(
             hub: hub, backends: ReaderBackends([FuzzBackend(reader: info)]), vasReads: VASReadQueue(timer: { _, fire in fire() }),
             daemon: DaemonInfo(version: "0.0.0-fuzz", instance: "fuzz", started: started),
-            configuration: SocketServerConfiguration(path: "/nonexistent/fuzz.sock", allowTransmit: true, vasMerchants: [SessionFuzzing.passType]),
+            live: LiveConfiguration(configuration),
             now: { started + .seconds(90) })
     }
 

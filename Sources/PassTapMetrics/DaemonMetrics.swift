@@ -13,7 +13,7 @@ import VAS
 /// Labels are bounded: a reader id (what the reader stack names, gone with the reader), a
 /// configured merchant's pass type id or `other`, and fixed words; never a UID, a payload, a
 /// message or a client. See docs/operations.md, "Metrics", for the list.
-public final class DaemonMetrics: Sendable {
+public final class DaemonMetrics: ConfigurationObserver {
     /// The metric names, as scraped.
     public enum Name {
         public static let taps = "passtap_taps_total"
@@ -52,6 +52,8 @@ public final class DaemonMetrics: Sendable {
     }
 
     private struct State {
+        /// The configured merchants' pass type ids: the `merchant` labels other than `other`.
+        var merchants: Set<String>
         var readers: [ReaderID: ReaderSeries] = [:]
         var vas: [VASKey: CoreMetrics.Counter] = [:]
         var backends: [String: Meter] = [:]
@@ -61,8 +63,7 @@ public final class DaemonMetrics: Sendable {
     /// Where every series is registered; `GET /metrics` emits it.
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
-    private let merchants: Set<String>
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let sessionDuration: CoreMetrics.Timer
     private let roundTrip: CoreMetrics.Timer
     private let clients: Meter
@@ -70,13 +71,14 @@ public final class DaemonMetrics: Sendable {
     private let buildInfo: Meter
 
     /// Metrics in `registry`, labelling VAS reads by the pass type ids of `merchants` (others
-    /// are `other`), with `version` in `passtap_build_info`.
+    /// are `other`; a reload sets the list, ``configurationChanged(from:to:)``), with `version` in
+    /// `passtap_build_info`.
     public init(registry: PrometheusCollectorRegistry, merchants: [String], version: String) {
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets = [Name.sessionDuration: Self.sessionBuckets, Name.apduRoundTrip: Self.roundTripBuckets]
         self.factory = factory
-        self.merchants = Set(merchants)
+        state = Mutex(State(merchants: Set(merchants)))
         sessionDuration = CoreMetrics.Timer(label: Name.sessionDuration, dimensions: [], factory: factory)
         roundTrip = CoreMetrics.Timer(label: Name.apduRoundTrip, dimensions: [], factory: factory)
         clients = Meter(label: Name.clients, dimensions: [], factory: factory)
@@ -145,6 +147,13 @@ public final class DaemonMetrics: Sendable {
         counter.increment()
     }
 
+    /// A reload: VAS reads are labelled by the merchants of `new` from now on. Series already
+    /// counted keep their labels (a merchant the reload removed keeps its counts until a restart).
+    public func configurationChanged(from old: Configuration, to new: Configuration) {
+        let merchants = Set(new.vas.passTypeIDs)
+        state.withLock { $0.merchants = merchants }
+    }
+
     // MARK: Series
 
     private func setState(_ current: ReaderInfo.State, of reader: ReaderID) {
@@ -181,7 +190,7 @@ public final class DaemonMetrics: Sendable {
             state.readers[reader] = series
             var counters = [tap]
             for entry in entries {
-                let key = VASKey(merchant: merchants.contains(entry.passTypeID) ? entry.passTypeID : Self.otherMerchant, status: entry.status.rawValue)
+                let key = VASKey(merchant: state.merchants.contains(entry.passTypeID) ? entry.passTypeID : Self.otherMerchant, status: entry.status.rawValue)
                 let counter =
                     state.vas[key] ?? CoreMetrics.Counter(label: Name.vasReads, dimensions: [("merchant", key.merchant), ("status", key.status)], factory: factory)
                 state.vas[key] = counter

@@ -5,8 +5,8 @@ import PassTapProtocol
 /// The connections the ``SocketServer`` serves now, with who they are and the roles they were
 /// given, so a reload of `[access]` can find those whose roles it changes. Not thread-safe on its
 /// own: the server's lock guards it, and orders admissions and reloads (a connection's roles are
-/// computed and it is added under that lock, which ``SocketServer/apply(_:)`` holds while it
-/// swaps the settings and scans).
+/// computed and it is added under that lock, which a reload's scan,
+/// ``SocketServer/configurationChanged(from:to:)``, holds once the reload is in force).
 struct AdmittedClients {
     struct Client {
         let peer: PeerCredentials

@@ -29,22 +29,11 @@ package struct MethodDispatcher: Sendable {
     /// Told of every `events.dropped` notice (the metrics recorder).
     let observer: SocketServerObserver
 
-    /// The dispatcher of a daemon: one handler per method.
+    /// The dispatcher of a daemon: one handler per method, each reading what it needs from `live`
+    /// at each request (so a reload applies to the next one).
     /// `now` is the monotonic clock `status` reads its uptime from (the fuzz target injects one).
     package init(
-        hub: EventHub, backends: ReaderBackends, vasReads: VASReadQueue, daemon: DaemonInfo, configuration: SocketServerConfiguration,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, health: HealthSources = HealthSources(),
-        observer: SocketServerObserver = .none
-    ) {
-        self.init(
-            hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, settings: ServerSettings(configuration), now: now,
-            health: health, observer: observer)
-    }
-
-    /// The dispatcher of a daemon whose settings a reload may change: each handler reads what it
-    /// needs from `settings` at each request.
-    init(
-        hub: EventHub, backends: ReaderBackends, vasReads: VASReadQueue, daemon: DaemonInfo, settings: ServerSettings,
+        hub: EventHub, backends: ReaderBackends, vasReads: VASReadQueue, daemon: DaemonInfo, live: LiveConfiguration,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, health: HealthSources = HealthSources(),
         observer: SocketServerObserver = .none
     ) {
@@ -52,14 +41,17 @@ package struct MethodDispatcher: Sendable {
         let handlers: [any MethodHandler] = [
             StatusHandler(daemon: daemon, readers: readers, now: now, health: health),
             ReadersListHandler(readers: readers),
-            CardTransmitHandler(allowed: { settings.current.allowTransmit }) { command, raw, reader throws(ReaderCommandError) in
+            CardTransmitHandler(allowed: { live.current.socket.allowTransmit }) { command, raw, reader throws(ReaderCommandError) in
                 try await backends.transmit(command, raw: raw, on: reader)
             },
             VASReadHandler(
-                merchants: { settings.current.vasMerchants }, vasReads: vasReads,
-                pending: PendingVASReads(limit: { settings.current.vasReadsPerUID })
+                merchants: {
+                    let vas = live.current.vas
+                    return vas.enabled ? vas.passTypeIDs : nil
+                }, vasReads: vasReads,
+                pending: PendingVASReads(limit: { live.current.socket.vasReadsPerUID })
             ) { backends.knows($0) },
-            EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: { settings.current.clientQueue }),
+            EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: { live.current.events.clientQueue }),
         ]
         self.init(handlers: handlers, observer: observer)
     }

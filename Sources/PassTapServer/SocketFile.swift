@@ -19,7 +19,7 @@ import Darwin
 /// there. Before it is there, it is bound and given its group and mode in a private directory,
 /// and only then linked in under its name (``SocketStaging``): a link another user renames over
 /// the name meanwhile cannot redirect the `chown` or `chmod`. The file is never looser than
-/// `[socket] mode`: `passtapd`'s umask (``SocketServerConfiguration/fileCreationMask``) keeps
+/// `[socket] mode`: `passtapd`'s umask (`Configuration.Socket.fileCreationMask`) keeps
 /// only the owner bits until the mode is set.
 struct SocketFile {
     /// The path of the socket file.

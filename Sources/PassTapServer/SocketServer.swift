@@ -14,11 +14,15 @@ import Synchronization
 /// swift-nio-extras' `LineBasedFrameDecoder`, served by its own child task, and counted against
 /// `max_clients`. See `docs/socket-api.md` for the protocol.
 ///
-/// A reload hands it new settings with ``apply(_:)``; the socket file and `max_clients` keep what
-/// the listener started with.
-public final class SocketServer: Service, Sendable {
-    private let configuration: SocketServerConfiguration
-    private let settings: ServerSettings
+/// Its settings come from the daemon's ``LiveConfiguration``: the socket file and `max_clients`
+/// from what the listener was bound with (``LiveConfiguration/bound``), the rest from the
+/// configuration in force at each use. A reload tells it with ``configurationChanged(from:to:)``.
+public final class SocketServer: Service, ConfigurationObserver {
+    let live: LiveConfiguration
+    /// Whether ``run()`` judges the directories on the socket's path (see `SocketFile`). Always on
+    /// in the daemon; a test turns it off to show that the permission step cannot be redirected
+    /// even in a directory another user controls.
+    private let checksDirectories: Bool
     private let limiter: ConnectionLimiter
     private let clients = Mutex(AdmittedClients())
     private let dispatcher: MethodDispatcher
@@ -29,7 +33,8 @@ public final class SocketServer: Service, Sendable {
 
     /// Creates a server; nothing happens until ``run()``.
     /// - Parameters:
-    ///   - configuration: socket path, permissions, limits.
+    ///   - live: the daemon's configuration: `[socket]`, `[events] client_queue`, `[access]` and
+    ///     the `[vas]` merchants `vas.read` may name.
     ///   - hub: the event hub subscribers read from.
     ///   - backends: the readers `status`, `readers.list` and `card.transmit` talk to.
     ///   - daemon: version, instance id and start time, for `status` and `events.subscribe`.
@@ -38,20 +43,30 @@ public final class SocketServer: Service, Sendable {
     ///   - eventLoopGroup: NIO's event loops; the shared singleton by default.
     ///   - health: what `status` reports beyond the readers (backends, last taps, health).
     ///   - observer: told of clients and dropped events (the metrics recorder).
-    public init(
-        configuration: SocketServerConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo,
-        vasReads: VASReadQueue = VASReadQueue(), logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        health: HealthSources = HealthSources(), observer: SocketServerObserver = .none
+    public convenience init(
+        live: LiveConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo, vasReads: VASReadQueue = VASReadQueue(),
+        logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, health: HealthSources = HealthSources(),
+        observer: SocketServerObserver = .none
     ) {
-        self.configuration = configuration
+        self.init(
+            live: live, hub: hub, backends: backends, daemon: daemon, vasReads: vasReads, logger: logger, eventLoopGroup: eventLoopGroup,
+            health: health, observer: observer, checksDirectories: true)
+    }
+
+    /// As the public init; `checksDirectories: false` is for one test only.
+    init(
+        live: LiveConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo, vasReads: VASReadQueue = VASReadQueue(),
+        logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, health: HealthSources = HealthSources(),
+        observer: SocketServerObserver = .none, checksDirectories: Bool
+    ) {
+        self.live = live
+        self.checksDirectories = checksDirectories
         self.observer = observer
-        let settings = ServerSettings(configuration)
-        self.settings = settings
         self.dispatcher = MethodDispatcher(
-            hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, settings: settings, health: health, observer: observer)
+            hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, live: live, health: health, observer: observer)
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
-        limiter = ConnectionLimiter(limit: configuration.maxClients, perUserLimit: configuration.maxClientsPerUID)
+        limiter = ConnectionLimiter(limit: live.bound.socket.maxClients, perUserLimit: live.current.socket.maxClientsPerUID)
     }
 
     /// How many clients are connected now (refused ones for the moment it takes to refuse them).
@@ -68,7 +83,8 @@ public final class SocketServer: Service, Sendable {
     ///   listening, unknown group, a directory on the way another user could change, filesystem
     ///   errors).
     public func run() async throws {
-        let file = SocketFile(path: configuration.path, checksDirectories: configuration.checksDirectories)
+        let socket = live.bound.socket
+        let file = SocketFile(path: socket.path, checksDirectories: checksDirectories)
         let server: NIOAsyncChannel<AcceptedClient, Never>
         let inode: ino_t?
         do {
@@ -100,10 +116,10 @@ public final class SocketServer: Service, Sendable {
                         }
                     }
             } catch {
-                throw SocketServerError.bindFailed(configuration.path, error)
+                throw SocketServerError.bindFailed(socket.path, error)
             }
             do {
-                inode = try staging.publish(mode: configuration.mode, group: configuration.group)
+                inode = try staging.publish(mode: socket.mode, group: socket.group)
             } catch {
                 try? await server.channel.close()
                 throw error
@@ -116,13 +132,13 @@ public final class SocketServer: Service, Sendable {
         logger.info(
             "listening",
             metadata: [
-                "socket.path": "\(configuration.path)",
-                "socket.mode": "\(String(configuration.mode, radix: 8))",
-                "socket.max_clients": "\(configuration.maxClients)",
+                "socket.path": "\(socket.path)",
+                "socket.mode": "\(String(socket.mode, radix: 8))",
+                "socket.max_clients": "\(socket.maxClients)",
             ])
         startup.markListening()
         try await serve(server)
-        logger.info("socket closed", metadata: ["socket.path": "\(configuration.path)"])
+        logger.info("socket closed", metadata: ["socket.path": "\(socket.path)"])
     }
 
     private func serve(_ server: NIOAsyncChannel<AcceptedClient, Never>) async throws {
@@ -175,12 +191,13 @@ public final class SocketServer: Service, Sendable {
             }
             logger.warning("\(problem)")
         }
-        // The roles are computed and the client registered in one step under the lock that
-        // `apply` holds while it swaps the settings and scans the clients: a reload either finds
-        // this client registered (and closes it if its roles change) or is in force before its
-        // roles are computed. Never a client with roles a reload took away (issue 19 §2).
+        // The roles are computed and the client registered in one step under the lock that a
+        // reload's scan of the clients holds (``configurationChanged(from:to:)``), and that scan
+        // runs after the reload is in force: a reload either finds this client registered (and
+        // closes it if its roles change) or is in force before its roles are computed. Never a
+        // client with roles a reload took away (issue 19 §2).
         let (settings, roles, id) = clients.withLock { clients in
-            let settings = self.settings.current
+            let settings = live.current
             let roles = settings.access.roles(uid: peer.uid, groups: peer.allGroups)
             let id = roles.isEmpty ? nil : clients.add(peer: peer, roles: roles, channel: client.channel)
             return (settings, roles, id)
@@ -202,29 +219,29 @@ public final class SocketServer: Service, Sendable {
         defer { observer.clientsChanged(-1) }
         await ClientConnection(
             channel: client, writer: accepted.writer, dispatcher: dispatcher, peer: peer, roles: roles,
-            idleTimeout: settings.idleTimeout, logger: logger
+            idleTimeout: .milliseconds(settings.socket.idleTimeoutMilliseconds), logger: logger
         ).run()
         logger.debug("client disconnected")
     }
 
-    /// Puts a reloaded configuration in force: `[access]`, `allow_transmit`, the VAS merchants,
-    /// `vas_reads_per_uid`, `client_queue`, `max_clients_per_uid` and `idle_timeout_ms` hold for
-    /// what comes next (requests, subscriptions, connections). The socket's path, mode, group and
-    /// `max_clients` are not changed (they need a restart; the caller names them).
+    /// A reload is in force (``LiveConfiguration/current`` is `new`): `[access]`,
+    /// `allow_transmit`, the VAS merchants, `vas_reads_per_uid`, `client_queue` and
+    /// `idle_timeout_ms` hold for what comes next (requests, subscriptions, connections), as they
+    /// are read at each use; `max_clients_per_uid` is set here. The socket's path, mode, group and
+    /// `max_clients` keep what the listener was bound with (``LiveConfiguration/bound``).
     ///
     /// A connection whose roles differ under the new `[access]` is closed, so that no peer keeps a
     /// role it lost (or misses one it gained); it reconnects with its new roles. Every other
     /// connection, and its subscription, goes on.
     ///
-    /// The settings are swapped and the connections scanned under the lock that admitting a
-    /// connection holds while it computes its roles and registers it, so no connection admitted
-    /// during a reload escapes the scan with roles computed under the old `[access]`.
-    public func apply(_ new: SocketServerConfiguration) {
+    /// The connections are scanned under the lock that admitting a connection holds while it
+    /// computes its roles and registers it, so no connection admitted during a reload escapes
+    /// the scan with roles computed under the old `[access]`.
+    public func configurationChanged(from old: Configuration, to new: Configuration) {
         let changed = clients.withLock { clients in
-            let old = settings.replace(with: new)
-            return old.access == new.access ? [] : clients.changedRoles(under: new.access)
+            old.access == new.access ? [] : clients.changedRoles(under: new.access)
         }
-        limiter.setPerUserLimit(new.maxClientsPerUID)
+        limiter.setPerUserLimit(new.socket.maxClientsPerUID)
         for client in changed {
             logger.notice(
                 "closing a client whose roles the reload changed; it may reconnect",

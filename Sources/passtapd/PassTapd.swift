@@ -63,15 +63,16 @@ struct PassTapd: AsyncParsableCommand {
         }
         // Before anything creates a file: the socket must never exist looser than configured.
         Daemon.restrictFileCreation(for: configuration)
-        // A reload (SIGHUP) changes the level of every logger through this one setting.
-        let level = LogLevelSetting(configuration.logLevel)
+        // The running configuration's one owner: a reload (SIGHUP) swaps it, and every logger
+        // takes its level from it.
+        let live = LiveConfiguration(configuration)
         // Under systemd, stderr is the journal's stream: lines carry their priority as `<N>`.
         let journal = JournalLogHandler.isJournalStream()
         LoggingSystem.bootstrap { label in
             // Every logged string is escaped: reader names and errors can carry what a card or a
             // reader chose, and must not drive the terminal or forge a log line.
             let output: any LogHandler = journal ? JournalLogHandler(label: label) : StreamLogHandler.standardError(label: label)
-            return ReloadableLevelLogHandler(wrapping: EscapingLogHandler(wrapping: output), setting: level)
+            return ReloadableLevelLogHandler(wrapping: EscapingLogHandler(wrapping: output), live: live)
         }
         let logger = Logger(label: "passtapd")
         if limit != before {
@@ -82,9 +83,7 @@ struct PassTapd: AsyncParsableCommand {
             logger.info("the open-file limit covers the file descriptor budget", metadata: ["fd.limit": "\(limit)", "fd.budget": "\(budget)"])
         }
         do {
-            try await Daemon(
-                configuration: configuration, logger: logger, configPath: config, logLevel: level, notifier: SystemdNotifier()
-            ).run()
+            try await Daemon(live: live, logger: logger, configPath: config, notifySocket: NotifySocket()).run()
         } catch {
             logger.critical("passtapd stopped on an error", metadata: ["error": "\(error)"])
             throw ExitCode(71)

@@ -305,8 +305,10 @@ extension PCSCScenarioTests {
                 let backend = fixture.startBackend(handler: handler)
                 var logger = Logger(label: "passtap.test.supervisor")
                 logger.logLevel = .critical
+                var budget = Configuration()
+                budget.sessionBudgetMilliseconds = 200
                 let supervisor = ReaderSupervisor(
-                    backends: ReaderBackends([backend]), period: .milliseconds(100), sessionBudget: { .milliseconds(200) }, logger: logger)
+                    backends: ReaderBackends([backend]), period: .milliseconds(100), live: LiveConfiguration(budget), logger: logger)
                 supervisor.start()
                 _ = try await fixture.events.next(.readerAdded)
                 _ = try await fixture.events.next(.readerAdded)

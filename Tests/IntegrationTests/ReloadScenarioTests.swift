@@ -75,6 +75,26 @@ extension PCSCScenarioTests {
             #expect(ledger.problems.isEmpty, "\(ledger.problems)")
         }
 
+        /// `/metrics` labels a VAS read by its merchant when that merchant is configured: one a
+        /// reload adds is counted under its own pass type id from the next tap, not as `other`.
+        @Test func aMerchantAddedByAReloadIsCountedUnderItsOwnNameOnMetrics() throws {
+            let port = try MetricsScenarioTests.freePort()
+            let metrics = "[metrics]\nlisten = \"127.0.0.1:\(port)\"\n"
+            let phone = try Self.rig(config: metrics + Self.vas([Self.loyalty])), rig = phone.rig, ledger = phone.ledger
+            defer { phone.stop() }
+            try rig.reload(config: metrics + Self.vas([Self.loyalty, Self.coffee]))
+            #expect(try ledger.next("config.reloaded")["changed"] as? [String] == ["vas.merchants"])
+            #expect(try Self.statuses(try phone.tap()) == [Self.loyalty: "data_not_found", Self.coffee: "success"])
+
+            let scraped = try MetricsScenarioTests.scrape(port)
+            let value = { (merchant: String, status: String) in
+                MetricsScenarioTests.value(scraped, "passtap_vas_reads_total", ["merchant": merchant, "status": status])
+            }
+            #expect(value(Self.coffee, "success") == 1, "\(scraped)")
+            #expect(value(Self.loyalty, "data_not_found") == 1, "\(scraped)")
+            #expect(value("other", "success") == nil, "\(scraped)")
+        }
+
         @Test func aKeyRotatedInPlaceIsUsedByTheNextTapWithoutARestart() throws {
             let phone = try Self.rig(config: Self.vas([Self.coffee])), rig = phone.rig, ledger = phone.ledger
             defer { phone.stop() }

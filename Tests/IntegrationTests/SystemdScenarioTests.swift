@@ -58,6 +58,11 @@ extension PCSCScenarioTests {
                 while around.last != "READY=1" {
                     around.append(try #require(systemd.receive(), "no READY=1 after RELOADING=1; seen \(around)"))
                 }
+                // Then `systemctl status` shows the daemon's own line again, not the reload's.
+                around.append(try #require(systemd.receive(), "nothing after READY=1; seen \(around)"))
+                #expect(around.last.map(Self.isNormalStatus) == true, "\(around)")
+                let statuses = around.drop { $0 != "RELOADING=1" }.filter { $0.hasPrefix("STATUS=") }
+                #expect(statuses.allSatisfy(Self.isNormalStatus), "\(around)")
                 seen += around
             }
 
@@ -78,6 +83,11 @@ extension PCSCScenarioTests {
             // The refused reload is an error to the journal; the debug level the first one set shows.
             #expect(log.contains { $0.hasPrefix("<3>passtapd error: config reload refused") }, "\(rig.daemonLog)")
             #expect(log.contains { $0.hasPrefix("<7>passtapd debug: ") }, "\(rig.daemonLog)")
+        }
+
+        /// Whether `datagram` is the daemon's usual `STATUS=` line: readers, clients, last tap.
+        static func isNormalStatus(_ datagram: String) -> Bool {
+            datagram.range(of: #"^STATUS=\d+ readers? \(\d+ usable\), \d+ clients?, (no tap yet|last tap \S+)$"#, options: .regularExpression) != nil
         }
 
         /// A normal run under the unit's restrictions says nothing above info: with its

@@ -116,14 +116,16 @@ import Testing
         var logger = Logger(label: "passtap.test.health")
         logger.logLevel = .critical
         var service = SystemdService(
-            notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": systemd.path]),
+            notifier: SystemdNotifier(socket: NotifySocket(environment: ["NOTIFY_SOCKET": systemd.path])) {
+                "0 readers (0 usable), 0 clients, no tap yet"
+            },
             // The supervisor's round is always current here: only the loop's hang may fail a check
             // (a round fixed at the start went stale after 3 s on a loaded machine, and no check
             // could pass again).
             watchdog: WatchdogSettings(environment: ["WATCHDOG_USEC": "200000"], pid: getpid()),
             health: HealthCheck(
                 eventLoops: [loop.loop], supervisorRound: { .now }, supervisorStallAfter: .seconds(3), answerWithin: .milliseconds(200)),
-            record: record, logger: logger, ready: {}, status: { "0 readers (0 usable), 0 clients, no tap yet" })
+            record: record, logger: logger, ready: {})
         service.onCheck = { verdicts.continuation.yield($0) }
         let group = ServiceGroup(services: [service], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in

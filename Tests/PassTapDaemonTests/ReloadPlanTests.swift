@@ -84,6 +84,12 @@ import Testing
         #expect(!ReloadPlan.backendDiffers(.pcsc, old: nfc, new: withVAS))
     }
 
+    /// Counts the reloads it is told of.
+    final class CountingObserver: ConfigurationObserver {
+        let count = Mutex(0)
+        func configurationChanged(from old: Configuration, to new: Configuration) { count.withLock { $0 += 1 } }
+    }
+
     /// A recorder for what the reloader publishes.
     final class Published: Sendable {
         let events = Mutex<[(EventKind, EventPayload)]>([])
@@ -98,11 +104,10 @@ import Testing
         try "[log]\nlevel = \"debug\"\n".write(toFile: file, atomically: true, encoding: .utf8)
         let running = try ConfigLoader.load(path: file)
         let live = LiveConfiguration(running)
-        let applied = Mutex(0)
+        let applied = CountingObserver()
         let published = Published()
         let reloader = ConfigReloader(
-            path: file, live: live, apply: { _, _ in applied.withLock { $0 += 1 } }, events: published.sink, notifier: nil,
-            logger: Logger(label: "test"))
+            path: file, live: live, observers: [applied], events: published.sink, notifier: nil, logger: Logger(label: "test"))
 
         try "[log]\nlevel = \"debug\"\n[session]\naids = [\"A00000\"]\n".write(toFile: file, atomically: true, encoding: .utf8)
         guard case .rejected(let error) = await reloader.reload() else {
@@ -110,7 +115,7 @@ import Testing
             return
         }
         #expect(live.current == running)
-        #expect(applied.withLock { $0 } == 0)
+        #expect(applied.count.withLock { $0 } == 0)
         let (kind, payload) = try #require(published.events.withLock { $0.first })
         #expect(kind == .configRejected)
         #expect(payload == .configRejected(ConfigRejected(file: file, line: 4, key: "session.aids[0]", problem: error.problem)))
@@ -125,7 +130,7 @@ import Testing
         #expect(plan.changed == ["log.level"] && plan.restartRequired == ["socket.path"])
         #expect(live.current.logLevel == .trace)
         #expect(live.current.socket.path == running.socket.path)
-        #expect(applied.withLock { $0 } == 1)
+        #expect(applied.count.withLock { $0 } == 1)
         #expect(
             published.events.withLock { $0.last?.1 }
                 == .configReloaded(ConfigReloaded(file: file, changed: ["log.level"], restartRequired: ["socket.path"])))
@@ -148,7 +153,7 @@ import Testing
             reserve: { budget, path throws(FileDescriptorBudgetError) in
                 _ = try Daemon.reserveFileDescriptors(for: budget, file: path, limit: limit) { _ in nil }
             },
-            apply: { _, _ in }, events: published.sink, notifier: nil, logger: Logger(label: "test"))
+            observers: [], events: published.sink, notifier: nil, logger: Logger(label: "test"))
 
         try "[pcsc]\nenabled = true\n".write(toFile: file, atomically: true, encoding: .utf8)
         guard case .rejected(let error) = await reloader.reload() else {

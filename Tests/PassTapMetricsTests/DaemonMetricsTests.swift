@@ -59,6 +59,33 @@ import VAS
         #expect(!raw.contains("04A1B2C3D4E5F6") && !raw.contains("0411"))
     }
 
+    /// A configuration with URL-only merchants of these pass type ids.
+    static func configuration(merchants: [String]) throws -> Configuration {
+        var configuration = Configuration()
+        configuration.vas.enabled = true
+        configuration.vas.merchants = try merchants.map {
+            try Configuration.VASMerchant(
+                passTypeIdentifier: try PassTypeIdentifier($0), url: "https://example.com/join", filter: nil, keys: [], keyPaths: [])
+        }
+        return configuration
+    }
+
+    /// A reload's merchants label the reads that follow: one it adds is counted by name, one it
+    /// removes as `other` (issue 20: before, a merchant added by a reload stayed `other`).
+    @Test func aReloadRelabelsTheMerchantsOfTheReadsThatFollow() async throws {
+        let metrics = metrics()
+        let coffee = "pass.com.example.coffee"
+        let before = try Self.configuration(merchants: [loyalty])
+        let after = try Self.configuration(merchants: [coffee])
+        await metrics.configurationChanged(from: before, to: after)
+        metrics.observe(
+            .readResult, reader, vasTap([VASEntry(passTypeID: coffee, status: .success), VASEntry(passTypeID: loyalty, status: .dataNotFound)]))
+        let text = try scrape(metrics)
+        #expect(text.value(Name.vasReads, ["merchant": coffee, "status": "success"]) == 1)
+        #expect(text.value(Name.vasReads, ["merchant": "other", "status": "data_not_found"]) == 1)
+        #expect(text.value(Name.vasReads, ["merchant": loyalty, "status": "data_not_found"]) == nil)
+    }
+
     @Test func readerStateFollowsItsEventsAndItsSeriesGoWithIt() throws {
         let metrics = metrics()
         metrics.observe(.readerAdded, reader, .reader(info(.empty)))

@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func aSubscriberThatEndedItsInputAndThenClosesGivesUpItsConnection() async throws {
-        try await ServerHarness.with(configure: { $0.maxClients = 1 }) { harness in
+        try await ServerHarness.with(configure: { $0.socket.maxClients = 1 }) { harness in
             try await LineClient.with(path: harness.path) { client in
                 try await client.send(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
                 try await client.closeOutput()
@@ -120,7 +120,7 @@ import Testing
 
     @Test func aVASReadWaitingAtTheEndOfInputIsStillAnswered() async throws {
         let reader = ServerHarness.readers[0].id
-        try await ServerHarness.with(configure: { $0.vasMerchants = ["pass.com.example.coffee"] }) { harness in
+        try await ServerHarness.with(configure: { $0.enableVAS(merchants: ["pass.com.example.coffee"]) }) { harness in
             try await LineClient.with(path: harness.path) { client in
                 try await client.send(
                     #"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":600000}}"#)

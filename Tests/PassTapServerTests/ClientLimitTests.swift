@@ -1,10 +1,11 @@
+import PassTapCore
 import PassTapProtocol
 import PassTapServer
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct ClientLimitTests {
     @Test func clientsOverMaxClientsGetAnErrorAndAreClosed() async throws {
-        try await ServerHarness.with(configure: { $0.maxClients = 2 }) { harness in
+        try await ServerHarness.with(configure: { $0.socket.maxClients = 2 }) { harness in
             try await LineClient.with(path: harness.path) { first in
                 try await LineClient.with(path: harness.path) { second in
                     // Both are served: each gets an answer.

@@ -62,12 +62,12 @@ struct ForeignPeerTests {
     }
 
     /// A socket nobody can reach through its group (0660, group nogroup) in a directory it can enter.
-    static func configure(_ access: Configuration.Access) -> (inout SocketServerConfiguration) -> Void {
+    static func configure(_ access: Configuration.Access) -> (inout Configuration) -> Void {
         { configuration in
-            configuration.group = "nogroup"
+            configuration.socket.group = "nogroup"
             configuration.access = access
-            configuration.vasMerchants = ["pass.com.example.coffee"]
-            configuration.allowTransmit = true
+            configuration.enableVAS(merchants: ["pass.com.example.coffee"])
+            configuration.socket.allowTransmit = true
         }
     }
 

@@ -89,11 +89,19 @@ import Testing
         #expect(result.instance == "instance-1")
     }
 
+    /// `card.transmit` allowed or not, and one VAS merchant, `pass.a`.
+    static func configuration(allowTransmit: Bool) -> Configuration {
+        var configuration = Configuration()
+        configuration.socket.allowTransmit = allowTransmit
+        configuration.enableVAS(merchants: ["pass.a"])
+        return configuration
+    }
+
     /// Every method has a handler, and the role each needs is the issue's.
     @Test func theTableCoversEveryMethodWithItsRole() {
         let dispatcher = MethodDispatcher(
             hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
-            configuration: SocketServerConfiguration(path: "/tmp/unused.sock"))
+            live: LiveConfiguration(Configuration()))
         #expect(Set(dispatcher.handlers.keys) == Set(RPCMethod.allCases))
         let roles = Dictionary(uniqueKeysWithValues: dispatcher.handlers.map { ($0.key, type(of: $0.value).role) })
         #expect(roles == [.status: .observe, .readersList: .observe, .eventsSubscribe: .observe, .vasRead: .read, .cardTransmit: .transmit])
@@ -117,7 +125,7 @@ import Testing
         let roles = forbidden.roles
         let dispatcher = MethodDispatcher(
             hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
-            configuration: SocketServerConfiguration(path: "/tmp/unused.sock", allowTransmit: true, vasMerchants: ["pass.a"]))
+            live: LiveConfiguration(Self.configuration(allowTransmit: true)))
         guard case .reply(let buffer) = await dispatcher.handle(line: ByteBuffer(string: line), alreadySubscribed: false, roles: roles) else {
             throw Failure("no reply")
         }
@@ -137,7 +145,7 @@ extension MethodHandlerTests {
         logger.logLevel = .error
         let dispatcher = MethodDispatcher(
             hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
-            configuration: SocketServerConfiguration(path: "/tmp/unused.sock", allowTransmit: false, vasMerchants: ["pass.a"]))
+            live: LiveConfiguration(Self.configuration(allowTransmit: false)))
         let peer = PeerCredentials(pid: 4242, uid: 1001, gid: 1001)
         let calls: [(String, Set<AccessRole>)] = [
             (#"{"jsonrpc":"2.0","id":1,"method":"card.transmit","params":{"reader":"pcsc:Zeta Reader 00 00","apdu":"00A4040000"}}"#, [.observe]),

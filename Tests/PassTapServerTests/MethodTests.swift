@@ -63,7 +63,7 @@ import Testing
             // Echo the command's last two bytes, then 9000.
             ResponseAPDU(data: Array(command.bytes.suffix(2)), statusWord: .success)
         }
-        try await ServerHarness.with(backend: backend, configure: { $0.allowTransmit = true }) { harness in
+        try await ServerHarness.with(backend: backend, configure: { $0.socket.allowTransmit = true }) { harness in
             let response = try await LineClient.with(path: harness.path) { client in
                 try await client.call(
                     #"{"jsonrpc":"2.0","id":4,"method":"card.transmit","params":{"reader":"pcsc:Zeta Reader 00 00","apdu":"00 a4 04 00 02 ab cd","raw":true}}"#,
@@ -92,7 +92,7 @@ import Testing
         failure: ReaderCommandError, code: JSONRPCErrorCode, transportCode: String?
     ) async throws {
         let backend = FakeReaderBackend(readers: ServerHarness.readers) { _, _, _ throws(ReaderCommandError) in throw failure }
-        try await ServerHarness.with(backend: backend, configure: { $0.allowTransmit = true }) { harness in
+        try await ServerHarness.with(backend: backend, configure: { $0.socket.allowTransmit = true }) { harness in
             let response = try await LineClient.with(path: harness.path) { client in
                 try await client.call(
                     #"{"jsonrpc":"2.0","id":5,"method":"card.transmit","params":{"reader":"pcsc:Zeta Reader 00 00","apdu":"00B0000000"}}"#)
@@ -115,7 +115,7 @@ import Testing
         #"{"reader":"pcsc:Zeta Reader 00 00","apdu":"00B0000000","rawr":true}"#,  // unknown member
     ])
     func cardTransmitWithBadParamsIsInvalidParams(params: String) async throws {
-        try await ServerHarness.with(configure: { $0.allowTransmit = true }) { harness in
+        try await ServerHarness.with(configure: { $0.socket.allowTransmit = true }) { harness in
             let response = try await LineClient.with(path: harness.path) { client in
                 try await client.call(#"{"jsonrpc":"2.0","id":6,"method":"card.transmit","params":\#(params)}"#)
             }
@@ -140,7 +140,7 @@ extension MethodTests {
     /// false) and returns its error; records an issue if the call succeeded or left a read queued.
     func vasReadError(_ params: String, vasEnabled: Bool = true) async throws -> JSONRPCError? {
         var answer: JSONRPCResponse<VASReadResult>?
-        try await ServerHarness.with(configure: { $0.vasMerchants = vasEnabled ? Self.vasMerchants : nil }) { harness in
+        try await ServerHarness.with(configure: { if vasEnabled { $0.enableVAS(merchants: Self.vasMerchants) } }) { harness in
             answer = try await LineClient.with(path: harness.path) { client in
                 try await client.call(
                     #"{"jsonrpc":"2.0","id":7,"method":"vas.read","params":\#(params)}"#, expecting: VASReadResult.self)

@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func aUserOverItsConnectionLimitIsRefusedWhileOthersSlotsStayFree() async throws {
-        try await ServerHarness.with(configure: { $0.maxClientsPerUID = 2 }) { harness in
+        try await ServerHarness.with(configure: { $0.socket.maxClientsPerUID = 2 }) { harness in
             try await LineClient.with(path: harness.path) { first in
                 try await LineClient.with(path: harness.path) { second in
                     #expect(try await first.call(Self.status, expecting: StatusResult.self).id == .number(1))
@@ -49,7 +49,7 @@ import Testing
     @Test func aUserMayHaveOneVASReadWaitingPerReader() async throws {
         let memory = InMemoryLogHandler()
         let logger = Logger(label: "passtap.test.server") { _ in memory }
-        try await ServerHarness.with(configure: { $0.vasMerchants = ["pass.com.example.coffee"] }, logger: logger) { harness in
+        try await ServerHarness.with(configure: { $0.enableVAS(merchants: ["pass.com.example.coffee"]) }, logger: logger) { harness in
             try await LineClient.with(path: harness.path) { first in
                 try await LineClient.with(path: harness.path) { second in
                     try await first.send(Self.vasRead(1))
@@ -92,7 +92,7 @@ import Testing
     /// A client that goes away gives its user's vas.read slot back: the same user may wait
     /// again (the slot frees once the server has noticed the close, so this retries on busy).
     @Test func aVASReadWhoseClientLeftGivesItsSlotBack() async throws {
-        try await ServerHarness.with(configure: { $0.vasMerchants = ["pass.com.example.coffee"] }) { harness in
+        try await ServerHarness.with(configure: { $0.enableVAS(merchants: ["pass.com.example.coffee"]) }) { harness in
             try await LineClient.with(path: harness.path) { client in
                 try await client.send(Self.vasRead(1))
                 try await harness.waitForVASReads(1, on: ServerHarness.readers[0].id)
@@ -111,11 +111,11 @@ import Testing
     }
 
     @Test func anIdleConnectionIsClosedButASubscriberAndAWaitingVASReadAreNot() async throws {
-        let configure: (inout SocketServerConfiguration) -> Void = {
+        let configure: (inout Configuration) -> Void = {
             // Long enough that a loaded CI machine connects and sends a first request within it;
             // each client below sends its request right after connecting.
-            $0.idleTimeout = .seconds(3)
-            $0.vasMerchants = ["pass.com.example.coffee"]
+            $0.socket.idleTimeoutMilliseconds = 3000
+            $0.enableVAS(merchants: ["pass.com.example.coffee"])
         }
         try await ServerHarness.with(configure: configure) { harness in
             try await LineClient.with(path: harness.path) { subscriber in

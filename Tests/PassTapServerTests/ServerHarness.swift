@@ -37,24 +37,24 @@ struct ServerHarness {
         backend: FakeReaderBackend = FakeReaderBackend(readers: readers),
         hubCapacity: Int = 64,
         vasReads: VASReadQueue = VASReadQueue(),
-        configure: (inout SocketServerConfiguration) -> Void = { _ in },
+        configure: (inout Configuration) -> Void = { _ in },
         logger: Logger = Logger(label: "passtap.test.server"),
         observer: SocketServerObserver = .none,
         _ body: (ServerHarness) async throws -> Void
     ) async throws {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var configuration = SocketServerConfiguration(path: directory + "/run/passtapd.sock")
+        var configuration = Configuration(path: directory + "/run/passtapd.sock")
         // This process's user holds every role, root or not (tests of roles set their own).
         configuration.access = Configuration.Access(observe: [.everyone], read: [.user(getuid())], transmit: [.user(getuid())])
         configure(&configuration)
         let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: hubCapacity)
         let daemon = DaemonInfo.startingNow(version: "9.8.7-test")
         let server = SocketServer(
-            configuration: configuration, hub: hub, backends: ReaderBackends([backend]), daemon: daemon,
+            live: LiveConfiguration(configuration), hub: hub, backends: ReaderBackends([backend]), daemon: daemon,
             vasReads: vasReads, logger: logger, observer: observer)
         let harness = ServerHarness(
-            directory: directory, path: configuration.path, hub: hub, backend: backend, vasReads: vasReads, daemon: daemon,
+            directory: directory, path: configuration.socket.path, hub: hub, backend: backend, vasReads: vasReads, daemon: daemon,
             server: server)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }

@@ -43,18 +43,18 @@ import Glibc
     @Test(arguments: 0..<10) func shutdownRightAfterManyConnectsEndsCleanly(round: Int) async throws {
         let directory = try ServerHarness.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var configuration = SocketServerConfiguration(path: directory + "/passtapd.sock")
+        var configuration = Configuration(path: directory + "/passtapd.sock")
         configuration.access = Configuration.Access(observe: [.everyone], read: [.user(getuid())], transmit: [.user(getuid())])
         var logger = Logger(label: "passtap.test.shutdown-race")
         logger.logLevel = .critical
         let server = SocketServer(
-            configuration: configuration, hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 16), backends: ReaderBackends([FakeReaderBackend(readers: [])]),
+            live: LiveConfiguration(configuration), hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 16), backends: ReaderBackends([FakeReaderBackend(readers: [])]),
             daemon: DaemonInfo.startingNow(version: "test"), logger: logger)
         let group = ServiceGroup(services: [server], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             try await withDeadline("the server to listen") { try await server.waitUntilListening() }
-            let path = configuration.path
+            let path = configuration.socket.path
             let clients = await Self.offPool { (0..<40).map { _ in Self.connect(to: path) } }
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()

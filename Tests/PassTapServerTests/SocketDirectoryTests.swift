@@ -13,7 +13,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SocketDirectoryTests {
     private func makeServer(path: String) -> SocketServer {
         SocketServer(
-            configuration: SocketServerConfiguration(path: path), hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 4),
+            live: LiveConfiguration(Configuration(path: path)), hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 4),
             backends: ReaderBackends([FakeReaderBackend()]), daemon: .startingNow(version: "test"), logger: Logger(label: "test"))
     }
 
@@ -46,7 +46,9 @@ import Testing
 
     @Test(arguments: [0o660, 0o600, 0o640, 0o620, 0o770, 0o700, 0o060, 0o400, 0o000] as [UInt16])
     func theCreationMaskLetsBindMakeTheSocketNoLooserThanItsMode(mode: UInt16) {
-        let mask = SocketServerConfiguration(path: "/run/p.sock", mode: mode).fileCreationMask
+        var socket = Configuration.Socket()
+        socket.mode = mode
+        let mask = socket.fileCreationMask
         // bind() creates a socket file with 0777 less the umask.
         let created = 0o777 & ~mask
         #expect(created & ~mode == 0, "created \(String(created, radix: 8)) for mode \(String(mode, radix: 8))")

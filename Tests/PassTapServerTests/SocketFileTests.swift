@@ -17,8 +17,10 @@ import Testing
     }
 
     private func makeServer(path: String, group: String? = nil) -> SocketServer {
-        SocketServer(
-            configuration: SocketServerConfiguration(path: path, group: group), hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 4),
+        var configuration = Configuration(path: path)
+        configuration.socket.group = group
+        return SocketServer(
+            live: LiveConfiguration(configuration), hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 4),
             backends: ReaderBackends([FakeReaderBackend()]), daemon: .startingNow(version: "test"), logger: Logger(label: "test"))
     }
 
@@ -40,7 +42,7 @@ import Testing
     }
 
     @Test func theConfiguredModeIsApplied() async throws {
-        try await ServerHarness.with(configure: { $0.mode = 0o600 }) { harness in
+        try await ServerHarness.with(configure: { $0.socket.mode = 0o600 }) { harness in
             #expect(mode(of: harness.path) == 0o600)
         }
     }
@@ -56,7 +58,7 @@ import Testing
 
     @Test func theConfiguredGroupAndModeAreAppliedAfterBind() async throws {
         let (name, gid) = try otherGroup()
-        try await ServerHarness.with(configure: { $0.group = name; $0.mode = 0o640 }) { harness in
+        try await ServerHarness.with(configure: { $0.socket.group = name; $0.socket.mode = 0o640 }) { harness in
             var info = stat()
             #expect(lstat(harness.path, &info) == 0)
             #expect(info.st_gid == gid)

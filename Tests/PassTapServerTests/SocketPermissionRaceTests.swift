@@ -98,8 +98,9 @@ struct SocketPermissionRaceTests {
         let evil = root + "/evil"
         #expect(mkdir(evil, 0o755) == 0 && chown(evil, Self.nobody, Self.nobody) == 0)
         let socket = evil + "/passtapd.sock"
-        var configuration = SocketServerConfiguration(path: socket, mode: 0o660, group: "nogroup")
-        configuration.checksDirectories = false
+        var configuration = Configuration(path: socket)
+        configuration.socket.group = "nogroup"
+        let live = LiveConfiguration(configuration)
 
         let attacker = try Attacker(socket: socket, victim: victim)
         defer { attacker.stop() }
@@ -108,8 +109,8 @@ struct SocketPermissionRaceTests {
             // What the attacker left at the name last round.
             unlink(socket)
             let server = SocketServer(
-                configuration: configuration, hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 4), backends: ReaderBackends([FakeReaderBackend()]),
-                daemon: .startingNow(version: "test"), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+                live: live, hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 4), backends: ReaderBackends([FakeReaderBackend()]), daemon: .startingNow(version: "test"),
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), checksDirectories: false)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await server.run() }
                 try await withDeadline("bind \(round) to listen") { try await server.waitUntilListening() }

@@ -140,7 +140,7 @@ extension LineClient {
     @Test func aStalledClientGetsEventsDroppedWhileAnotherReceivesEverything() async throws {
         let events = 400
         let padding = String(repeating: "r", count: 16 * 1024)  // big lines fill the socket buffers quickly
-        try await ServerHarness.with(configure: { $0.clientQueue = 4 }) { harness in
+        try await ServerHarness.with(configure: { $0.events.clientQueue = 4 }) { harness in
             try await LineClient.with(path: harness.path) { stalled in
                 _ = try await stalled.subscribe()
                 try await LineClient.with(path: harness.path) { fast in

@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func aClientThatDisconnectsWhileWaitingLeavesTheQueue() async throws {
-        try await ServerHarness.with(configure: { $0.vasMerchants = Self.merchants }) { harness in
+        try await ServerHarness.with(configure: { $0.enableVAS(merchants: Self.merchants) }) { harness in
             try await LineClient.with(path: harness.path) { client in
                 try await client.send(
                     #"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00","merchants":["pass.com.example.coffee"],"timeout_ms":600000}}"#)
@@ -31,7 +31,7 @@ import Testing
 
     @Test func twoClientsWaitingOnOneReaderGetOneTapEachInOrder() async throws {
         // Both clients are this process's user: allow it two waiting reads.
-        try await ServerHarness.with(configure: { $0.vasMerchants = Self.merchants; $0.vasReadsPerUID = 2 }) { harness in
+        try await ServerHarness.with(configure: { $0.enableVAS(merchants: Self.merchants); $0.socket.vasReadsPerUID = 2 }) { harness in
             try await LineClient.with(path: harness.path) { first in
                 try await LineClient.with(path: harness.path) { second in
                     try await first.send(
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func aClientsLaterRequestsAreAnsweredAfterItsVASReadInOrder() async throws {
-        try await ServerHarness.with(configure: { $0.vasMerchants = Self.merchants }) { harness in
+        try await ServerHarness.with(configure: { $0.enableVAS(merchants: Self.merchants) }) { harness in
             try await LineClient.with(path: harness.path) { client in
                 try await client.send(
                     #"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":600000}}"#)

@@ -1,21 +1,52 @@
+public import Logging
 import Synchronization
 
-/// The configuration the daemon runs with now, shared by every component that reads its settings
-/// while running, and swapped whole by a reload (SIGHUP).
+/// The one owner of the configuration the daemon runs with: every component that reads settings
+/// while running is handed this object, and a reload (SIGHUP) swaps its configuration whole.
 ///
-/// One lock guards one immutable ``Configuration`` value: a reader takes a snapshot
-/// (``current``) and works with it, so a tap started before a reload finishes with the old
-/// settings and never sees half of two configurations.
+/// It holds two things:
+/// - ``current``, the effective settings. One lock guards one immutable ``Configuration`` value: a
+///   reader takes a snapshot and works with it, so a tap started before a reload finishes with the
+///   old settings and never sees half of two configurations.
+/// - ``bound``, what the listeners were bound with at start (the Unix socket's path, mode, group
+///   and `max_clients`; the metrics listener). Only a restart changes these: a reload keeps their
+///   running values in ``current`` too (see `ReloadPlan`), and names the ones its file changed.
+///
+/// Components that must act on a change (not only read the next snapshot) adopt
+/// ``ConfigurationObserver``; the reloader tells them after ``replace(with:)``.
 public final class LiveConfiguration: Sendable {
+    /// The settings each listener was bound with at start.
+    public struct Bound: Sendable, Hashable {
+        /// The `[socket]` section the Unix socket was bound with: its `path`, `mode`, `group` and
+        /// `max_clients` hold until a restart. (Its other keys are reloadable: read them from
+        /// ``LiveConfiguration/current``.)
+        public let socket: Configuration.Socket
+        /// `[metrics]` as its listener was bound (`listen`, `max_connections`).
+        public let metrics: Configuration.Metrics
+    }
+
     private let value: Mutex<Configuration>
+    /// `[log] level` of ``current``, kept apart so a log call reads it without the lock (every
+    /// logger asks for it on each message, see ``ReloadableLevelLogHandler``); set only with
+    /// ``current``, under its lock.
+    private let level: Atomic<Int>
+    private static let allLevels = Logger.Level.allCases
+
+    /// What the listeners were bound with: `configuration`'s, the one the daemon starts with.
+    public let bound: Bound
 
     /// Holds `configuration` until the first ``replace(with:)``.
     public init(_ configuration: Configuration) {
         value = Mutex(configuration)
+        level = Atomic(Self.allLevels.firstIndex(of: configuration.logLevel) ?? 0)
+        bound = Bound(socket: configuration.socket, metrics: configuration.metrics)
     }
 
     /// A snapshot of the configuration in force.
     public var current: Configuration { value.withLock { $0 } }
+
+    /// `[log] level` of the configuration in force.
+    public var logLevel: Logger.Level { Self.allLevels[level.load(ordering: .relaxed)] }
 
     /// Puts `configuration` in force and returns the one it replaces.
     @discardableResult
@@ -23,6 +54,7 @@ public final class LiveConfiguration: Sendable {
         value.withLock { held in
             let old = held
             held = configuration
+            level.store(Self.allLevels.firstIndex(of: configuration.logLevel) ?? 0, ordering: .relaxed)
             return old
         }
     }

@@ -24,28 +24,12 @@ public protocol ReaderBackend: AnyObject, Sendable {
     /// cancelled while its request waits takes the request out of the queue at once.
     func transmit(_ apdu: CommandAPDU, raw: Bool, on reader: ReaderID) async throws(ReaderCommandError) -> ResponseAPDU
 
-    /// The slots of the readers whose threads run now, for the ``ReaderSupervisor``.
-    func supervisedSlots() -> [ReaderSlot]
-
-    /// Gives up on the thread of `slot`, stuck in a call to the reader (``ReaderSlot/abandon(because:events:)``),
-    /// and starts the reader anew on a thread of its own. Never blocks. Returns false when it
-    /// did not: the slot is no longer the reader's, or an earlier thread of this reader, given
-    /// up already, has not ended yet (one stuck thread per reader at most, so a card that never
-    /// answers cannot pile up threads and pcscd contexts).
-    func restart(_ slot: ReaderSlot, because reason: String) -> Bool
-
-    /// The longest one exchange with a card may take on this backend's readers (its transport's
-    /// own timeout): a reader's thread busy for longer than a tap's budget plus this is stuck.
-    var transportTimeout: Duration { get }
+    /// The table of this backend's readers and their threads, for the ``ReaderSupervisor``;
+    /// `nil` for a backend without readers of its own threads (a test's).
+    var registry: ReaderRegistry? { get }
 }
 
 extension ReaderBackend {
     /// None: a backend without readers of its own threads (a test's) is not supervised.
-    public func supervisedSlots() -> [ReaderSlot] { [] }
-
-    /// Nothing to restart.
-    public func restart(_ slot: ReaderSlot, because reason: String) -> Bool { false }
-
-    /// 5 s.
-    public var transportTimeout: Duration { .seconds(5) }
+    public var registry: ReaderRegistry? { nil }
 }

@@ -67,6 +67,9 @@ public final class ReaderBackends: Sendable {
         if start { new.start() }
     }
 
+    /// The reader tables of the backends now, for the ``ReaderSupervisor``.
+    public var registries: [ReaderRegistry] { backends.compactMap(\.registry) }
+
     /// Every reader of every backend, sorted by id.
     public func readers() -> [ReaderInfo] {
         backends.flatMap { $0.readers() }.sorted { $0.id < $1.id }

@@ -13,6 +13,14 @@ public protocol ReaderPort: Sendable {
     func wake()
     /// Ends the driver's current wait (and, where the library allows, its transfer) for good.
     func stop()
+    /// Runs on the reader's new thread before the reader is announced: `nil` when the reader is
+    /// there, else why not. A reader whose fault is `gone` is not announced, and its thread ends.
+    func probe() -> ReaderFault?
+}
+
+extension ReaderPort {
+    /// `nil`: a reader the discovery lists is there (pcsc-lite lists only readers it drives).
+    public func probe() -> ReaderFault? { nil }
 }
 
 /// One reader opened for its thread. Every call blocks, and only the reader's thread makes them.

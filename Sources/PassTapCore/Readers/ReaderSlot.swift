@@ -28,8 +28,8 @@ public final class ReaderSlot: Sendable {
     public let id: ReaderID
     private let port: any ReaderPort
     private let shared = Mutex(Shared())
-    /// Wakes a backoff pause when the slot stops.
-    private let pause = NSCondition()
+    /// The reader's backoff pause, which stopping the slot ends.
+    private let pause = StoppableWait()
     /// Whether the slot was abandoned (``abandon(because:)``): held while the thread publishes, so
     /// no event of the abandoned thread can follow the `reader.removed` that abandons it.
     private let abandoned = Mutex(false)
@@ -172,9 +172,7 @@ public final class ReaderSlot: Sendable {
         guard first else { return }
         failPending(stopAnswer)
         port.stop()
-        pause.lock()
-        pause.broadcast()
-        pause.unlock()
+        pause.stop()
     }
 
     /// Runs one blocking call of the reader's thread (opening the reader, a wait slice, a tap's
@@ -215,7 +213,7 @@ public final class ReaderSlot: Sendable {
     /// Gives up on a thread stuck in a call to the reader: the slot stops (its requests are
     /// answered `reader_unavailable` with `reason`, and its backend's `stop` verb tries to end
     /// the call), and nothing the thread does from now on reaches `events`, where
-    /// `reader.removed` with `reason` is published now. The backend then starts the reader anew.
+    /// `reader.removed` with `reason` is published now. The ``ReaderRegistry`` then starts the reader anew.
     /// Returns false when the slot was stopped or abandoned already.
     @discardableResult
     public func abandon(because reason: String, events: EventSink) -> Bool {
@@ -232,11 +230,7 @@ public final class ReaderSlot: Sendable {
 
     /// Sleeps up to `seconds`, returning early when the slot stops.
     func sleep(seconds: Double) {
-        pause.lock()
-        defer { pause.unlock() }
-        if !isStopping {
-            _ = pause.wait(until: Date(timeIntervalSinceNow: seconds))
-        }
+        pause.pause(for: .milliseconds(Int(seconds * 1000)))
     }
 }
 

@@ -2,9 +2,10 @@ import Foundation
 public import Logging
 import Synchronization
 
-/// Watches every reader's thread from a thread of its own (`reader-watch`): a thread busy in one
-/// call to its reader for longer than a tap's budget plus its backend's transport timeout is
-/// stuck, and the reader is restarted on a new thread (`reader.removed` says why, `reader.added`
+/// Watches every reader's thread from a thread of its own (`reader-watch`), through each
+/// backend's ``ReaderRegistry``: a thread busy in one call to its reader for longer than a tap's
+/// budget plus its backend's transport timeout is stuck, and the registry restarts the reader on a
+/// new thread (`reader.removed` says why, `reader.added`
 /// follows). A slow card stays within that allowance: the session ends itself at its budget, and
 /// each exchange at its transport's timeout.
 ///
@@ -12,7 +13,6 @@ import Synchronization
 /// supervisor as running while its rounds keep coming.
 public final class ReaderSupervisor: Sendable {
     private struct State {
-        var stopping = false
         var lastRound: ContinuousClock.Instant?
         var restarts = 0
         /// Stuck slots whose restart was declined last round (logged once).
@@ -21,22 +21,20 @@ public final class ReaderSupervisor: Sendable {
 
     private let backends: ReaderBackends
     private let period: Duration
-    private let sessionBudget: @Sendable () -> Duration
+    private let live: LiveConfiguration
     private let logger: Logger
     private let state = Mutex(State())
-    private let wake = NSCondition()
+    private let wait = StoppableWait()
     private let threads = ReaderThreads()
 
     /// A supervisor of `backends`' readers, looking every `period`.
     /// - Parameters:
-    ///   - sessionBudget: a tap's budget now (`[session] budget_ms`; read every round, so a reload
-    ///     applies).
-    public init(
-        backends: ReaderBackends, period: Duration = .seconds(1), sessionBudget: @escaping @Sendable () -> Duration, logger: Logger
-    ) {
+    ///   - live: where a tap's budget comes from (`[session] budget_ms`; read every round, so a
+    ///     reload applies).
+    public init(backends: ReaderBackends, period: Duration = .seconds(1), live: LiveConfiguration, logger: Logger) {
         self.backends = backends
         self.period = period
-        self.sessionBudget = sessionBudget
+        self.live = live
         self.logger = logger
     }
 
@@ -52,39 +50,30 @@ public final class ReaderSupervisor: Sendable {
     /// Starts the supervisor's thread.
     public func start() {
         threads.spawn(name: "reader-watch") { [self] in
-            while !isStopping {
+            while !wait.isStopped {
                 round(at: .now)
-                pause()
+                wait.pause(for: period)
             }
         }
     }
 
     /// Stops the thread and waits for it, at most `deadline`.
     public func stop(deadline: Duration = .seconds(1)) async {
-        state.withLock { $0.stopping = true }
-        wakeUp()
+        wait.stop()
         _ = await threads.allExited(within: deadline)
     }
 
-    private func wakeUp() {
-        wake.lock()
-        wake.broadcast()
-        wake.unlock()
-    }
-
-    private var isStopping: Bool { state.withLock { $0.stopping } }
-
     /// One look at every reader; restarts the stuck ones. Runs on the supervisor's thread.
     func round(at now: ContinuousClock.Instant) {
-        let budget = sessionBudget()
+        let budget = Duration.milliseconds(live.current.sessionBudgetMilliseconds)
         var stuckNow: Set<ObjectIdentifier> = []
-        for backend in backends.backends {
-            let allowance = budget + backend.transportTimeout
-            for slot in backend.supervisedSlots() {
+        for registry in backends.registries {
+            let allowance = budget + registry.transportTimeout
+            for slot in registry.slots {
                 guard let stuck = slot.stuckCall(at: now, allowance: allowance) else { continue }
                 let reason =
                     "its thread was stuck in \(stuck.call.activity) for \(Self.seconds(stuck.duration)) s (allowed \(Self.seconds(allowance)) s: the session budget plus the transport timeout); passtapd restarts the reader"
-                if backend.restart(slot, because: reason) {
+                if registry.restart(slot, because: reason) {
                     logger.error("Reader thread stuck; restarted the reader", metadata: ["reader.id": "\(slot.id)", "reason": "\(reason)"])
                     state.withLock { $0.restarts += 1 }
                 } else {
@@ -102,14 +91,6 @@ public final class ReaderSupervisor: Sendable {
         state.withLock {
             $0.declined = stuckNow
             $0.lastRound = .now
-        }
-    }
-
-    private func pause() {
-        wake.lock()
-        defer { wake.unlock() }
-        if !isStopping {
-            _ = wake.wait(until: Date(timeIntervalSinceNow: Double(period.components.seconds) + Double(period.components.attoseconds) / 1e18))
         }
     }
 

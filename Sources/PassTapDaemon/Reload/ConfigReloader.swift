@@ -5,13 +5,16 @@ import UnixSignals
 
 /// Reloads the config file on SIGHUP (`systemctl reload passtapd`, `kill -HUP`): reads it,
 /// validates all of it with the same function as `passtapd --check-config`, and only then puts it
-/// in force. Key files are also held to the running socket's group, which a reload cannot change
-/// (``Daemon/loadConfiguration(path:listening:)``). A file that does not validate is refused: the last good configuration keeps running,
-/// the log names the file, line and key, and `config.rejected` says the same.
+/// in force: in the ``LiveConfiguration``, then in each ``ConfigurationObserver``, in the order
+/// the daemon lists them. Key files are also held to the group of the socket as it was bound
+/// (``LiveConfiguration/bound``), which a reload cannot change
+/// (``Daemon/loadConfiguration(path:listening:)``). A file that does not validate is refused: the
+/// last good configuration keeps running, the log names the file, line and key, and
+/// `config.rejected` says the same.
 ///
 /// Reloads run one at a time: a SIGHUP during a reload queues one more (however many arrive),
-/// never a second reload at once. Around each reload systemd is told `RELOADING=1`, then
-/// `READY=1` whatever the outcome.
+/// never a second reload at once. Each reload begins with ``SystemdNotifier/reloading()`` and
+/// ends with ``SystemdNotifier/reloaded()``, whatever the outcome.
 public final class ConfigReloader: Service, Sendable {
     /// What one reload did.
     public enum Outcome: Sendable {
@@ -25,24 +28,23 @@ public final class ConfigReloader: Service, Sendable {
     private let live: LiveConfiguration
     private let load: @Sendable (String, _ listening: Configuration.Socket) throws(ConfigurationError) -> Configuration
     private let reserve: @Sendable (FileDescriptorBudget, String) throws(FileDescriptorBudgetError) -> Void
-    private let apply: @Sendable (ReloadPlan, _ old: Configuration) async -> Void
+    private let observers: [any ConfigurationObserver]
     private let events: EventSink
     private let notifier: SystemdNotifier?
     private let logger: Logger
 
     /// A reloader of the file at `path` into `live`.
     /// - Parameters:
-    ///   - load: reads and validates a file for a daemon whose socket runs with the given
-    ///     `[socket]` (``Daemon/loadConfiguration(path:listening:)``, the function `--check-config`
-    ///     runs).
+    ///   - load: reads and validates a file for a daemon whose socket was bound with the given
+    ///     `[socket]` (`live`'s ``LiveConfiguration/bound``; ``Daemon/loadConfiguration(path:listening:)``,
+    ///     the function `--check-config` runs).
     ///   - reserve: makes the open-file limit cover the reloaded configuration's file descriptor
     ///     budget (a reload may turn a reader backend on), or throws
     ///     (``Daemon/reserveFileDescriptors(for:file:limit:setSoft:)`` by default).
-    ///   - apply: puts a plan's effective configuration in force in the components that do not
-    ///     read `live` themselves (log level, event hub, socket server, backends); called after
-    ///     `live` holds it, with the configuration it replaced.
+    ///   - observers: the components that act on a change (event hub, socket server, metrics,
+    ///     backends), told in this order once `live` holds the new configuration.
     ///   - events: where `config.reloaded` and `config.rejected` go.
-    ///   - notifier: systemd's notify socket; `nil` sends nothing.
+    ///   - notifier: what systemd is told; `nil` tells it nothing.
     package init(
         path: String, live: LiveConfiguration,
         load: @escaping @Sendable (String, Configuration.Socket) throws(ConfigurationError) -> Configuration = {
@@ -52,14 +54,13 @@ public final class ConfigReloader: Service, Sendable {
         reserve: @escaping @Sendable (FileDescriptorBudget, String) throws(FileDescriptorBudgetError) -> Void = {
             budget, path throws(FileDescriptorBudgetError) in _ = try Daemon.reserveFileDescriptors(for: budget, file: path)
         },
-        apply: @escaping @Sendable (ReloadPlan, Configuration) async -> Void, events: EventSink, notifier: SystemdNotifier?,
-        logger: Logger
+        observers: [any ConfigurationObserver], events: EventSink, notifier: SystemdNotifier?, logger: Logger
     ) {
         self.path = path
         self.live = live
         self.load = load
         self.reserve = reserve
-        self.apply = apply
+        self.observers = observers
         self.events = events
         self.notifier = notifier
         self.logger = logger
@@ -86,8 +87,8 @@ public final class ConfigReloader: Service, Sendable {
     /// Called by ``run()`` (and tests) only, one at a time.
     @discardableResult
     package func reload() async -> Outcome {
-        notifier?.send(.reloading)
-        defer { notifier?.send(.ready) }
+        notifier?.reloading()
+        defer { notifier?.reloaded() }
         logger.info("reloading the config", metadata: ["config.file": "\(path)"])
         // Reloads run one at a time: nothing replaces `live` between here and the replace below.
         let old = live.current
@@ -103,11 +104,12 @@ public final class ConfigReloader: Service, Sendable {
                 ])
             events.publish(
                 .configRejected, nil, .configRejected(ConfigRejected(file: error.file, line: error.line, key: error.keyPath, problem: error.problem)))
-            notifier?.send(.status("config reload refused: \(error)"))
             return .rejected(error)
         }
         live.replace(with: plan.effective)
-        await apply(plan, old)
+        for observer in observers {
+            await observer.configurationChanged(from: old, to: plan.effective)
+        }
         if !plan.restartRequired.isEmpty {
             logger.warning(
                 "config reloaded, but these settings need a restart; they keep their running values",
@@ -121,14 +123,13 @@ public final class ConfigReloader: Service, Sendable {
             ])
         events.publish(
             .configReloaded, nil, .configReloaded(ConfigReloaded(file: path, changed: plan.changed, restartRequired: plan.restartRequired)))
-        notifier?.send(.status(plan.restartRequired.isEmpty ? "config reloaded" : "config reloaded; restart for \(plan.restartRequired.joined(separator: ", "))"))
         return .reloaded(plan)
     }
 
     /// The plan from `old` to the file, validated; refused too when what would run (restart-only
     /// settings keep their values) needs more file descriptors than the open-file limit can give.
     private func planWithinTheOpenFileLimit(old: Configuration) throws(ConfigurationError) -> ReloadPlan {
-        let plan = ReloadPlan(old: old, new: try load(path, old.socket))
+        let plan = ReloadPlan(old: old, new: try load(path, live.bound.socket))
         do {
             try reserve(FileDescriptorBudget(plan.effective), path)
         } catch {

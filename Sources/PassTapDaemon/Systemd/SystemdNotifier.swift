@@ -1,77 +1,96 @@
-import Foundation
+import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Tells systemd how the daemon is doing over `$NOTIFY_SOCKET` (sd_notify(3)'s protocol, written
-/// here: one datagram of `KEY=VALUE` lines to a Unix datagram socket; a path starting with `@` is
-/// in the abstract namespace). Without `$NOTIFY_SOCKET` (not started by systemd with
-/// `Type=notify`) it sends nothing.
+/// Everything passtapd tells systemd goes through this one object (sd_notify(3) over
+/// ``NotifySocket``), so the order systemd sees holds whichever part of the daemon speaks:
+/// - ``ready()``: `READY=1` once, when start-up is over, then `STATUS=` with the daemon's line;
+/// - ``reloading()`` and ``reloaded()``: `RELOADING=1` when a reload begins, and `READY=1` then the
+///   daemon's `STATUS=` line again when it ends, whatever its outcome (systemd 252's `Type=notify`
+///   reload protocol; the journal and `config.reloaded`/`config.rejected` say what it did);
+/// - ``watchdog()``: `WATCHDOG=1`; ``refreshStatus()``: `STATUS=` when the line changed;
+/// - ``stopping()``: `STOPPING=1`, after which nothing more is sent: no `READY=1` once shutdown
+///   began, from start-up or from a reload.
 ///
-/// The first piece of issue 12: the daemon does not send anything yet.
-package struct SystemdNotifier: Sendable {
-    /// What one notification says.
-    package enum Message: Sendable, Equatable {
-        /// `READY=1`: the socket listens and the backends have started.
-        case ready
-        /// `RELOADING=1`: a reload began (`READY=1` ends it).
-        case reloading
-        /// `STOPPING=1`: shutdown began.
-        case stopping
-        /// `WATCHDOG=1`: the health check passed.
-        case watchdog
-        /// `STATUS=…`: one line for `systemctl status`, world-readable: never card data.
-        case status(String)
+/// A reload before start-up is over sends nothing: the `READY=1` of ``ready()`` is still to come.
+/// The `STATUS=` line (``status``) is world-readable (`systemctl status`): it names no card and no
+/// reader.
+package final class SystemdNotifier: Sendable {
+    private struct State {
+        var ready = false
+        var stopping = false
+        /// The last `STATUS=` text sent.
+        var status: String?
+    }
 
-        /// The datagram's line.
-        var line: String {
-            switch self {
-            case .ready: return "READY=1"
-            case .reloading: return "RELOADING=1"
-            case .stopping: return "STOPPING=1"
-            case .watchdog: return "WATCHDOG=1"
-            case .status(let text):
-                return "STATUS=" + text.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : String($0) }.joined()
-            }
+    private let socket: NotifySocket
+    private let status: @Sendable () -> String
+    private let state = Mutex(State())
+
+    /// A notifier writing to `socket`; `status` is the daemon's `STATUS=` line now.
+    package init(socket: NotifySocket, status: @escaping @Sendable () -> String) {
+        self.socket = socket
+        self.status = status
+    }
+
+    /// Start-up is over (the socket listens, the backends have started): `READY=1`, then the
+    /// status line. Nothing once shutdown began.
+    package func ready() {
+        let line = status()
+        state.withLock { state in
+            guard !state.stopping, !state.ready else { return }
+            state.ready = true
+            socket.send(.ready)
+            send(status: line, in: &state)
         }
     }
 
-    /// `$NOTIFY_SOCKET`, or `nil` when systemd did not set it.
-    package let socketPath: String?
-
-    /// A notifier for `environment` (the process's by default).
-    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    /// Sends `messages` in one datagram. Returns `false` when there is no socket or the send
-    /// failed (systemd gone, say): the daemon goes on either way. Never blocks.
-    @discardableResult
-    package func send(_ messages: Message...) -> Bool {
-        guard let socketPath, !messages.isEmpty, let found = Self.socketAddress(socketPath) else { return false }
-        var address = found.0
-        let length = found.1
-        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        let datagram = Array(messages.map(\.line).joined(separator: "\n").utf8)
-        let sent = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, datagram, datagram.count, Int32(MSG_NOSIGNAL), $0, length) }
+    /// A reload begins: `RELOADING=1` (only once ready, and not while stopping).
+    package func reloading() {
+        state.withLock { state in
+            guard state.ready, !state.stopping else { return }
+            socket.send(.reloading)
         }
-        return sent == datagram.count
     }
 
-    /// The address of the Unix socket at `path` (`@name`: the abstract namespace) and its length,
-    /// or `nil` when the path does not fit.
-    package static func socketAddress(_ path: String) -> (sockaddr_un, socklen_t)? {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(path.utf8)
-        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        // A path's address counts its terminating zero; an abstract name's does not.
-        return (address, socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == 0 ? 0 : 1)))
+    /// A reload ended, applied or refused: `READY=1`, then the daemon's status line (only once
+    /// ready, and not while stopping).
+    package func reloaded() {
+        let line = status()
+        state.withLock { state in
+            guard state.ready, !state.stopping else { return }
+            socket.send(.ready)
+            send(status: line, in: &state)
+        }
+    }
+
+    /// The health check passed: `WATCHDOG=1` (not while stopping).
+    package func watchdog() {
+        state.withLock { state in
+            guard !state.stopping else { return }
+            socket.send(.watchdog)
+        }
+    }
+
+    /// `STATUS=` with the daemon's line, if it changed since the last one sent (only once ready,
+    /// and not while stopping).
+    package func refreshStatus() {
+        let line = status()
+        state.withLock { state in
+            guard state.ready, !state.stopping, state.status != line else { return }
+            send(status: line, in: &state)
+        }
+    }
+
+    /// Shutdown began: `STOPPING=1`, once; nothing is sent after it.
+    package func stopping() {
+        state.withLock { state in
+            guard !state.stopping else { return }
+            state.stopping = true
+            socket.send(.stopping)
+        }
+    }
+
+    private func send(status line: String, in state: inout State) {
+        state.status = line
+        socket.send(.status(line))
     }
 }

@@ -43,12 +43,14 @@ package final class HealthRecord: Sendable {
     }
 }
 
-/// Talks to systemd for the whole run (a `Service` in the daemon's group):
-/// - `READY=1` once `ready` returns (the socket listens and the backends have started), then
-///   `STATUS=` with ``status``;
-/// - every ``WatchdogSettings/checkInterval(unwatched:)``, the health check: `WATCHDOG=1` only
-///   when it passes (and a watchdog is set), and `STATUS=` when the line changed;
-/// - `STOPPING=1` as soon as a graceful shutdown begins.
+/// Drives the daemon's side of systemd for the whole run (a `Service` in the daemon's group),
+/// through its ``SystemdNotifier``:
+/// - ``SystemdNotifier/ready()`` once `ready` returns (the socket listens and the backends have
+///   started);
+/// - every ``WatchdogSettings/checkInterval(unwatched:)``, the health check:
+///   ``SystemdNotifier/watchdog()`` only when it passes (and a watchdog is set), and
+///   ``SystemdNotifier/refreshStatus()``;
+/// - ``SystemdNotifier/stopping()`` as soon as a graceful shutdown begins.
 ///
 /// Without `$NOTIFY_SOCKET` it still runs the checks, for `status`.
 package struct SystemdService: Service {
@@ -57,7 +59,6 @@ package struct SystemdService: Service {
     let health: HealthCheck
     let record: HealthRecord
     let ready: @Sendable () async throws -> Void
-    let status: @Sendable () -> String
     let interval: Duration
     let logger: Logger
     /// Told every check's verdict, after its pings (tests wait on it).
@@ -65,7 +66,7 @@ package struct SystemdService: Service {
 
     package init(
         notifier: SystemdNotifier, watchdog: WatchdogSettings, health: HealthCheck, record: HealthRecord, interval: Duration? = nil,
-        logger: Logger, ready: @escaping @Sendable () async throws -> Void, status: @escaping @Sendable () -> String
+        logger: Logger, ready: @escaping @Sendable () async throws -> Void
     ) {
         self.notifier = notifier
         self.watchdog = watchdog
@@ -74,17 +75,15 @@ package struct SystemdService: Service {
         self.interval = interval ?? watchdog.checkInterval()
         self.logger = logger
         self.ready = ready
-        self.status = status
     }
 
     package func run() async throws {
         try await withGracefulShutdownHandler {
             try await ready()
-            // SIGTERM during start-up: STOPPING=1 went out already; READY=1 must not follow it.
+            // SIGTERM during start-up: STOPPING=1 went out already, and the notifier sends no
+            // READY=1 after it.
             guard !Task.isShuttingDownGracefully else { return }
-            notifier.send(.ready)
-            var line = status()
-            notifier.send(.status(line))
+            notifier.ready()
             if let timeout = watchdog.timeout {
                 logger.info("systemd watchdog on", metadata: ["watchdog.timeout": "\(timeout)", "watchdog.check_every": "\(interval)"])
             }
@@ -93,23 +92,19 @@ package struct SystemdService: Service {
                 let verdict = await health.run()
                 if verdict.isHealthy {
                     record.passed(at: .now)
-                    if watchdog.timeout != nil { notifier.send(.watchdog) }
+                    if watchdog.timeout != nil { notifier.watchdog() }
                     if !healthy { logger.notice("health check passes again") }
                 } else {
                     logger.error(
                         "health check failed; no watchdog ping", metadata: ["health.problems": "\(verdict.problems.joined(separator: "; "))"])
                 }
                 healthy = verdict.isHealthy
-                let now = status()
-                if now != line {
-                    line = now
-                    notifier.send(.status(line))
-                }
+                notifier.refreshStatus()
                 onCheck?(verdict)
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             }
         } onGracefulShutdown: {
-            notifier.send(.stopping)
+            notifier.stopping()
         }
     }
 }

@@ -6,40 +6,41 @@ import Synchronization
 import PassTapTestSupport
 import Testing
 
-/// The shared reader lifecycle, with a fake backend: arrival, session, queued requests, removal,
-/// cancel, stop, restart and event order. Every wait has a time limit.
+/// The shared reader lifecycle, with the fake reader in a ``ReaderRegistry`` (as a backend's
+/// discovery hands it its readers): arrival, session, queued requests, removal, cancel, stop,
+/// restart and event order. Every wait has a time limit.
 @Suite(.timeLimit(.minutes(1))) struct ReaderLifecycleTests {
     let reader = ReaderID(backend: ReaderID.Backend(rawValue: "fake"), name: "Fake Reader 0")
-    let world: FakeReaderWorld
-    let port: FakeReaderPort
-    let slot: ReaderSlot
+    let world = FakeReaderWorld()
     let events = EventRecorder()
-    let threads = ReaderThreads()
+    private let started = StartedRegistry()
 
-    init() {
-        world = FakeReaderWorld()
-        port = FakeReaderPort(world: world)
-        slot = ReaderSlot(id: reader, port: port)
-    }
+    /// The registry the test started; call ``start(_:backoff:)`` first.
+    private var registry: ReaderRegistry { started.registry }
 
-    private func start(_ handler: any TapHandler, backoff: ReaderLifecycle.Backoff = .init(first: 0.001, last: 0.004)) {
+    /// Hands the fake reader to a new registry and returns its slot once `reader.added` is out.
+    @discardableResult
+    private func start(_ handler: any TapHandler, backoff: ReaderLifecycle.Backoff = .init(first: 0.001, last: 0.004)) async throws -> ReaderSlot {
         var logger = Logger(label: "passtap.test.lifecycle")
         logger.logLevel = .critical
-        let lifecycle = ReaderLifecycle(slot: slot, port: port, tapHandler: handler, events: events.sink, backoff: backoff, logger: logger)
-        threads.spawn(name: "fake-reader") { lifecycle.run() }
+        let registry = ReaderRegistry(
+            backend: reader.backend, transportTimeout: .seconds(5), tapHandler: handler, events: events.sink, backoff: backoff, logger: logger)
+        started.registry = registry
+        let world = self.world
+        registry.reconcile([ReaderEntry(id: reader, address: "fake") { FakeReaderPort(world: world) }])
+        try await events.wait(for: .readerAdded)
+        return try #require(registry.slot(for: reader))
     }
 
     private func stop() async {
-        slot.stop()
-        #expect(await threads.allExited(within: .seconds(10)))
+        #expect(await registry.shutdown(deadline: .seconds(10)))
     }
 
     private static let select = CommandAPDU(cla: 0x00, ins: 0xA4, p1: 0x04, p2: 0x00, data: [0xA0, 0x00, 0x00, 0x00, 0x04])
 
     @Test func aTapPublishesInsertedRunsTheSessionAndRemovalPublishesRemoved() async throws {
         let handler = GatedTapHandler()
-        start(handler)
-        try await events.wait(for: .readerAdded)
+        let slot = try await start(handler)
         world.insert()
         try await events.wait(for: .cardInserted)
         #expect(slot.info.state == .present)
@@ -54,7 +55,7 @@ import Testing
 
     @Test func requestsQueuedDuringTheSessionAreServedAfterItInOrder() async throws {
         let handler = GatedTapHandler(holding: true)
-        start(handler)
+        let slot = try await start(handler)
         world.insert()
         try await events.wait(for: .cardInserted)
         async let first = slot.transmit(Self.select, raw: true)
@@ -71,7 +72,7 @@ import Testing
 
     @Test func aRequestWakesTheReaderInsteadOfWaitingForTheSliceToEnd() async throws {
         // The fake's wait slice is a minute: only the wake verb can get the request served.
-        start(GatedTapHandler())
+        let slot = try await start(GatedTapHandler())
         world.insert()
         try await events.wait(for: .cardInserted)
         let wakesBefore = world.state.withLock { $0.wakes }
@@ -82,8 +83,7 @@ import Testing
     }
 
     @Test func aRequestWithoutACardOrAfterStopIsAnsweredAtOnce() async throws {
-        start(GatedTapHandler())
-        try await events.wait(for: .readerAdded)
+        let slot = try await start(GatedTapHandler())
         await #expect(throws: ReaderCommandError.noCard(reader)) { try await slot.transmit(Self.select, raw: true) }
         await stop()
         await #expect(throws: ReaderCommandError.shuttingDown) { try await slot.transmit(Self.select, raw: true) }
@@ -91,7 +91,7 @@ import Testing
 
     @Test func aCancelledRequestLeavesTheQueueAtOnceAndNeverReachesTheCard() async throws {
         let handler = GatedTapHandler(holding: true)
-        start(handler)
+        let slot = try await start(handler)
         world.insert()
         try await events.wait(for: .cardInserted)
         let request = Task { try await slot.transmit(Self.select, raw: true) }
@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test func aTaskCancelledBeforeItsRequestIsQueuedIsRefused() async throws {
-        start(GatedTapHandler(holding: true))
+        let slot = try await start(GatedTapHandler(holding: true))
         world.insert()
         try await events.wait(for: .cardInserted)
         let request = Task {
@@ -116,22 +116,22 @@ import Testing
         }
         await #expect(throws: ReaderCommandError.cancelled) { try await request.value }
         #expect(slot.queuedCount == 0)
-        slot.stop()
+        registry.stop()
     }
 
     @Test func stopAnswersQueuedRequestsAtOnceEvenWithTheThreadStuckInASession() async throws {
         let handler = GatedTapHandler(holding: true)
-        start(handler)
+        let slot = try await start(handler)
         world.insert()
         try await events.wait(for: .cardInserted)
         let request = Task { try await slot.transmit(Self.select, raw: true) }
         try await waitUntil("the request to queue") { slot.queuedCount == 1 }
-        slot.stop()
+        registry.stop()
         await #expect(throws: ReaderCommandError.shuttingDown) { try await request.value }
         #expect(handler.isInside)
-        #expect(!(await threads.allExited(within: .milliseconds(50))))
+        #expect(!(await registry.waitForThreads(within: .milliseconds(50))))
         handler.release()
-        #expect(await threads.allExited(within: .seconds(10)))
+        #expect(await registry.waitForThreads(within: .seconds(10)))
         // The card was still in the field: the backend is told to reset it.
         #expect(world.state.withLock { $0.endedTaps } == [true])
         #expect(events.kinds == [.readerAdded, .cardInserted, .cardRemoved, .readerRemoved])
@@ -139,15 +139,17 @@ import Testing
 
     @Test func aReaderStoppedBecauseItWasRemovedAnswersUnavailableWithTheReasonNotShuttingDown() async throws {
         let handler = GatedTapHandler(holding: true)
-        start(handler)
+        let slot = try await start(handler)
         world.insert()
         try await events.wait(for: .cardInserted)
         let request = Task { try await slot.transmit(Self.select, raw: true) }
         try await waitUntil("the request to queue") { slot.queuedCount == 1 }
-        slot.stop(because: "the reader was removed")
+        // The discovery no longer lists it.
+        registry.reconcile([])
+        #expect(registry.readers().isEmpty)
         await #expect(throws: ReaderCommandError.readerUnavailable(reader, reason: "the reader was removed")) { try await request.value }
         handler.release()
-        #expect(await threads.allExited(within: .seconds(10)))
+        #expect(await registry.waitForThreads(within: .seconds(10)))
         guard case .reader(let info) = events.payloads.last else {
             Issue.record("reader.removed carries no reader")
             return
@@ -161,7 +163,7 @@ import Testing
     @Test func aReaderHeldOnEveryConnectStaysUnavailableWithoutFlickering() async throws {
         // PC/SC: the context opens fine, and the sharing violation comes at every connect.
         world.change { $0.persistentFault = ReaderFault(.inUse, "held") }
-        start(GatedTapHandler(), backoff: .init(first: 0.001, last: 0.001))
+        try await start(GatedTapHandler(), backoff: .init(first: 0.001, last: 0.001))
         try await waitUntil("20 reopens") { world.state.withLock { $0.opens } >= 20 }
         let states: [ReaderInfo.State] = events.payloads.compactMap { if case .reader(let info) = $0 { return info.state } else { return nil } }
         #expect(states == [.empty, .unavailable], "\(states)")
@@ -174,11 +176,12 @@ import Testing
     }
 
     @Test func aReaderGoneWithACardInTheFieldPublishesCardRemovedThenReaderRemovedLast() async throws {
-        start(GatedTapHandler())
+        try await start(GatedTapHandler())
         world.insert()
         try await events.wait(for: .cardInserted)
         world.change { $0.waitFault = ReaderFault(.gone, "unplugged") }
-        #expect(await threads.allExited(within: .seconds(10)))
+        #expect(await registry.waitForThreads(within: .seconds(10)))
+        #expect(registry.readers().isEmpty)
         #expect(events.kinds == [.readerAdded, .cardInserted, .cardRemoved, .readerRemoved])
         guard case .reader(let info) = events.payloads.last else {
             Issue.record("reader.removed carries no reader")
@@ -190,7 +193,7 @@ import Testing
 
     @Test func aReaderThatFailsIsReopenedWithBackoffAndSaysWhyMeanwhile() async throws {
         world.change { $0.openFaults = [ReaderFault(.failed, "driver error 1"), ReaderFault(.failed, "driver error 2")] }
-        start(GatedTapHandler())
+        try await start(GatedTapHandler())
         try await events.waitUntil("usable again") { $0.filter { $0 == .readerChanged }.count >= 3 }
         #expect(world.state.withLock { $0.opens } == 3)
         let changes: [ReaderInfo] = events.payloads.compactMap { if case .reader(let info) = $0 { return info } else { return nil } }
@@ -207,8 +210,7 @@ import Testing
     }
 
     @Test func aReaderThatFailsMidWaitIsRestartedAndReadsAgain() async throws {
-        start(GatedTapHandler())
-        try await events.wait(for: .readerAdded)
+        try await start(GatedTapHandler())
         world.change { $0.waitFault = ReaderFault(.failed, "SCardGetStatusChange failed") }
         try await events.wait(for: .readerChanged, count: 2)
         #expect(world.state.withLock { $0.opens } == 2)
@@ -219,7 +221,7 @@ import Testing
 
     @Test func aReaderHeldByAnotherProcessIsUnavailableWithTheReasonUntilFree() async throws {
         world.change { $0.openFaults = [ReaderFault(.inUse, "another process holds the reader exclusively")] }
-        start(GatedTapHandler())
+        let slot = try await start(GatedTapHandler())
         try await events.wait(for: .readerChanged, count: 2)
         let changes: [ReaderInfo] = events.payloads.compactMap { if case .reader(let info) = $0 { return info } else { return nil } }
         #expect(changes[1].state == .unavailable)
@@ -230,7 +232,7 @@ import Testing
 
     @Test func requestsToAnUnavailableReaderSayWhy() async throws {
         world.change { $0.openFaults = Array(repeating: ReaderFault(.inUse, "held by pcsc_scan"), count: 1000) }
-        start(GatedTapHandler(), backoff: .init(first: 0.05, last: 0.05))
+        let slot = try await start(GatedTapHandler(), backoff: .init(first: 0.05, last: 0.05))
         try await events.wait(for: .readerChanged)
         await #expect(throws: ReaderCommandError.readerUnavailable(reader, reason: "held by pcsc_scan")) {
             try await slot.transmit(Self.select, raw: true)
@@ -240,7 +242,7 @@ import Testing
 
     @Test func aCardPresentedAgainIsANewTap() async throws {
         let handler = GatedTapHandler()
-        start(handler)
+        try await start(handler)
         world.insert()
         try await events.wait(for: .cardInserted)
         world.remove()
@@ -252,7 +254,7 @@ import Testing
     }
 
     @Test func aCommandLongerThanTheChannelCarriesIsRefusedBeforeItIsSent() async throws {
-        start(GatedTapHandler())
+        let slot = try await start(GatedTapHandler())
         world.insert()
         try await events.wait(for: .cardInserted)
         let long = CommandAPDU(cla: 0x00, ins: 0xD6, p1: 0, p2: 0, data: Array(repeating: 0x55, count: 300))
@@ -273,6 +275,16 @@ import Testing
             guard clock.now < deadline else { throw EventRecorder.Timeout(description: "timed out waiting for \(what)") }
             try await Task.sleep(for: .milliseconds(5))
         }
+    }
+}
+
+/// The registry a lifecycle test started.
+private final class StartedRegistry: Sendable {
+    private let current = Mutex<ReaderRegistry?>(nil)
+
+    var registry: ReaderRegistry {
+        get { current.withLock { $0! } }
+        set { current.withLock { $0 = newValue } }
     }
 }
 
