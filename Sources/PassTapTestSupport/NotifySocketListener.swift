@@ -10,7 +10,9 @@ import Glibc
 public final class NotifySocketListener: @unchecked Sendable {
     /// The `$NOTIFY_SOCKET` value that reaches this socket.
     public let path: String
-    private let descriptor: Int32
+    /// -1 once closed: a throwing init that closed it must not have `deinit` close that number
+    /// again (by then it may be another part of the process's file).
+    private var descriptor: Int32
 
     /// Binds `path`; a filesystem path must not exist yet.
     public init(path: String) throws {
@@ -24,6 +26,7 @@ public final class NotifySocketListener: @unchecked Sendable {
         if abstract { bytes[0] = 0 }
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
             close(descriptor)
+            descriptor = -1
             throw POSIXError(.ENAMETOOLONG)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
@@ -32,6 +35,7 @@ public final class NotifySocketListener: @unchecked Sendable {
         guard bound == 0 else {
             let error = errno
             close(descriptor)
+            descriptor = -1
             throw POSIXError(.init(rawValue: error) ?? .EIO)
         }
     }
@@ -42,7 +46,7 @@ public final class NotifySocketListener: @unchecked Sendable {
     }
 
     deinit {
-        close(descriptor)
+        if descriptor >= 0 { close(descriptor) }
         if !path.hasPrefix("@") { unlink(path) }
     }
 

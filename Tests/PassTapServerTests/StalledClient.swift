@@ -12,7 +12,8 @@ final class StalledClient {
         let description: String
     }
 
-    private let fd: Int32
+    /// -1 once closed, so `deinit` (which also runs when init throws) never closes it twice.
+    private var fd: Int32
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -27,11 +28,12 @@ final class StalledClient {
         guard result == 0 else {
             let code = errno
             close(fd)
+            fd = -1
             throw Failure(description: "cannot connect to \(path): \(String(cString: strerror(code)))")
         }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     /// Sends all of `bytes`, then ends the input (`shutdown(SHUT_WR)`).
     func sendThenEndInput(_ bytes: [UInt8]) async throws {
