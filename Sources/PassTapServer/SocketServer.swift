@@ -92,12 +92,13 @@ public final class SocketServer: Service, ConfigurationObserver {
             // Bound and given its group and mode where no other user can reach it, then linked in.
             let staging = try SocketStaging(for: file)
             defer { staging.remove() }
+            let listener = try staging.bindListener()
             do {
                 server = try await ServerBootstrap(group: eventLoopGroup)
                     // A client's end of input is not the end of the connection: one-shot clients
                     // (`echo ... | socat -`) half-close and still read their answers.
                     .childChannelOption(.allowRemoteHalfClosure, value: true)
-                    .bind(unixDomainSocketPath: staging.bindPath, cleanupExistingSocketFile: false) { [dispatcher] channel in
+                    .bind(listener) { [dispatcher] channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(
                                 ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: NDJSON.maximumLineBytes))

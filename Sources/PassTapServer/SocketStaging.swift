@@ -81,6 +81,32 @@ struct SocketStaging {
     /// The path to bind: through this process's descriptor of the staging directory.
     var bindPath: String { "/proc/self/fd/\(staging)/\(Self.socketName)" }
 
+    /// A listening stream socket bound in the staging directory, for NIO to adopt
+    /// (`ServerBootstrap.bind(_:childChannelInitializer:)`); the caller owns it until then.
+    ///
+    /// Bound here, not by NIO's `bind(unixDomainSocketPath:)`: a listener NIO binds by path
+    /// unlinks that path when it closes, and `/proc/self/fd/N/s` then names whatever directory
+    /// descriptor N is by that time, such as another listener's staging directory with its socket
+    /// just bound. Seen in the tests, where servers start and stop side by side: a socket gone
+    /// between `bind` and `chown`. A socket NIO adopts is never unlinked by NIO.
+    func bindListener(backlog: Int32 = 128) throws(SocketServerError) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .filesystem("socket", file.path, errno: errno) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array(bindPath.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(fd, backlog) == 0 else {
+            let code = errno
+            close(fd)
+            throw .filesystem("bind", file.path, errno: code)
+        }
+        return fd
+    }
+
     /// Gives the bound socket `group` (if any) and `mode`, then links it in at the socket path.
     /// - Returns: the socket file's inode, for ``SocketFile/remove(inode:)``.
     func publish(mode: UInt16, group: String?) throws(SocketServerError) -> ino_t {
