@@ -268,14 +268,6 @@ import Testing
         await stop()
     }
 
-    private func waitUntil(_ what: String, seconds: Double = 10, _ condition: @escaping @Sendable () -> Bool) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(seconds)
-        while !condition() {
-            guard clock.now < deadline else { throw EventRecorder.Timeout(description: "timed out waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
 }
 
 /// The registry a lifecycle test started.

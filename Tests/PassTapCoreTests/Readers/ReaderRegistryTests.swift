@@ -160,13 +160,4 @@ import Testing
         registry.reconcile([entry()])
         #expect(registry.liveThreads == 0)
     }
-
-    private func waitUntil(_ what: String, seconds: Double = 10, _ condition: @escaping @Sendable () -> Bool) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(seconds)
-        while !condition() {
-            guard clock.now < deadline else { throw EventRecorder.Timeout(description: "timed out waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
 }
