@@ -85,20 +85,6 @@ import Glibc
         return frames[(last + 1)...].contains("D4320100")
     }
 
-    /// Waits until the reader is listed as `state` (by `readers.list`).
-    static func waitForReader(_ rig: Rig, state: String, timeout: Double = 15) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            let client = try LineSocket(path: rig.socketPath)
-            try client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"readers.list"}"#)
-            let answer = try client.readJSON(what: "readers.list") { $0["id"] as? Int == 1 }
-            let readers = ((answer["result"] as? [String: Any])?["readers"] as? [[String: Any]]) ?? []
-            if readers.contains(where: { $0["id"] as? String == rig.nfcReaderID && $0["state"] as? String == state }) { return }
-            guard Date() < deadline else { throw Rig.Failure(description: "reader never \(state): \(readers)\n\(rig.daemonLog)") }
-            usleep(50_000)
-        }
-    }
-
     /// An nfc-only daemon says its backend is up (`backend.up` once libnfc initialises), and
     /// `passtap status` shows `backend nfc: up`, not `unknown`; so does `/metrics`.
     @Test func theNFCBackendReportsUpAndStatusSaysSo() throws {
@@ -111,7 +97,7 @@ import Glibc
         let (client, _) = try rig.subscriber(since: 1, kinds: ["backend.up", "backend.down"])
         let up = try Self.event(client, "backend.up")
         #expect(up["backend"] as? String == "nfc" && up["reason"] is NSNull, "\(up)")
-        try Self.waitForReader(rig, state: "empty")
+        try rig.waitForReader(state: "empty")
         let status = try Spawned.finish(Rig.binaries.appendingPathComponent("passtap").path, ["status", "--socket", rig.socketPath], deadline: 20)
         #expect(status.output.contains("backend nfc: up\n"), "\(status.output)")
         // Healthy, or degraded only by this machine's clock: never down for the backend.
@@ -129,7 +115,7 @@ import Glibc
             prepare: Self.preparePhone(requiresECP: true))
         defer { rig.stop() }
         let (client, _) = try rig.subscriber()
-        try Self.waitForReader(rig, state: "empty")
+        try rig.waitForReader(state: "empty")
         try rig.emulatorCommand("tap")
         let inserted = try Self.event(client, "card.inserted")
         #expect(inserted["reader"] as? String == rig.nfcReaderID)
@@ -166,7 +152,7 @@ import Glibc
             emulatorArguments: ["--phone", "{rig}/phone.json"], prepare: Self.preparePhone(requiresECP: true))
         defer { rig.stop() }
         let (client, _) = try rig.subscriber()
-        try Self.waitForReader(rig, state: "empty")
+        try rig.waitForReader(state: "empty")
         try rig.emulatorCommand("tap")
         let result = try Self.event(client, "read.result")
         let vas = try #require(result["vas"] as? [String: Any], "\(result)")
@@ -186,7 +172,7 @@ import Glibc
             emulatorArguments: ["--phone", "{rig}/phone.json"], prepare: Self.preparePhone(requiresECP: true))
         defer { rig.stop() }
         let (client, _) = try rig.subscriber(kinds: ["read.result", "card.removed"])
-        try Self.waitForReader(rig, state: "empty")
+        try rig.waitForReader(state: "empty")
         try rig.emulatorCommand("pull-after 2")
         try rig.emulatorCommand("tap")
         let result = try Self.event(client, "read.result")
@@ -205,7 +191,7 @@ import Glibc
         let rig = try Rig(config: Self.config("[session]\naids = [\"A0000000041010\"]"), pcscd: false, emulatorArguments: ["--profile", "memory-ultralight"])
         defer { rig.stop() }
         let (client, _) = try rig.subscriber()
-        try Self.waitForReader(rig, state: "empty")
+        try rig.waitForReader(state: "empty")
         try rig.emulatorCommand("clear")
         try rig.emulatorCommand("tap")
         let result = try Self.event(client, "read.result")
@@ -223,14 +209,14 @@ import Glibc
         let rig = try Rig(config: Self.config("[session]\naids = [\"A0000000041010\"]"), pcscd: false, emulatorArguments: [])
         defer { rig.stop() }
         let (client, _) = try rig.subscriber(kinds: ["reader.added", "reader.removed", "read.result"])
-        try Self.waitForReader(rig, state: "empty")
+        try rig.waitForReader(state: "empty")
         try rig.emulatorCommand("vanish")
         let removed = try Self.event(client, "reader.removed")
         #expect(removed["reader"] as? String == rig.nfcReaderID)
         try rig.emulatorCommand("reappear")
         let added = try Self.event(client, "reader.added", timeout: 15)
         #expect(added["reader"] as? String == rig.nfcReaderID)
-        try Self.waitForReader(rig, state: "empty")
+        try rig.waitForReader(state: "empty")
         try rig.emulatorCommand("tap")
         let result = try Self.event(client, "read.result")
         #expect((result["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010", "\(result)")
@@ -242,7 +228,7 @@ import Glibc
     @Test func garbledFramesOnTheLineNeitherRemoveTheReaderNorLoseTheNextTap() throws {
         let rig = try Rig(config: Self.config("[session]\naids = [\"A0000000041010\"]"), pcscd: false, emulatorArguments: [])
         defer { rig.stop() }
-        try Self.waitForReader(rig, state: "empty")
+        try rig.waitForReader(state: "empty")
         let (client, _) = try rig.subscriber(kinds: ["reader.added", "reader.changed", "reader.removed", "read.result"])
         try rig.emulatorCommand("garble 2")
         // Wait until both bad frames went out and the reader polled on.
@@ -268,7 +254,7 @@ import Glibc
             emulatorArguments: ["--phone", "{rig}/phone.json"], prepare: Self.preparePhone(requiresECP: true))
         defer { rig.stop() }
         let (client, _) = try rig.subscriber(kinds: ["card.inserted", "read.result", "card.removed"])
-        try Self.waitForReader(rig, state: "empty")
+        try rig.waitForReader(state: "empty")
         try rig.emulatorCommand("tap")
         _ = try Self.event(client, "card.inserted")
         _ = try Self.event(client, "read.result")
@@ -303,7 +289,7 @@ extension PCSCScenarioTests {
             let rig = try Rig(config: config, emulatorArguments: [])
             defer { rig.stop() }
             let (client, _) = try rig.subscriber(kinds: ["read.result"])
-            try LibNFCScenarioTests.waitForReader(rig, state: "empty")
+            try rig.waitForReader(state: "empty")
             try rig.cardCommand("tap")
             try rig.emulatorCommand("tap")
             var readers: Set<String> = []

@@ -117,7 +117,7 @@ import Glibc
         let config = "max_clients = 2\n" + LibNFCScenarioTests.config("[session]\naids = [\"A0000000041010\"]")
         let rig = try Rig(config: config, pcscd: false, emulatorArguments: [])
         defer { rig.stop() }
-        try LibNFCScenarioTests.waitForReader(rig, state: "empty")
+        try rig.waitForReader(state: "empty")
         let client = try PipedClient(command, lines: [try Self.request(1, "events.subscribe")], rig: rig)
         _ = try client.waitFor("the events.subscribe answer") { $0["id"] as? Int == 1 }
         // The client's input has ended; the stream goes on.
@@ -138,7 +138,7 @@ import Glibc
             config: LibNFCScenarioTests.config(LibNFCScenarioTests.vas(mode: "vas_or_payment")), pcscd: false,
             emulatorArguments: ["--phone", "{rig}/phone.json"], prepare: LibNFCScenarioTests.preparePhone(requiresECP: true))
         defer { rig.stop() }
-        try LibNFCScenarioTests.waitForReader(rig, state: "empty")
+        try rig.waitForReader(state: "empty")
         let lines = [
             try Self.request(1, "status"),
             try Self.request(2, "vas.read", ["reader": rig.nfcReaderID, "timeout_ms": 20_000]),

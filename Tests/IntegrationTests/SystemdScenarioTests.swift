@@ -166,10 +166,15 @@ extension PCSCScenarioTests {
                 pings.append(try #require(systemd.receive(seconds: 5), "no WATCHDOG=1 after the restart: \(pings)"))
             }
             #expect(Rig.isAlive(rig.daemonPID))
+            // The card never left: the restarted reader may already be reading it again, and its
+            // removal then ends that session with `card_removed`. Once the reader is empty, a new
+            // subscriber sees only the next tap.
             try rig.cardCommand("remove")
+            try rig.waitForReader(rig.readerID, state: "empty")
+            let (next, _) = try rig.subscriber(kinds: ["read.result"])
             try rig.cardCommand("tap")
-            // The stuck thread ran no session: the first read.result is the new tap's, read in full.
-            let message = try client.readJSON(timeout: 30, what: "read.result") { ($0["params"] as? [String: Any])?["kind"] as? String == "read.result" }
+            // The stuck thread ran no session: the next tap is read in full.
+            let message = try next.readJSON(timeout: 30, what: "read.result") { ($0["params"] as? [String: Any])?["kind"] as? String == "read.result" }
             let result = try #require(message["params"] as? [String: Any])
             #expect(result["error"] is NSNull, "\(result)")
             #expect(((result["aid"] as? [String: Any])?["selected"] as? String) == "A0000000041010", "\(result)")

@@ -107,6 +107,22 @@ final class Rig {
     var nfcReaderID: String { "nfc:pn532_uart:" + emulatorLink }
     private var emulator: PN532Emulator?
 
+    /// Waits until `readers.list` shows the reader (the emulated PN532's unless `reader` names
+    /// another) in `state`.
+    func waitForReader(_ reader: String? = nil, state: String, timeout: Double = 15) throws {
+        let id = reader ?? nfcReaderID
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let client = try LineSocket(path: socketPath)
+            try client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"readers.list"}"#)
+            let answer = try client.readJSON(what: "readers.list") { $0["id"] as? Int == 1 }
+            let readers = ((answer["result"] as? [String: Any])?["readers"] as? [[String: Any]]) ?? []
+            if readers.contains(where: { $0["id"] as? String == id && $0["state"] as? String == state }) { return }
+            guard Date() < deadline else { throw Failure(description: "reader \(id) never \(state): \(readers)\n\(daemonLog)") }
+            usleep(50_000)
+        }
+    }
+
     /// Starts the emulated PN532 in the rig's folder (see ``PN532Emulator``) with `arguments`
     /// added (`{rig}` replaced by the rig's folder).
     func startEmulator(arguments: [String] = []) throws {
