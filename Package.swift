@@ -107,6 +107,9 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // The operator dashboard's files (HTML, CSS, JavaScript), embedded; served by the web
+        // listener at `GET /`. Pure Swift, no dependency.
+        .target(name: "PassTapDashboard", swiftSettings: upcoming),
         // passtapd.toml: TOML 1.0 grammar check, TOMLKit, validation into PassTapCore's
         // Configuration. Its own target so the config fuzz target builds without the daemon.
         .target(

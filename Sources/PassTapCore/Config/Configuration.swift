@@ -102,6 +102,8 @@ public struct Configuration: Sendable, Hashable {
     public var readerOverrides: [ReaderOverride] = []
     /// `[metrics]`: the Prometheus listener (off by default).
     public var metrics = Metrics()
+    /// `[web]`: the browser listener (off by default).
+    public var web = Web()
 
     /// The built-in defaults (what an empty file means).
     public init() {}

@@ -23,6 +23,9 @@ public final class LiveConfiguration: Sendable {
         public let socket: Configuration.Socket
         /// `[metrics]` as its listener was bound (`listen`, `max_connections`).
         public let metrics: Configuration.Metrics
+        /// `[web]` as its listener was bound: `listen` and `max_clients` hold until a restart;
+        /// read the tokens and the other limits from ``LiveConfiguration/current``.
+        public let web: Configuration.Web
     }
 
     private let value: Mutex<Configuration>
@@ -39,7 +42,7 @@ public final class LiveConfiguration: Sendable {
     public init(_ configuration: Configuration) {
         value = Mutex(configuration)
         level = Atomic(Self.allLevels.firstIndex(of: configuration.logLevel) ?? 0)
-        bound = Bound(socket: configuration.socket, metrics: configuration.metrics)
+        bound = Bound(socket: configuration.socket, metrics: configuration.metrics, web: configuration.web)
     }
 
     /// A snapshot of the configuration in force.

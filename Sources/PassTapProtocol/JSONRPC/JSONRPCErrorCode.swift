@@ -27,6 +27,10 @@
 /// | -32009 | `already_subscribed` | a second `events.subscribe` on one connection               |
 /// | -32010 | `timeout`            | `vas.read`: no card arrived on the reader within `timeout_ms` |
 /// | -32011 | `vas_disabled`       | `vas.read` while `[vas] enabled` is false                   |
+/// | -32017 | `unauthenticated`    | `/rpc`: a method before `auth`                              |
+/// | -32018 | `auth_failed`        | `/rpc`: unknown token, or an Origin it does not list        |
+/// | -32019 | `auth_rate_limited`  | `/rpc`: a failure over the Origin's (or global) limit       |
+/// | -32020 | `auth_timeout`       | `/rpc`: no `auth` within `[web] auth_timeout_ms`            |
 public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The integer sent as `error.code`.
     public let rawValue: Int
@@ -77,6 +81,17 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
     public static let idleTimeout = JSONRPCErrorCode(rawValue: -32015)
     /// -32016: the user already has `[socket] vas_reads_per_uid` `vas.read`s waiting on that reader.
     public static let busy = JSONRPCErrorCode(rawValue: -32016)
+    /// -32017: on `/rpc`, a method other than `auth` before `auth` succeeded.
+    public static let unauthenticated = JSONRPCErrorCode(rawValue: -32017)
+    /// -32018: `auth` with a token no `[[web.tokens]]` entry has, or from an Origin that token does
+    /// not list; the connection is closed.
+    public static let authFailed = JSONRPCErrorCode(rawValue: -32018)
+    /// -32019: `auth` failed and its Origin (or every Origin together) is over its failure limit;
+    /// `data.retry_after_ms` says when failures count again. The connection is closed.
+    public static let authRateLimited = JSONRPCErrorCode(rawValue: -32019)
+    /// -32020: no successful `auth` within `[web] auth_timeout_ms` of the upgrade; the connection
+    /// is closed.
+    public static let authTimeout = JSONRPCErrorCode(rawValue: -32020)
 
     /// The snake_case reason PassTap sends in `error.data.reason` for this code.
     public var reason: String {
@@ -102,6 +117,10 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
         case .forbidden: return "forbidden"
         case .idleTimeout: return "idle_timeout"
         case .busy: return "busy"
+        case .unauthenticated: return "unauthenticated"
+        case .authFailed: return "auth_failed"
+        case .authRateLimited: return "auth_rate_limited"
+        case .authTimeout: return "auth_timeout"
         default: return "error_\(-rawValue)"
         }
     }

@@ -1,0 +1,86 @@
+extension Configuration {
+    /// `[web]`: the browser listener (`GET /` dashboard, `GET /rpc` WebSocket JSON-RPC). Off unless
+    /// `listen` is set. `listen` and `max_clients` are restart-only; the tokens and the other limits
+    /// are reloadable.
+    public struct Web: Sendable, Hashable {
+        /// `listen`: a loopback address (`127.0.0.1:8941`, `[::1]:8941`, `localhost:8941`); `nil`
+        /// (the default) serves nothing. Any other address is refused at load.
+        public var listen: ListenAddress? = nil
+        /// `[[web.tokens]]`: who may use `/rpc`, each with its secret, roles and origins.
+        public var tokens: [WebToken] = []
+        /// `max_clients`: WebSocket and page connections held at once, authenticated or not; one
+        /// more is refused. Restart-only (it is part of the file-descriptor budget).
+        public var maxClients: Int = 32
+        /// `max_clients_per_token`: authenticated `/rpc` connections one token may hold at once.
+        public var maxClientsPerToken: Int = 8
+        /// `vas_reads_per_token`: `vas.read` calls one token may have waiting on one reader.
+        public var vasReadsPerToken: Int = 1
+        /// `idle_timeout_ms`: an authenticated connection neither subscribed nor waiting for an
+        /// answer is closed after this long without a request (as `[socket] idle_timeout_ms`).
+        public var idleTimeoutMilliseconds: Int = 60_000
+        /// `auth_timeout_ms`: a `/rpc` connection that has not authenticated this long after the
+        /// upgrade is closed.
+        public var authTimeoutMilliseconds: Int = 5_000
+        /// `auth_failures_per_origin`: failed `auth` attempts one Origin may make per minute
+        /// before its further failures are answered `auth_rate_limited`.
+        public var authFailuresPerOrigin: Int = 10
+        /// `auth_failures_total`: failed `auth` attempts of all Origins together per minute (the
+        /// global cap over the per-Origin limits).
+        public var authFailuresTotal: Int = 100
+
+        /// The defaults of the shipped config (off).
+        public init() {}
+    }
+
+    /// One `[[web.tokens]]` entry: a named secret, the socket roles it grants (never `transmit`)
+    /// and the browser origins it may be used from.
+    public struct WebToken: Sendable, Hashable {
+        /// `name`: what logs, audit lines, `status` and the metrics call it; unique.
+        public var name: String
+        /// `token_file`: where the secret was read from (checked as merchant key files are).
+        public var tokenFile: String
+        /// The secret read from `token_file`.
+        public var secret: WebTokenSecret
+        /// `roles`: `observe` and/or `read`.
+        public var roles: Set<AccessRole>
+        /// `origins`: exact `scheme://host[:port]` values, lower-cased, without a trailing slash.
+        /// Empty: the token accepts only connections that send no `Origin` (non-browser programs).
+        public var origins: [String]
+
+        /// An entry.
+        public init(name: String, tokenFile: String, secret: WebTokenSecret, roles: Set<AccessRole>, origins: [String]) {
+            self.name = name
+            self.tokenFile = tokenFile
+            self.secret = secret
+            self.roles = roles
+            self.origins = origins
+        }
+    }
+}
+
+/// A web token's secret: the bytes of its token file's one line. Its description never shows it,
+/// and ``matches(_:)`` compares in constant time.
+public struct WebTokenSecret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    private let bytes: [UInt8]
+
+    /// The secret `text` (a token file's line, without its newline).
+    public init(_ text: String) {
+        bytes = Array(text.utf8)
+    }
+
+    /// Whether `candidate` is this secret. The time taken depends on the lengths only, never on
+    /// where the first difference is.
+    public func matches(_ candidate: some Collection<UInt8>) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: bytes.count ^ candidate.count)
+        var index = 0
+        for byte in candidate {
+            difference |= byte ^ (index < bytes.count ? bytes[index] : 0)
+            index += 1
+        }
+        return difference == 0 && bytes.count == candidate.count
+    }
+
+    /// `<secret>`: never the bytes.
+    public var description: String { "<secret>" }
+    public var debugDescription: String { "<secret>" }
+}
