@@ -7,9 +7,35 @@ import Synchronization
 
 /// An accepted connection: the async channel its requests and answers go through, and the
 /// handler in its pipeline that streams its subscription.
-struct AcceptedClient: Sendable {
+package struct AcceptedClient: Sendable {
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     let writer: NIOLoopBound<SubscriptionWriter>
+
+    /// Adds the ``SubscriptionWriter`` to `channel`'s pipeline (after the framing handlers that
+    /// turn its bytes into one `ByteBuffer` per request, and its answer lines back into bytes)
+    /// and wraps it for a ``ClientConnection``. Call it on the channel's event loop.
+    ///
+    /// The channel is closed when dropped, not a trap: a client accepted as the listener closes
+    /// (shutdown right after a connect) never reaches the accept loop, and NIO drops its channel.
+    /// `wrappingChannelSynchronously` would trap on that ("Deinited NIOAsyncWriter without calling
+    /// finish()"; seen as passtapd's SIGILL at SIGTERM, reproduced by ShutdownRaceTests), so this
+    /// uses the (deprecated) deinit-based teardown. Every channel that does reach the loop still
+    /// ends through executeThenClose.
+    package static func wrap(_ channel: any Channel, dispatcher: MethodDispatcher) throws -> AcceptedClient {
+        let writer = SubscriptionWriter { item, view in dispatcher.notificationLine(for: item, view: view) }
+        try channel.pipeline.syncOperations.addHandler(writer)
+        return AcceptedClient(
+            channel: try NIOAsyncChannel<ByteBuffer, ByteBuffer>(synchronouslyWrapping: channel),
+            writer: NIOLoopBound(writer, eventLoop: channel.eventLoop))
+    }
+}
+
+/// How a connection comes to its peer and roles.
+enum ClientAdmission: Sendable {
+    /// Known when it connects: a Unix-socket peer, by its credentials and `[access]`.
+    case admitted(ClientPeer, Set<AccessRole>)
+    /// Known after its `auth` request (`/rpc`), which must come first and in time.
+    case authenticating(WebAuthentication)
 }
 
 /// One client on the socket: reads request lines, answers them in order, and, once subscribed,
@@ -31,18 +57,37 @@ struct AcceptedClient: Sendable {
 /// A connection that is neither subscribed nor waiting for an answer is closed after
 /// `idleTimeout` without a request, with an `idle_timeout` error, so idle clients cannot hold
 /// the slots of `max_clients`.
+///
+/// The same code serves the Unix socket and `/rpc`: a WebSocket connection's pipeline turns each
+/// text message into one request `ByteBuffer`, and each answer line into one text message. A
+/// `/rpc` connection starts ``ClientAdmission/authenticating(_:)``: its lines go to its
+/// ``WebAuthentication`` until `auth` succeeds (every other method is answered
+/// `unauthenticated`), a failed `auth` closes it, and so does no `auth` within the
+/// authentication's timeout (`auth_timeout`).
 struct ClientConnection {
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     /// Streams the subscription, once there is one.
     let writer: NIOLoopBound<SubscriptionWriter>
     let dispatcher: MethodDispatcher
-    /// Who connected, and the roles that gives it.
-    let peer: PeerCredentials
-    let roles: Set<AccessRole>
-    /// `[socket] idle_timeout_ms`.
+    /// Who connected and the roles that gives it, or how it will tell.
+    let admission: ClientAdmission
+    /// `[socket] idle_timeout_ms`, or `[web] idle_timeout_ms`.
     let idleTimeout: Duration
-    /// Carries the peer's uid and pid on every line.
+    /// Carries the peer's uid and pid (or Origin) on every line.
     let logger: Logger
+
+    /// A connection whose peer and roles are known.
+    init(
+        channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, writer: NIOLoopBound<SubscriptionWriter>, dispatcher: MethodDispatcher,
+        admission: ClientAdmission, idleTimeout: Duration, logger: Logger
+    ) {
+        self.channel = channel
+        self.writer = writer
+        self.dispatcher = dispatcher
+        self.admission = admission
+        self.idleTimeout = idleTimeout
+        self.logger = logger
+    }
 
     /// Serves the client until it is done (see above), sends an over-long line, closes the
     /// connection, or the task is cancelled.
@@ -58,6 +103,9 @@ struct ClientConnection {
                     group.addTask { await serve(inbound, outbound, activity) }
                     group.addTask { await waitUntilClosed() }
                     group.addTask { await closeWhenIdle(activity, outbound) }
+                    if case .authenticating(let authentication) = admission {
+                        group.addTask { await closeUnlessAuthenticated(within: authentication.timeout, activity, outbound) }
+                    }
                     await group.next()
                     group.cancelAll()
                 }
@@ -74,6 +122,11 @@ struct ClientConnection {
     ) async {
         var subscription: EventSubscription?
         var inputEnded = false
+        var admitted: (peer: ClientPeer, roles: Set<AccessRole>)?
+        if case .admitted(let peer, let roles) = admission { admitted = (peer, roles) }
+        // Ends what a successful `auth` registered (the token's slot, the count).
+        var endSession: (@Sendable () -> Void)?
+        defer { endSession?() }
         do {
             for try await line in inbound {
                 if line.readableBytes > NDJSON.maximumLineBytes {
@@ -81,9 +134,28 @@ struct ClientConnection {
                     subscription?.cancel()
                     return
                 }
-                // The idle timer may have closed the connection while this line arrived.
+                // The idle or auth timer may have closed the connection while this line arrived.
                 guard activity.beginRequest() else { return }
                 defer { activity.endRequest() }
+                guard let (peer, roles) = admitted else {
+                    guard case .authenticating(let authentication) = admission else { return }
+                    switch authentication.step(line, channel: channel.channel) {
+                    case .silent:
+                        continue
+                    case .reply(let answer):
+                        try await outbound.write(answer)
+                    case .admitted(let answer, let peer, let roles, let end):
+                        admitted = (peer, roles)
+                        endSession = end
+                        activity.markAuthenticated()
+                        try await outbound.write(answer)
+                    case .refused(let answer):
+                        try await outbound.write(answer)
+                        await flushWrites()
+                        return
+                    }
+                    continue
+                }
                 let context = RequestContext(roles: roles, alreadySubscribed: subscription != nil, peer: peer)
                 switch await dispatcher.handle(line: line, context: context, audit: logger) {
                 case .silent:
@@ -166,6 +238,36 @@ struct ClientConnection {
         }
     }
 
+    /// Returns (so the connection closes) when `timeout` passes without a successful `auth`, after
+    /// telling the client why; once authenticated, runs until cancelled.
+    private func closeUnlessAuthenticated(
+        within timeout: Duration, _ activity: ConnectionActivity, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) async {
+        let deadline = ContinuousClock.now + timeout
+        do {
+            try await Task.sleep(until: deadline)
+            // An `auth` being answered right now decides itself; look again once it is.
+            while activity.closeUnlessAuthenticated() == .busy { try await Task.sleep(for: .milliseconds(10)) }
+            if activity.closeUnlessAuthenticated() == .authenticated {
+                try await Task.sleep(for: .seconds(86_400 * 365))  // until cancelled
+                return
+            }
+        } catch {
+            return  // cancelled: the connection ended otherwise
+        }
+        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        logger.info("closing a client that did not authenticate in time", metadata: ["web.auth_timeout_ms": "\(milliseconds)"])
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await writeConnectionError(.authTimeout(milliseconds: milliseconds), to: outbound)
+                await flushWrites()
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(1)) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
     /// Waits until everything written so far has left NIO's buffer for the socket (or failed).
     ///
     /// Closing a channel discards the writes it still holds, so a client that reads its answers
@@ -201,7 +303,18 @@ final class ConnectionActivity: Sendable {
         var lastRequest = ContinuousClock.now
         var requestsInFlight = 0
         var subscribed = false
+        var authenticated = false
         var closing = false
+    }
+
+    /// Where a connection stands when its time to authenticate is up.
+    enum AuthDeadline: Equatable {
+        /// It authenticated: the deadline does not apply.
+        case authenticated
+        /// A request (an `auth`, perhaps) is being answered: ask again once it is.
+        case busy
+        /// It did not: it is closing from now on (no further line is served).
+        case close
     }
     private let state = Mutex(State())
 
@@ -224,6 +337,19 @@ final class ConnectionActivity: Sendable {
     }
 
     func markSubscribed() { state.withLock { $0.subscribed = true } }
+
+    func markAuthenticated() { state.withLock { $0.authenticated = true } }
+
+    /// Decides, in one step with ``beginRequest()``, whether the connection missed its deadline
+    /// to authenticate.
+    func closeUnlessAuthenticated() -> AuthDeadline {
+        state.withLock { state in
+            if state.authenticated { return .authenticated }
+            if state.requestsInFlight > 0 { return .busy }
+            state.closing = true
+            return .close
+        }
+    }
 
     /// Decides, in one step with ``beginRequest()``, whether the connection is idle: `nil` when
     /// it is (and from then on it is closing), else how long to wait before asking again.

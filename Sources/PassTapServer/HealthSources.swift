@@ -12,12 +12,17 @@ public struct HealthSources: Sendable {
     public var staleAfter: Duration?
     /// Whether the system clock is synchronised (``ClockSynchronisation/isSynchronised()``).
     public var clockSynchronised: @Sendable () -> Bool?
+    /// How many `/rpc` clients are authenticated now (``WebSessions/connectedClients``); `nil`
+    /// when `[web] listen` is off, and `status` then leaves out `web_clients`.
+    public var webClients: (@Sendable () -> Int)?
 
     /// Sources for `status`; by default no ledger, no health check, and the kernel's clock state.
     public init(
         ledger: HealthLedger? = nil, lastHealthyCheck: @escaping @Sendable () -> ContinuousClock.Instant? = { nil },
-        staleAfter: Duration? = nil, clockSynchronised: @escaping @Sendable () -> Bool? = { ClockSynchronisation.isSynchronised() }
+        staleAfter: Duration? = nil, clockSynchronised: @escaping @Sendable () -> Bool? = { ClockSynchronisation.isSynchronised() },
+        webClients: (@Sendable () -> Int)? = nil
     ) {
+        self.webClients = webClients
         self.ledger = ledger
         self.lastHealthyCheck = lastHealthyCheck
         self.staleAfter = staleAfter
@@ -67,18 +72,28 @@ extension StatusHealth {
     }
 }
 
-/// What the socket server tells the metrics recorder: clients coming and going, and events
-/// subscribers were told they missed.
+/// What the socket server and the web sessions tell the metrics recorder: clients coming and
+/// going, events subscribers were told they missed, and failed `/rpc` `auth` attempts.
 public struct SocketServerObserver: Sendable {
-    /// A client was admitted (`+1`) or left (`-1`).
+    /// A socket client was admitted (`+1`) or left (`-1`).
     public var clientsChanged: @Sendable (_ delta: Int) -> Void
     /// An `events.dropped` notice for `count` events went to a subscriber.
     public var eventsDropped: @Sendable (_ count: UInt64) -> Void
+    /// A `/rpc` client authenticated (`+1`) or an authenticated one left (`-1`).
+    public var webClientsChanged: @Sendable (_ delta: Int) -> Void
+    /// An `auth` failed, answered with the error of reason `reason` (`auth_failed`,
+    /// `auth_rate_limited`).
+    public var authFailed: @Sendable (_ reason: String) -> Void
 
-    /// An observer of both.
-    public init(clientsChanged: @escaping @Sendable (_ delta: Int) -> Void, eventsDropped: @escaping @Sendable (_ count: UInt64) -> Void) {
+    /// An observer of all four.
+    public init(
+        clientsChanged: @escaping @Sendable (_ delta: Int) -> Void, eventsDropped: @escaping @Sendable (_ count: UInt64) -> Void,
+        webClientsChanged: @escaping @Sendable (_ delta: Int) -> Void = { _ in }, authFailed: @escaping @Sendable (_ reason: String) -> Void = { _ in }
+    ) {
         self.clientsChanged = clientsChanged
         self.eventsDropped = eventsDropped
+        self.webClientsChanged = webClientsChanged
+        self.authFailed = authFailed
     }
 
     /// Observes nothing.

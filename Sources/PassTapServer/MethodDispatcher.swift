@@ -49,7 +49,12 @@ package struct MethodDispatcher: Sendable {
                     let vas = live.current.vas
                     return vas.enabled ? vas.passTypeIDs : nil
                 }, vasReads: vasReads,
-                pending: PendingVASReads(limit: { live.current.socket.vasReadsPerUID })
+                pending: PendingVASReads { owner in
+                    switch owner {
+                    case .uid: return live.current.socket.vasReadsPerUID
+                    case .token: return live.current.web.vasReadsPerToken
+                    }
+                }
             ) { backends.knows($0) },
             EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: { live.current.events.clientQueue }),
         ]
@@ -83,6 +88,10 @@ package struct MethodDispatcher: Sendable {
         case .failure(let error): return errorLine(id: envelope.id ?? .null, error)
         }
         guard let known = RPCMethod(rawValue: method), let handler = handlers[known] else {
+            // `/rpc` took its `auth` before the dispatcher saw any line (see `WebAuthentication`).
+            if method == WebAuthentication.method, case .web = context.peer {
+                return respond(envelope.id, MethodReply<JSONRPCNoResult>.failure(.alreadyAuthenticated))
+            }
             return respond(envelope.id, MethodReply<JSONRPCNoResult>.failure(.methodNotFound(method)))
         }
         return await run(handler, id: envelope.id, bytes: bytes, context: context, audit: audit)
@@ -113,19 +122,18 @@ package struct MethodDispatcher: Sendable {
         }
     }
 
-    /// One line per audited call: who (uid, pid), which reader, which method, and the outcome;
-    /// never an APDU, a response or a pass message.
+    /// One line per audited call: who (uid and pid, or a web token's name and Origin, never its
+    /// secret), which reader, which method, and the outcome; never an APDU, a response or a pass
+    /// message.
     /// Written at notice, and never filtered out: a `[log] level` above notice is lowered to
     /// notice for these lines only.
-    private static func writeAudit(to logger: Logger, method: RPCMethod, reader: ReaderID?, peer: PeerCredentials, outcome: String) {
+    private static func writeAudit(to logger: Logger, method: RPCMethod, reader: ReaderID?, peer: ClientPeer, outcome: String) {
         var logger = logger
         if logger.logLevel > .notice { logger.logLevel = .notice }
-        logger.notice(
-            "audit",
-            metadata: [
-                "audit.method": "\(method.rawValue)", "audit.reader": "\(reader.map(\.rawValue) ?? "-")", "peer.uid": "\(peer.uid)",
-                "peer.pid": "\(peer.pid)", "audit.outcome": "\(outcome)",
-            ])
+        let call: Logger.Metadata = [
+            "audit.method": "\(method.rawValue)", "audit.reader": "\(reader.map(\.rawValue) ?? "-")", "audit.outcome": "\(outcome)",
+        ]
+        logger.notice("audit", metadata: call.merging(peer.logMetadata) { first, _ in first })
     }
 
     /// The line for one subscription item, for a subscriber with `view`: an `event` notification,
@@ -174,11 +182,11 @@ package struct MethodDispatcher: Sendable {
         }
     }
 
-    private func errorLine(id: JSONRPCID, _ error: JSONRPCError) -> Outcome {
+    func errorLine(id: JSONRPCID, _ error: JSONRPCError) -> Outcome {
         .reply(Self.encode(JSONRPCResponse<JSONRPCNoResult>(id: id, error: error)))
     }
 
-    private static func encode<Value: Encodable>(_ value: Value) -> ByteBuffer {
+    static func encode<Value: Encodable>(_ value: Value) -> ByteBuffer {
         do {
             return try NDJSON.encodeLine(value)
         } catch {
@@ -188,7 +196,7 @@ package struct MethodDispatcher: Sendable {
         }
     }
 
-    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+    static func isJSONWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 

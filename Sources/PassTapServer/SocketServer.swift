@@ -25,7 +25,8 @@ public final class SocketServer: Service, ConfigurationObserver {
     private let checksDirectories: Bool
     private let limiter: ConnectionLimiter
     private let clients = Mutex(AdmittedClients())
-    private let dispatcher: MethodDispatcher
+    /// Answers every request, on the socket and (through ``WebSessions``) on `/rpc`.
+    package let dispatcher: MethodDispatcher
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
     private let startup = StartupSignal()
@@ -102,18 +103,7 @@ public final class SocketServer: Service, ConfigurationObserver {
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(
                                 ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: NDJSON.maximumLineBytes))
-                            let writer = SubscriptionWriter { item, view in dispatcher.notificationLine(for: item, view: view) }
-                            try channel.pipeline.syncOperations.addHandler(writer)
-                            // Closed when dropped, not a trap: a client accepted as the listener
-                            // closes (shutdown right after a connect) never reaches the loop below,
-                            // and NIO drops its channel. `wrappingChannelSynchronously` would trap
-                            // on that ("Deinited NIOAsyncWriter without calling finish()"; seen as
-                            // passtapd's SIGILL at SIGTERM, reproduced by ShutdownRaceTests), so this
-                            // uses the (deprecated) deinit-based teardown. Every channel that does
-                            // reach the loop still ends through executeThenClose.
-                            return AcceptedClient(
-                                channel: try NIOAsyncChannel<ByteBuffer, ByteBuffer>(synchronouslyWrapping: channel),
-                                writer: NIOLoopBound(writer, eventLoop: channel.eventLoop))
+                            return try AcceptedClient.wrap(channel, dispatcher: dispatcher)
                         }
                     }
             } catch {
@@ -219,7 +209,7 @@ public final class SocketServer: Service, ConfigurationObserver {
         observer.clientsChanged(1)
         defer { observer.clientsChanged(-1) }
         await ClientConnection(
-            channel: client, writer: accepted.writer, dispatcher: dispatcher, peer: peer, roles: roles,
+            channel: client, writer: accepted.writer, dispatcher: dispatcher, admission: .admitted(.unix(peer), roles),
             idleTimeout: .milliseconds(settings.socket.idleTimeoutMilliseconds), logger: logger
         ).run()
         logger.debug("client disconnected")

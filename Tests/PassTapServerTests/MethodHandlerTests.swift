@@ -155,7 +155,7 @@ extension MethodHandlerTests {
         ]
         for (line, roles) in calls {
             _ = await dispatcher.handle(
-                line: ByteBuffer(string: line), context: RequestContext(roles: roles, alreadySubscribed: false, peer: peer), audit: logger)
+                line: ByteBuffer(string: line), context: RequestContext(roles: roles, alreadySubscribed: false, peer: .unix(peer)), audit: logger)
         }
         let audits = memory.entries
         #expect(audits.count == 3)  // status is not audited

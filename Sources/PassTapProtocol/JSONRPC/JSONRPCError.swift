@@ -13,11 +13,21 @@ public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConv
         public var reason: String
         /// For `transport_error`: the card transport code (`card_removed`, `timeout`...).
         public var code: String?
+        /// For `auth_rate_limited`: milliseconds until failed `auth` attempts from that Origin
+        /// count again (`retry_after_ms`).
+        public var retryAfterMilliseconds: Int?
 
         /// Creates the detail of an error.
-        public init(reason: String, code: String? = nil) {
+        public init(reason: String, code: String? = nil, retryAfterMilliseconds: Int? = nil) {
             self.reason = reason
             self.code = code
+            self.retryAfterMilliseconds = retryAfterMilliseconds
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case reason
+            case code
+            case retryAfterMilliseconds = "retry_after_ms"
         }
     }
 

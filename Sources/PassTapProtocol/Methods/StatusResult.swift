@@ -23,11 +23,13 @@ public struct StatusResult: Sendable, Hashable, Codable {
     public var lastTaps: [StatusLastTap]
     /// The verdict for monitoring; `nil` only from a daemon older than this field.
     public var health: StatusHealth?
+    /// Authenticated `/rpc` (WebSocket) connections now; `nil` (absent) when `[web] listen` is off.
+    public var webClients: Int?
 
     /// Creates a status answer.
     public init(
         version: String, protocolVersion: Int, instance: String, uptimeSeconds: Double, readers: [ReaderInfo],
-        backends: [StatusBackend] = [], lastTaps: [StatusLastTap] = [], health: StatusHealth? = nil
+        backends: [StatusBackend] = [], lastTaps: [StatusLastTap] = [], health: StatusHealth? = nil, webClients: Int? = nil
     ) {
         self.version = version
         self.protocolVersion = protocolVersion
@@ -37,6 +39,7 @@ public struct StatusResult: Sendable, Hashable, Codable {
         self.backends = backends
         self.lastTaps = lastTaps
         self.health = health
+        self.webClients = webClients
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -48,6 +51,7 @@ public struct StatusResult: Sendable, Hashable, Codable {
         case backends
         case lastTaps = "last_taps"
         case health
+        case webClients = "web_clients"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -60,5 +64,6 @@ public struct StatusResult: Sendable, Hashable, Codable {
         backends = try container.decodeIfPresent([StatusBackend].self, forKey: .backends) ?? []
         lastTaps = try container.decodeIfPresent([StatusLastTap].self, forKey: .lastTaps) ?? []
         health = try container.decodeIfPresent(StatusHealth.self, forKey: .health)
+        webClients = try container.decodeIfPresent(Int.self, forKey: .webClients)
     }
 }

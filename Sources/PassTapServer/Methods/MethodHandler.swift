@@ -7,11 +7,11 @@ struct RequestContext: Sendable {
     var roles: Set<AccessRole>
     /// Whether the connection already streams a subscription.
     var alreadySubscribed: Bool
-    /// The connection's peer, as the kernel saw it at connect time.
-    var peer: PeerCredentials
+    /// The connection's peer: a Unix peer as the kernel saw it at connect time, or a web token.
+    var peer: ClientPeer
 
     /// A context; tests leave out `peer` for a root peer.
-    init(roles: Set<AccessRole>, alreadySubscribed: Bool, peer: PeerCredentials = PeerCredentials(pid: 0, uid: 0, gid: 0)) {
+    init(roles: Set<AccessRole>, alreadySubscribed: Bool, peer: ClientPeer = .unix(PeerCredentials(pid: 0, uid: 0, gid: 0))) {
         self.roles = roles
         self.alreadySubscribed = alreadySubscribed
         self.peer = peer

@@ -26,7 +26,7 @@ struct StatusHandler: MethodHandler {
             StatusResult(
                 version: daemon.version, protocolVersion: PassTapProtocolVersion, instance: daemon.instance,
                 uptimeSeconds: daemon.uptimeSeconds(at: now), readers: readers, backends: backends, lastTaps: lastTaps,
-                health: verdict))
+                health: verdict, webClients: health.webClients?()))
     }
 }
 

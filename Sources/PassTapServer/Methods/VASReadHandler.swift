@@ -9,7 +9,7 @@ struct VASReadHandler: MethodHandler {
     /// The configured pass type ids now; `nil` when `[vas]` is disabled (a reload may change it).
     let merchants: @Sendable () -> [String]?
     let vasReads: VASReadQueue
-    /// `[socket] vas_reads_per_uid`, counted per user and reader.
+    /// `[socket] vas_reads_per_uid` and `[web] vas_reads_per_token`, counted per owner and reader.
     let pending: PendingVASReads
     let knows: @Sendable (ReaderID) -> Bool
 
@@ -51,15 +51,16 @@ struct VASReadHandler: MethodHandler {
         guard knows(params.reader) else {
             return .failure(ReaderCommandError.unknownReader(params.reader).jsonRPCError)
         }
-        let uid = context.peer.uid
-        guard pending.begin(uid: uid, reader: params.reader) else {
+        let owner = context.peer.owner
+        guard pending.begin(owner, reader: params.reader) else {
+            let key = if case .uid = owner { "[socket] vas_reads_per_uid" } else { "[web] vas_reads_per_token" }
             return .failure(
                 JSONRPCError(
                     .busy,
-                    "user \(uid) already has \(pending.limit) vas.read waiting on \(params.reader) ([socket] vas_reads_per_uid): wait for its answer, or cancel it by closing its connection"
+                    "\(owner) already has \(pending.limit(for: owner)) vas.read waiting on \(params.reader) (\(key)): wait for its answer, or cancel it by closing its connection"
                 ))
         }
-        defer { pending.end(uid: uid, reader: params.reader) }
+        defer { pending.end(owner, reader: params.reader) }
         do {
             let result = try await vasReads.nextTap(
                 on: params.reader, merchants: params.merchants.map(Set.init), timeout: .milliseconds(params.timeoutMilliseconds))
@@ -72,39 +73,43 @@ struct VASReadHandler: MethodHandler {
     }
 }
 
-/// The `vas.read`s waiting, per user and reader, against `[socket] vas_reads_per_uid`: one user
-/// cannot queue itself ahead of the till on every tap.
+/// The `vas.read`s waiting, per owner (a user, or a web token) and reader, against
+/// `[socket] vas_reads_per_uid` and `[web] vas_reads_per_token`: no one owner can queue itself
+/// ahead of the till on every tap.
 final class PendingVASReads: Sendable {
-    /// The most `vas.read`s one user may have waiting on one reader (a reload may change it;
-    /// reads already waiting stay).
-    var limit: Int { currentLimit() }
-    private let currentLimit: @Sendable () -> Int
+    private let currentLimit: @Sendable (ClientPeer.Owner) -> Int
     private let counts = Mutex([Key: Int]())
 
     private struct Key: Hashable {
-        var uid: UInt32
+        var owner: ClientPeer.Owner
         var reader: ReaderID
     }
 
-    init(limit: Int) { currentLimit = { limit } }
+    /// The same limit for every owner.
+    init(limit: Int) { currentLimit = { _ in limit } }
 
-    /// Counts against `limit()` as it is at each new `vas.read`.
-    init(limit: @escaping @Sendable () -> Int) { currentLimit = limit }
+    /// Counts against `limit(owner)` as it is at each new `vas.read` (a reload may change it;
+    /// reads already waiting stay).
+    init(limit: @escaping @Sendable (ClientPeer.Owner) -> Int) { currentLimit = limit }
 
-    /// Counts a new `vas.read`; `false` (and nothing counted) when the user is at the limit.
-    func begin(uid: UInt32, reader: ReaderID) -> Bool {
-        counts.withLock { counts in
-            let key = Key(uid: uid, reader: reader)
-            guard counts[key, default: 0] < self.limit else { return false }
+    /// The most `vas.read`s `owner` may have waiting on one reader now.
+    func limit(for owner: ClientPeer.Owner) -> Int { currentLimit(owner) }
+
+    /// Counts a new `vas.read`; `false` (and nothing counted) when the owner is at its limit.
+    func begin(_ owner: ClientPeer.Owner, reader: ReaderID) -> Bool {
+        let limit = currentLimit(owner)
+        return counts.withLock { counts in
+            let key = Key(owner: owner, reader: reader)
+            guard counts[key, default: 0] < limit else { return false }
             counts[key, default: 0] += 1
             return true
         }
     }
 
-    /// Ends one counted by ``begin(uid:reader:)``.
-    func end(uid: UInt32, reader: ReaderID) {
+    /// Ends one counted by ``begin(_:reader:)``.
+    func end(_ owner: ClientPeer.Owner, reader: ReaderID) {
         counts.withLock { counts in
-            let key = Key(uid: uid, reader: reader)
+            let key = Key(owner: owner, reader: reader)
             let left = counts[key, default: 1] - 1
             counts[key] = left > 0 ? left : nil
         }

@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOExtras
+import NIOPosix
+import PassTapCore
+import PassTapProtocol
+import Synchronization
+
+@testable import PassTapServer
+
+/// Runs ``WebSessions`` beside a ``ServerHarness``'s server, over a stand-in for the WebSocket:
+/// one Unix listener per Origin, framed in lines as the socket is (passtapd's WebSocket codec
+/// turns each text message into the same one-request buffer), whose connections are served as
+/// upgraded `/rpc` connections carrying that Origin. So ``LineClient`` talks to `/rpc` sessions.
+struct WebHarness {
+    let server: ServerHarness
+    let sessions: WebSessions
+    private let paths: [String: String]
+
+    /// The listener's own origin in these tests (allowed for every token).
+    static let ownOrigin = "http://127.0.0.1:8941"
+    static let posOrigin = "https://pos.example.com"
+    static let evilOrigin = "https://evil.example"
+
+    /// A token with `secret`, `roles` and `origins`.
+    static func token(_ name: String, secret: String, roles: Set<AccessRole>, origins: [String] = [posOrigin]) -> Configuration.WebToken {
+        Configuration.WebToken(name: name, tokenFile: "/etc/passtap/web/\(name).token", secret: WebTokenSecret(secret), roles: roles, origins: origins)
+    }
+
+    /// The `auth` request for `secret`.
+    static func auth(_ secret: String, id: Int = 1) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"auth","params":{"token":"\#(secret)"}}"#
+    }
+
+    /// Where a client connects to be a `/rpc` client sending `origin` (`nil`: none).
+    func path(origin: String?) -> String {
+        paths[origin ?? ""]!
+    }
+
+    /// What a reload does: puts `new` in force, then tells the socket server and the sessions.
+    func apply(_ new: Configuration) {
+        let old = server.server.live.replace(with: new)
+        server.server.configurationChanged(from: old, to: new)
+        sessions.configurationChanged(from: old, to: new)
+    }
+
+    /// Starts a server whose configuration `configure` sets (`[web]` tokens and limits), with one
+    /// stand-in listener per entry of `origins`, runs `body`, then stops everything.
+    static func with(
+        origins: [String?] = [posOrigin],
+        configure: (inout Configuration) -> Void,
+        logger: Logger = Logger(label: "passtap.test.web"),
+        observer: SocketServerObserver = .none,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        _ body: (WebHarness) async throws -> Void
+    ) async throws {
+        // `status` asks the sessions, which need the server's configuration: made right after it.
+        let made = Mutex<WebSessions?>(nil)
+        let health = HealthSources(webClients: { made.withLock { $0?.connectedClients ?? 0 } })
+        try await ServerHarness.with(configure: configure, logger: logger, observer: observer, health: health) { server in
+            let sessions = WebSessions(live: server.server.live, logger: logger, observer: observer, now: now)
+            made.withLock { $0 = sessions }
+            sessions.setListenerOrigins([ownOrigin])
+            let dispatcher = server.server.dispatcher
+            var listeners: [(String?, NIOAsyncChannel<AcceptedClient, Never>)] = []
+            var paths: [String: String] = [:]
+            for (index, origin) in origins.enumerated() {
+                let path = server.directory + "/web-\(index).sock"
+                let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .childChannelOption(.allowRemoteHalfClosure, value: true)
+                    .bind(unixDomainSocketPath: path) { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(
+                                ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: NDJSON.maximumLineBytes))
+                            return try AcceptedClient.wrap(channel, dispatcher: dispatcher)
+                        }
+                    }
+                listeners.append((origin, listener))
+                paths[origin ?? ""] = path
+            }
+            let harness = WebHarness(server: server, sessions: sessions, paths: paths)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (origin, listener) in listeners {
+                    group.addTask {
+                        try await withThrowingDiscardingTaskGroup { clients in
+                            try await listener.executeThenClose { inbound in
+                                for try await client in inbound {
+                                    clients.addTask { await sessions.serve(client, origin: origin, dispatcher: dispatcher) }
+                                }
+                            }
+                            clients.cancelAll()
+                        }
+                    }
+                }
+                do {
+                    try await body(harness)
+                } catch {
+                    group.cancelAll()
+                    throw error
+                }
+                group.cancelAll()
+                try? await group.waitForAll()
+            }
+        }
+    }
+}
