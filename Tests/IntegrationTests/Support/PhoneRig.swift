@@ -27,8 +27,9 @@ final class PhoneRig {
 
     /// Starts the rig with `config`. `phoneKey` names the key file the phone encrypts the coffee
     /// pass for. With `waitForReader`, returns once the ledger has seen the reader added (a
-    /// config with no reader passes `false`).
-    init(config: String, phoneKey: String = "coffee.pem", waitForReader: Bool = true) throws {
+    /// config with no reader passes `false`). `secrets` are written to the rig's folder, mode
+    /// 0600, by file name (web token files).
+    init(config: String, phoneKey: String = "coffee.pem", waitForReader: Bool = true, secrets: [String: String] = [:]) throws {
         var ids: [String: String] = [:]
         rig = try Rig(config: config, cardArguments: ["--phone", "{rig}/phone.json"]) { folder in
             for name in ["loyalty", "coffee", "stranger"] {
@@ -42,6 +43,12 @@ final class PhoneRig {
                 ]
             ]
             try JSONSerialization.data(withJSONObject: phone).write(to: folder.appendingPathComponent("phone.json"))
+            for (name, secret) in secrets {
+                let path = folder.appendingPathComponent(name).path
+                guard FileManager.default.createFile(atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+                    throw Rig.Failure(description: "cannot write \(path)")
+                }
+            }
         }
         keyIDs = ids
         do {

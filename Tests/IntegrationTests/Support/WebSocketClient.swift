@@ -1,0 +1,209 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking WebSocket client for tests, written from RFC 6455 over a plain TCP socket (not with
+/// NIOWebSocket, which passtapd uses): the upgrade request with the headers a test chooses
+/// (`Host`, `Origin`), masked text frames out, frames in with a deadline. Also sends plain HTTP
+/// requests, for the handshake refusals. (Test code only: the daemon never blocks like this.)
+final class WebSocketClient {
+    /// What came from the server.
+    enum Message: Equatable {
+        case text(String)
+        case binary([UInt8])
+        /// A close frame, with its status code (`nil` when it had none).
+        case close(UInt16?)
+        case ping([UInt8])
+        case pong([UInt8])
+    }
+
+    enum Failure: Error, CustomStringConvertible {
+        case connect(port: Int, errno: Int32)
+        case timeout(String)
+        case closed
+        case refused(status: Int, head: String)
+
+        var description: String {
+            switch self {
+            case .connect(let port, let code): return "cannot connect to 127.0.0.1:\(port): \(String(cString: strerror(code)))"
+            case .timeout(let what): return "timed out waiting for \(what)"
+            case .closed: return "the server closed the connection"
+            case .refused(let status, let head): return "the upgrade was refused with \(status): \(head)"
+            }
+        }
+    }
+
+    /// RFC 6455 §1.3's example key, and the `Sec-WebSocket-Accept` it must get.
+    static let key = "dGhlIHNhbXBsZSBub25jZQ=="
+    static let expectedAccept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// Connects to 127.0.0.1:`port` (no request sent yet).
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if result != 0 {
+            let code = errno
+            close(fd)
+            throw Failure.connect(port: port, errno: code)
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Connects to `port` and upgrades `path`, sending `host` (default `127.0.0.1:PORT`) and
+    /// `origin` (none when `nil`). Throws ``Failure/refused(status:head:)`` unless the answer is
+    /// 101 with the right `Sec-WebSocket-Accept`.
+    static func open(port: Int, path: String = "/rpc", host: String? = nil, origin: String? = nil) throws -> WebSocketClient {
+        let client = try WebSocketClient(port: port)
+        let (status, head) = try client.upgrade(path: path, host: host ?? "127.0.0.1:\(port)", origin: origin)
+        guard status == 101, head.lowercased().contains("sec-websocket-accept: \(expectedAccept.lowercased())") else {
+            throw Failure.refused(status: status, head: head)
+        }
+        return client
+    }
+
+    /// Sends the upgrade request and returns the answer's status and head.
+    func upgrade(path: String, host: String, origin: String?) throws -> (status: Int, head: String) {
+        var request = "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        request += "Sec-WebSocket-Key: \(Self.key)\r\nSec-WebSocket-Version: 13\r\n"
+        if let origin { request += "Origin: \(origin)\r\n" }
+        try send(Array((request + "\r\n").utf8))
+        return try readHead()
+    }
+
+    /// Sends a plain `GET path` with `host` and returns the answer's status and head.
+    func get(_ path: String, host: String) throws -> (status: Int, head: String) {
+        try send(Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8))
+        return try readHead()
+    }
+
+    /// Sends one masked text frame (RFC 6455 §5.2, §5.3), of any length.
+    func sendText(_ text: String) throws {
+        try sendFrame(opcode: 0x1, payload: Array(text.utf8))
+    }
+
+    /// Sends one masked frame with `opcode` (0x1 text, 0x2 binary, 0x8 close, 0x9 ping...).
+    func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true) throws {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+        switch payload.count {
+        case ..<126: frame.append(0x80 | UInt8(payload.count))
+        case ..<65536: frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        default: frame += [0x80 | 127] + (0..<8).reversed().map { UInt8((payload.count >> ($0 * 8)) & 0xFF) }
+        }
+        let mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        try send(frame)
+    }
+
+    /// The next frame from the server, waiting at most `timeout` seconds.
+    func read(timeout: Double = 10, what: String = "a frame") throws -> Message {
+        let deadline = Date().addingTimeInterval(timeout)
+        try fill(2, before: deadline, what: what)
+        let opcode = buffer[0] & 0x0F
+        var length = Int(buffer[1] & 0x7F)
+        var headerLength = 2
+        if length == 126 {
+            try fill(4, before: deadline, what: what)
+            length = Int(buffer[2]) << 8 | Int(buffer[3])
+            headerLength = 4
+        } else if length == 127 {
+            try fill(10, before: deadline, what: what)
+            length = (2..<10).reduce(0) { $0 << 8 | Int(buffer[$1]) }
+            headerLength = 10
+        }
+        try fill(headerLength + length, before: deadline, what: what)
+        let payload = Array(buffer[headerLength..<(headerLength + length)])
+        buffer.removeFirst(headerLength + length)
+        switch opcode {
+        case 0x1: return .text(String(decoding: payload, as: UTF8.self))
+        case 0x2: return .binary(payload)
+        case 0x8: return .close(payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil)
+        case 0x9: return .ping(payload)
+        default: return .pong(payload)
+        }
+    }
+
+    /// The next text message as JSON; throws if a close or another kind of frame comes instead.
+    func readJSON(timeout: Double = 10, what: String) throws -> [String: Any] {
+        let message = try read(timeout: timeout, what: what)
+        guard case .text(let text) = message, let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw Rig.Failure(description: "expected \(what), got \(message)")
+        }
+        return object
+    }
+
+    /// Reads JSON messages until one satisfies `match`, within `timeout` seconds overall.
+    func readJSON(timeout: Double = 10, what: String, until match: ([String: Any]) -> Bool) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let object = try readJSON(timeout: max(deadline.timeIntervalSinceNow, 0.001), what: what)
+            if match(object) { return object }
+        }
+    }
+
+    /// Sends `request` (one JSON-RPC object as text) and returns the answer with its `id`.
+    func call(_ request: String, id: Int, what: String) throws -> [String: Any] {
+        try sendText(request)
+        return try readJSON(what: what) { $0["id"] as? Int == id }
+    }
+
+    /// Whether the server closed the TCP connection (after what is left), within `timeout`.
+    func isClosedByPeer(timeout: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while deadline.timeIntervalSinceNow > 0 {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            if recv(fd, &chunk, chunk.count, 0) <= 0 { return true }
+        }
+        return false
+    }
+
+    private func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { throw Failure.closed }
+            offset += written
+        }
+    }
+
+    private func readHead() throws -> (status: Int, head: String) {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            if let end = buffer.indices.dropLast(3).first(where: { buffer[$0..<($0 + 4)] == [13, 10, 13, 10] }) {
+                let head = String(decoding: buffer[..<(end + 4)], as: UTF8.self)
+                buffer.removeFirst(end + 4)
+                let status = head.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+                return (status, head)
+            }
+            try fill(buffer.count + 1, before: deadline, what: "an HTTP answer")
+        }
+    }
+
+    /// Reads until `count` bytes are buffered.
+    private func fill(_ count: Int, before deadline: Date, what: String) throws {
+        while buffer.count < count {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { throw Failure.timeout(what) }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, Int32(remaining * 1000)) == 0 { throw Failure.timeout(what) }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let received = recv(fd, &chunk, chunk.count, 0)
+            guard received > 0 else { throw Failure.closed }
+            buffer += chunk[..<received]
+        }
+    }
+}

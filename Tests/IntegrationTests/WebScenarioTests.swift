@@ -1,0 +1,200 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Nested in `PCSCScenarioTests` (`.serialized`): these start the machine's only pcscd too.
+extension PCSCScenarioTests {
+    /// `[web] listen` on the real stack: the built passtapd on pcscd, vsmartcard-vpcd and the
+    /// virtual iPhone, reached over TCP by ``WebSocketClient`` (RFC 6455 by hand, not NIO).
+    @Suite(.serialized) struct WebScenarioTests {
+        static let pos = "https://pos.example.com"
+        static let kiosk = "https://kiosk.example.com"
+        /// Secrets of the rig's token files (as `passtap web-token` makes them: 43 base64url characters).
+        static let tillSecret = "vQ3xK9mN2pL7wR4tY8uE1oI6aS5dF0gHjZcXbVnMq2w"
+        static let wallSecret = "Zt7Ypq2Lr9Wx4Kc8Vn3Bm6Hs1Dg5Fj0QaEuIoRtYpLk"
+        static let scriptSecret = "Ns4Gh8Jk2Lm6Qw0Er3Ty7Ui1Op5As9Df2Gh6Jk0LzXc"
+
+        /// The `[web]` table and tokens: `till-1` (observe, read) from `pos`, `wall` (observe)
+        /// from `kiosk` and `pos`, `script` (observe) without an Origin.
+        static func web(port: Int, settings: String = "", tokens: [String] = ["till-1", "wall", "script"]) -> String {
+            let entries = [
+                "till-1": #"roles = ["observe", "read"]"# + "\norigins = [\"\(pos)\"]",
+                "wall": #"roles = ["observe"]"# + "\norigins = [\"\(kiosk)\", \"\(pos)\"]",
+                "script": #"roles = ["observe"]"# + "\norigins = []",
+            ]
+            var text = "[web]\nlisten = \"127.0.0.1:\(port)\"\n\(settings)\n"
+            for name in tokens {
+                text += "[[web.tokens]]\nname = \"\(name)\"\ntoken_file = \"\(name).token\"\n\(entries[name]!)\n"
+            }
+            return text
+        }
+
+        static func rig(port: Int, settings: String = "", extra: String = "") throws -> PhoneRig {
+            try PhoneRig(
+                config: PhoneRig.config(extra: web(port: port, settings: settings) + extra),
+                secrets: ["till-1.token": tillSecret, "wall.token": wallSecret, "script.token": scriptSecret])
+        }
+
+        static func auth(_ secret: String, id: Int = 1) -> String {
+            #"{"jsonrpc":"2.0","id":\#(id),"method":"auth","params":{"token":"\#(secret)"}}"#
+        }
+
+        /// A WebSocket on `/rpc` from `origin`, authenticated with `secret`.
+        static func authenticated(port: Int, secret: String, origin: String?) throws -> WebSocketClient {
+            let client = try WebSocketClient.open(port: port, origin: origin)
+            let answer = try client.call(auth(secret), id: 1, what: "the auth answer")
+            guard answer["result"] != nil else { throw Rig.Failure(description: "auth failed: \(answer)") }
+            return client
+        }
+
+        static func errorCode(_ answer: [String: Any]) -> Int? {
+            (answer["error"] as? [String: Any])?["code"] as? Int
+        }
+
+        /// DNS rebinding: a `Host` naming another site is refused on both listeners, for a page, an
+        /// upgrade and the metrics; an unlisted Origin is refused before the upgrade.
+        @Test func theHandshakeChecksHostOnBothListenersAndOriginBeforeTheUpgrade() throws {
+            let port = try MetricsScenarioTests.freePort()
+            let metricsPort = try MetricsScenarioTests.freePort()
+            let vas = try Self.rig(port: port, extra: "[metrics]\nlisten = \"127.0.0.1:\(metricsPort)\"\n")
+            defer { vas.stop() }
+            #expect(try WebSocketClient(port: port).get("/", host: "evil.example:\(port)").status == 421)
+            #expect(try WebSocketClient(port: port).upgrade(path: "/rpc", host: "evil.example:\(port)", origin: nil).status == 421)
+            #expect(try WebSocketClient(port: metricsPort).get("/metrics", host: "evil.example:\(metricsPort)").status == 421)
+            let page = try WebSocketClient(port: port).get("/", host: "127.0.0.1:\(port)")
+            #expect(page.status == 200 && page.head.contains("Content-Security-Policy"), "\(page.head)")
+            #expect(!page.head.lowercased().contains("access-control-allow-origin: *"))
+            #expect(try WebSocketClient(port: port).get("/", host: "localhost:\(port)").status == 200)
+
+            let unlisted = try WebSocketClient(port: port).upgrade(path: "/rpc", host: "127.0.0.1:\(port)", origin: "https://evil.example")
+            #expect(unlisted.status == 403, "\(unlisted.head)")
+            #expect(try WebSocketClient(port: port).upgrade(path: "/rpc", host: "127.0.0.1:\(port)", origin: "null").status == 403)
+            // Listed Origins, the listener's own, and none, upgrade.
+            for origin in [Self.pos, Self.kiosk, "http://127.0.0.1:\(port)", "http://localhost:\(port)", nil] {
+                #expect(throws: Never.self) { _ = try WebSocketClient.open(port: port, origin: origin) }
+            }
+        }
+
+        /// No `auth` in time, a wrong token, a token from an Origin it does not list, and a flood of
+        /// failures: each closes its connection with its code, while the right token from another
+        /// Origin is served at once.
+        @Test func authRefusalsCloseWithTheirCodesAndNeverDelayTheRightToken() throws {
+            let port = try MetricsScenarioTests.freePort()
+            let vas = try Self.rig(port: port, settings: "auth_timeout_ms = 300\nauth_failures_per_origin = 3")
+            defer { vas.stop() }
+            // Before auth: unauthenticated, and the connection stays.
+            let early = try WebSocketClient.open(port: port, origin: Self.pos)
+            #expect(Self.errorCode(try early.call(#"{"jsonrpc":"2.0","id":5,"method":"status"}"#, id: 5, what: "status before auth")) == -32017)
+            // Then nothing: auth_timeout, then a close frame and the end of the connection.
+            let timeout = try early.readJSON(what: "the auth_timeout notice")
+            #expect(Self.errorCode(timeout) == -32020 && timeout["id"] is NSNull, "\(timeout)")
+            #expect(try early.read(what: "the close frame") == .close(1000))
+            #expect(early.isClosedByPeer())
+
+            // A wrong token, and a right one from an Origin it does not list: auth_failed, closed.
+            for (secret, origin) in [("not-the-secret-\(UUID())", Self.kiosk), (Self.tillSecret, Self.kiosk)] {
+                let client = try WebSocketClient.open(port: port, origin: origin)
+                let answer = try client.call(Self.auth(secret), id: 1, what: "the auth answer")
+                #expect(Self.errorCode(answer) == -32018, "\(answer)")
+                #expect(client.isClosedByPeer())
+            }
+            // The kiosk Origin has two failures: the third is still auth_failed, the fourth is limited.
+            var codes: [Int?] = []
+            var retry: Int?
+            for attempt in 0..<3 {
+                let client = try WebSocketClient.open(port: port, origin: Self.kiosk)
+                let answer = try client.call(Self.auth("guess-\(attempt)-\(UUID())"), id: 1, what: "the auth answer")
+                codes.append(Self.errorCode(answer))
+                retry = ((answer["error"] as? [String: Any])?["data"] as? [String: Any])?["retry_after_ms"] as? Int ?? retry
+            }
+            #expect(codes == [-32018, -32019, -32019])
+            #expect((1...60_000).contains(retry ?? 0), "retry_after_ms \(String(describing: retry))")
+            // Meanwhile the till's token from its Origin is served at once, and so is the wall's
+            // from the limited kiosk Origin.
+            let till = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
+            let status = try till.call(#"{"jsonrpc":"2.0","id":2,"method":"status"}"#, id: 2, what: "status")
+            #expect((status["result"] as? [String: Any])?["web_clients"] as? Int == 1, "\(status)")
+            _ = try Self.authenticated(port: port, secret: Self.wallSecret, origin: Self.kiosk)
+            // The secret never reaches the log; the token's name does.
+            #expect(!vas.rig.daemonLog.contains(Self.tillSecret))
+        }
+
+        /// Roles as on the socket: the observe token sees the tap with the message withheld, the
+        /// read token sees the message; a vas.read over /rpc gets the tap too.
+        @Test func anObserveTokenSeesTheTapWithheldAndAReadTokenSeesTheMessage() throws {
+            let port = try MetricsScenarioTests.freePort()
+            let vas = try Self.rig(port: port)
+            defer { vas.stop() }
+            let subscribe = #"{"jsonrpc":"2.0","id":2,"method":"events.subscribe","params":{"kinds":["read.result"]}}"#
+            let wall = try Self.authenticated(port: port, secret: Self.wallSecret, origin: "http://127.0.0.1:\(port)")
+            let till = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
+            #expect(try wall.call(subscribe, id: 2, what: "the wall's subscription")["result"] != nil)
+            #expect(try till.call(subscribe, id: 2, what: "the till's subscription")["result"] != nil)
+            vas.tap()
+            func coffee(_ client: WebSocketClient) throws -> [String: Any]? {
+                let event = try client.readJSON(timeout: 30, what: "read.result") { $0["method"] as? String == "event" }
+                return PhoneRig.entry(in: try #require(event["params"] as? [String: Any]))
+            }
+            let withheld = try #require(try coffee(wall))
+            #expect(withheld["message"] is NSNull && withheld["withheld"] as? String == "access", "\(withheld)")
+            let full = try #require(try coffee(till))
+            #expect(full["message"] as? String == PhoneRig.message, "\(full)")
+        }
+
+        /// `/rpc` answers the socket's own conformance cases (`HostileScenarioTests.garbage`) with
+        /// the same codes, each on a connection that stays open.
+        @Test func rpcAnswersTheSocketsConformanceCases() throws {
+            let port = try MetricsScenarioTests.freePort()
+            let vas = try Self.rig(port: port)
+            defer { vas.stop() }
+            let client = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
+            for (index, kind) in HostileScenarioTests.garbage.enumerated() {
+                try client.sendFrame(opcode: 0x1, payload: kind.line(index + 10))
+                let answer = try client.readJSON(what: "the answer to \(kind.name)")
+                #expect(Self.errorCode(answer) == kind.code, "\(kind.name): \(answer)")
+            }
+            let status = try client.call(#"{"jsonrpc":"2.0","id":"after","method":"status"}"#.replacingOccurrences(of: "\"after\"", with: "77"), id: 77, what: "status")
+            #expect(status["result"] != nil)
+            // A message over the socket's line limit: line_too_long, then close 1009.
+            try client.sendText(#"{"jsonrpc":"2.0","id":3,"method":"status","params":{"pad":""# + String(repeating: "x", count: 1 << 20) + #""}}"#)
+            var closing: [WebSocketClient.Message] = []
+            while closing.count < 2, let message = try? client.read(what: "the refusal of a long message") { closing.append(message) }
+            #expect(closing.contains(.close(1009)), "\(closing)")
+            // Binary frames are refused with 1003.
+            let binary = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
+            try binary.sendFrame(opcode: 0x2, payload: [1, 2, 3])
+            #expect(try binary.read(what: "the close of a binary frame") == .close(1003))
+            // A ping is answered.
+            let ping = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
+            try ping.sendFrame(opcode: 0x9, payload: Array("hi".utf8))
+            #expect(try ping.read(what: "the pong") == .pong(Array("hi".utf8)))
+        }
+
+        /// SIGHUP with a token removed and another's roles changed closes those connections; a
+        /// third token's connection stays and goes on answering.
+        @Test func aReloadClosesTheConnectionsOfARevokedOrChangedTokenOnly() throws {
+            let port = try MetricsScenarioTests.freePort()
+            let vas = try Self.rig(port: port)
+            defer { vas.stop() }
+            let till = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
+            let wall = try Self.authenticated(port: port, secret: Self.wallSecret, origin: Self.kiosk)
+            let script = try Self.authenticated(port: port, secret: Self.scriptSecret, origin: nil)
+            var config = PhoneRig.config(extra: Self.web(port: port, tokens: ["till-1", "script"]))
+            config = config.replacingOccurrences(of: "name = \"script\"\ntoken_file = \"script.token\"\nroles = [\"observe\"]",
+                with: "name = \"script\"\ntoken_file = \"script.token\"\nroles = [\"observe\", \"read\"]")
+            try vas.rig.reload(config: config)
+            #expect(try vas.ledger.next("config.reloaded")["changed"] as? [String] == ["web.tokens"])
+            #expect(wall.isClosedByPeer(), "the removed token's connection is closed")
+            #expect(script.isClosedByPeer(), "the changed token's connection is closed")
+            let status = try till.call(#"{"jsonrpc":"2.0","id":4,"method":"status"}"#, id: 4, what: "status after the reload")
+            #expect((status["result"] as? [String: Any])?["web_clients"] as? Int == 1, "\(status)")
+            #expect(vas.rig.daemonLog.contains("peer.token=wall"), "the notice names the token")
+            // The removed token no longer authenticates.
+            let again = try WebSocketClient.open(port: port, origin: Self.pos)
+            #expect(Self.errorCode(try again.call(Self.auth(Self.wallSecret), id: 1, what: "auth")) == -32018)
+        }
+    }
+}
