@@ -1,4 +1,9 @@
 public import PassTapCore
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An ``HTTPListener`` could not bind its address. Equal by ``code``.
 public struct HTTPListenerError: Error, Hashable, CustomStringConvertible {
@@ -28,7 +33,10 @@ public struct HTTPListenerError: Error, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "cannot listen for \(listener) on \(address) ([\(listener)] listen): \(underlying)"
+        let text = "cannot listen for \(listener) on \(address) ([\(listener)] listen): \(underlying)"
+        guard (underlying as? IOError)?.errnoCode == EAFNOSUPPORT else { return text }
+        // What systemd's RestrictAddressFamilies= answers: the shipped unit allows no TCP.
+        return text + "; under systemd, install the drop-in tcp-listeners.conf (docs/operations.md, \"The TCP listeners' drop-in\")"
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
