@@ -11,7 +11,7 @@
 - The settings the daemon and the shipped config rely on (Type=notify, the user and groups, the
   runtime directory, the address families).
 - LimitNOFILE= against the fd budget `passtapd --check-config` prints: the soft limit covers the
-  shipped config's (metrics on) twice, the hard one the largest listener caps.
+  shipped config's (web and metrics on) twice, the hard one the largest listener caps.
 Each check is also shown to fail on a unit broken on purpose.
 
 Run from the repository root after `swift build`: python3 -m unittest scripts/test_systemd_unit.py
@@ -299,9 +299,10 @@ class OpenFileLimitTests(unittest.TestCase):
         match = re.search(r"budget (\d+) = ", output)
         return result.returncode, output, int(match.group(1)) if match else None
 
-    def test_the_soft_limit_covers_the_shipped_configs_budget_with_metrics_twice_over(self):
-        # The shipped config with the metrics listener on (the drop-in's case): the largest default.
-        text = CONFIG.read_text() + '\n[metrics]\nlisten = "127.0.0.1:9466"\n'
+    def test_the_soft_limit_covers_the_shipped_configs_budget_with_both_tcp_listeners_twice_over(self):
+        # The shipped config with the web and metrics listeners on (the drop-in's case): the
+        # largest default.
+        text = CONFIG.read_text() + '\n[metrics]\nlisten = "127.0.0.1:9466"\n[web]\nlisten = "127.0.0.1:8941"\n'
         status, output, budget = self.check(text, f"{self.soft}:{self.hard}")
         self.assertEqual(status, 0, output)
         self.assertIsNotNone(budget, output)
@@ -311,6 +312,7 @@ class OpenFileLimitTests(unittest.TestCase):
         text = (
             CONFIG.read_text().replace("max_clients = 64", "max_clients = 4096")
             + '\n[metrics]\nlisten = "127.0.0.1:9466"\nmax_connections = 1024\n'
+            + '[web]\nlisten = "127.0.0.1:8941"\nmax_clients = 1024\n'
         )
         status, output, budget = self.check(text, f"{self.soft}:{self.hard}")
         self.assertEqual(status, 0, output)

@@ -30,13 +30,10 @@ import Testing
         #expect(try budget("[pcsc]\nenabled = false\n[metrics]\nmax_connections = 5\n").total == base.total)
         #expect(try budget("[pcsc]\nenabled = false\n[metrics]\nlisten = \"127.0.0.1:9466\"\nmax_connections = 5\n").total == base.total + 5)
         // The web listener: its max_clients and its own socket, only with [web] listen.
-        var web = try ConfigLoader.parse("[pcsc]\nenabled = false\n", file: "t.toml")
-        web.web.maxClients = 5
-        #expect(FileDescriptorBudget(web, eventLoops: 2).total == base.total)
-        web.web.listen = ListenAddress(host: "127.0.0.1", port: 8941)
-        let withWeb = FileDescriptorBudget(web, eventLoops: 2)
-        #expect(withWeb.total == base.total + 5 + 1)
-        #expect(withWeb.description.contains("[web] max_clients + 1 listener (with [web] listen) 6"), "\(withWeb)")
+        #expect(try budget("[pcsc]\nenabled = false\n[web]\nmax_clients = 5\n").total == base.total)
+        let web = try budget("[pcsc]\nenabled = false\n[web]\nlisten = \"127.0.0.1:8941\"\nmax_clients = 5\n")
+        #expect(web.total == base.total + 5 + 1)
+        #expect(web.description.contains("[web] max_clients + 1 listener (with [web] listen) 6"), "\(web)")
         // libnfc: its context, then 3 per device; a driver's every device (or an empty list) is a scan's 16.
         #expect(try budget("[pcsc]\nenabled = false\n[libnfc]\nenabled = true\ndevices = [\"pn532_uart:/dev/ttyUSB0\"]\n").total == base.total + 8 + 3)
         #expect(try budget("[pcsc]\nenabled = false\n[libnfc]\nenabled = true\ndevices = [\"pn53x_usb\"]\n").total == base.total + 8 + 48)

@@ -61,12 +61,12 @@ public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible 
             Term(name: "base (\(Self.fixedBase) + \(Self.perEventLoop) per event loop, \(eventLoops) loops)", count: Self.fixedBase + Self.perEventLoop * eventLoops),
             Term(name: "[socket] max_clients", count: configuration.socket.maxClients),
             Term(name: "[metrics] max_connections (with [metrics] listen)", count: metrics),
+            Term(name: "[web] max_clients + \(Self.webListener) listener (with [web] listen)", count: web),
             Term(name: "[pcsc] readers (\(PCSCReaderBackend.maximumReaders) at most, with [pcsc] enabled)", count: pcsc),
             Term(name: "[libnfc] devices (with [libnfc] enabled)", count: nfc),
             Term(name: "outbox connections", count: Self.outboxConnections),
             Term(name: "database connections", count: Self.databaseConnections),
             Term(name: "HTTP connections", count: Self.httpConnections),
-            Term(name: "[web] max_clients + \(Self.webListener) listener (with [web] listen)", count: web),
         ]
     }
 
