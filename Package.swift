@@ -125,6 +125,21 @@ let package = Package(
         // The operator dashboard's files (HTML, CSS, JavaScript), embedded; served by the web
         // listener at `GET /`. Pure Swift, no dependency.
         .target(name: "PassTapDashboard", swiftSettings: upcoming),
+        // The browser listener (`[web] listen`): the dashboard's files and `GET /rpc`, a WebSocket
+        // carrying the socket's JSON-RPC through PassTapServer's web sessions, on PassTapHTTP.
+        .target(
+            name: "PassTapWeb",
+            dependencies: [
+                "PassTapCore", "PassTapProtocol", "PassTapHTTP", "PassTapServer", "PassTapDashboard",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
         // passtapd.toml: TOML 1.0 grammar check, TOMLKit, validation into PassTapCore's
         // Configuration. Its own target so the config fuzz target builds without the daemon.
         .target(
@@ -140,6 +155,7 @@ let package = Package(
             name: "PassTapDaemon",
             dependencies: [
                 "PassTapCore", "PassTapProtocol", "PassTapConfig", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics",
+                "PassTapWeb",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

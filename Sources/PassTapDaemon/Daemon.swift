@@ -6,6 +6,7 @@ import PCSCBackend
 import NFCBackend
 import PassTapServer
 import PassTapMetrics
+import PassTapWeb
 import Prometheus
 import ServiceLifecycle
 import UnixSignals
@@ -108,17 +109,29 @@ public struct Daemon: Sendable {
         let supervisor = ReaderSupervisor(backends: readers, live: live, logger: logger)
         let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
         let eventLoops = MultiThreadedEventLoopGroup.singleton
+        let clientObserver =
+            metrics.map { metrics in
+                SocketServerObserver(
+                    clientsChanged: metrics.clientsChanged(by:), eventsDropped: metrics.eventsDropped(_:),
+                    webClientsChanged: metrics.webClientsChanged(by:), authFailed: { metrics.webAuthFailed(reason: $0) })
+            } ?? .none
+        // `/rpc`'s sessions, with `[web] listen`: served by the socket server's dispatcher.
+        let webSessions = live.bound.web.listen.map { _ in WebSessions(live: live, logger: logger, observer: clientObserver) }
+        var webClients: (@Sendable () -> Int)?
+        if let webSessions { webClients = { webSessions.connectedClients } }
         let server = SocketServer(
             live: live, hub: hub, backends: readers, daemon: daemon,
             vasReads: vasReads, logger: logger, eventLoopGroup: eventLoops,
-            health: HealthSources(ledger: ledger, lastHealthyCheck: { health.lastHealthy }, staleAfter: checkInterval * 3),
-            observer: metrics.map { metrics in
-                SocketServerObserver(clientsChanged: metrics.clientsChanged(by:), eventsDropped: metrics.eventsDropped(_:))
-            } ?? .none)
+            health: HealthSources(
+                ledger: ledger, lastHealthyCheck: { health.lastHealthy }, staleAfter: checkInterval * 3,
+                webClients: webClients),
+            observer: clientObserver)
         let readerService = ReaderBackendsService(backends: readers, supervisor: supervisor, deadline: Self.backendShutdown)
         // Everything systemd is told goes through this one notifier.
         let notifier = SystemdNotifier(socket: notifySocket) {
-            Self.statusLine(readers: readers.readers(), clients: server.connectedClients, lastTap: ledger.lastTaps.map(\.time).max())
+            Self.statusLine(
+                readers: readers.readers(), clients: server.connectedClients, webClients: webSessions?.connectedClients,
+                lastTap: ledger.lastTaps.map(\.time).max())
         }
         // Without a notify socket (tests, `Daemon(configuration:logger:)`) the checks still run, for `status`.
         let systemd = SystemdService(
@@ -139,12 +152,19 @@ public struct Daemon: Sendable {
             try await metricsServer.bind()
             services.append(.init(service: metricsServer))
         }
+        if let webSessions, let listen = live.bound.web.listen {
+            // Bound before the daemon is ready too, like the metrics listener.
+            let webServer = WebServer(address: listen, live: live, server: server, sessions: webSessions, logger: logger, eventLoopGroup: eventLoops)
+            try await webServer.bind()
+            services.append(.init(service: webServer))
+        }
         // The components that act on a reload, in the order they are told; the rest read `live`
         // at each use (the tap coordinator, the supervisor, the log level). A new listener or
         // forwarder is one more entry here.
         let observers: [(any ConfigurationObserver)?] = [
             hub,
             server,
+            webSessions,
             metrics,
             BackendReloader(backends: readers, factory: factory, deadline: Self.backendShutdown),
         ]
@@ -166,12 +186,13 @@ public struct Daemon: Sendable {
         logger.info("passtapd stopped")
     }
 
-    /// systemd's `STATUS=` line: readers, clients and the time of the last tap. World-readable
-    /// (`systemctl status`), so it names no card and no reader.
-    static func statusLine(readers: [ReaderInfo], clients: Int, lastTap: Date?) -> String {
+    /// systemd's `STATUS=` line: readers, clients (and web clients with `[web] listen`) and the
+    /// time of the last tap. World-readable (`systemctl status`), so it names no card, reader or token.
+    static func statusLine(readers: [ReaderInfo], clients: Int, webClients: Int? = nil, lastTap: Date?) -> String {
         let usable = readers.filter { $0.state != .unavailable }.count
         let tap = lastTap.map { "last tap \(RFC3339.string(from: $0))" } ?? "no tap yet"
-        return "\(readers.count) reader\(readers.count == 1 ? "" : "s") (\(usable) usable), \(clients) client\(clients == 1 ? "" : "s"), \(tap)"
+        let web = webClients.map { ", \($0) web client\($0 == 1 ? "" : "s")" } ?? ""
+        return "\(readers.count) reader\(readers.count == 1 ? "" : "s") (\(usable) usable), \(clients) client\(clients == 1 ? "" : "s")\(web), \(tap)"
     }
 }
 

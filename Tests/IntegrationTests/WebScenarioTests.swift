@@ -133,7 +133,7 @@ extension PCSCScenarioTests {
             let till = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
             #expect(try wall.call(subscribe, id: 2, what: "the wall's subscription")["result"] != nil)
             #expect(try till.call(subscribe, id: 2, what: "the till's subscription")["result"] != nil)
-            vas.tap()
+            try vas.tap()
             func coffee(_ client: WebSocketClient) throws -> [String: Any]? {
                 let event = try client.readJSON(timeout: 30, what: "read.result") { $0["method"] as? String == "event" }
                 return PhoneRig.entry(in: try #require(event["params"] as? [String: Any]))

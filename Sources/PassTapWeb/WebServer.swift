@@ -1,0 +1,100 @@
+public import Logging
+import NIOCore
+import NIOHTTP1
+public import NIOPosix
+import NIOWebSocket
+import PassTapDashboard
+import PassTapHTTP
+public import PassTapCore
+import PassTapProtocol
+public import PassTapServer
+public import ServiceLifecycle
+
+/// The browser listener of `passtapd` (`[web] listen`, loopback only): the operator dashboard at
+/// `GET /` with its assets (``Dashboard``), and `GET /rpc`, which upgrades to a WebSocket carrying
+/// the socket's JSON-RPC, one message per text frame, served by ``WebSessions`` with the
+/// ``SocketServer``'s dispatcher. See `docs/web.md`.
+///
+/// At the handshake, before any upgrade: the `Host` must name this listener (the shared
+/// `HostHeaderCheck`; else 421), and a present `Origin` must be the listener's own or listed by
+/// some token (else 403). A token never travels in the URL: only `auth`, the first message, carries
+/// it. No answer carries CORS headers: the page is same-origin, and no other page may read these.
+///
+/// `listen` and `max_clients` (every connection, page requests and WebSockets, authenticated or
+/// not) are what the listener was bound with (``LiveConfiguration/bound``); the rest is read from
+/// the configuration in force. A reload is told to the sessions, which are in the daemon's list of
+/// configuration observers.
+public final class WebServer: Service {
+    private let sessions: WebSessions
+    private let dispatcher: MethodDispatcher
+    private let listener: HTTPListener
+    private let address: ListenAddress
+    private let accepted: AsyncStream<(AcceptedClient, String?)>
+    private let arrivals: AsyncStream<(AcceptedClient, String?)>.Continuation
+    private let logger: Logger
+
+    /// A listener on `address` (`[web] listen`) serving `sessions` with `server`'s dispatcher.
+    public init(
+        address: ListenAddress, live: LiveConfiguration, server: SocketServer, sessions: WebSessions, logger: Logger,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.sessions = sessions
+        self.address = address
+        self.logger = logger
+        (accepted, arrivals) = AsyncStream.makeStream(of: (AcceptedClient, String?).self)
+        let dispatcher = server.dispatcher
+        self.dispatcher = dispatcher
+        let upgrade = WebSocketRoute(
+            path: "/rpc", maximumFrameSize: NDJSON.maximumLineBytes,
+            shouldUpgrade: { [sessions] channel, head in
+                let origins = head.headers["origin"]
+                guard origins.count <= 1, sessions.admitsHandshake(origin: origins.first) else {
+                    return channel.eventLoop.makeSucceededFuture(
+                        .refuse(.text(.forbidden, "this Origin may not use /rpc: list it in a [[web.tokens]] entry's origins\n")))
+                }
+                return channel.eventLoop.makeSucceededFuture(.accept(HTTPHeaders()))
+            },
+            upgraded: { [arrivals] channel, head in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(WebSocketTextCodec())
+                    let client = try AcceptedClient.wrap(channel, dispatcher: dispatcher)
+                    arrivals.yield((client, head.headers["origin"].first))
+                }
+            })
+        let files = StaticFiles(headers: StaticFiles.pageHeaders(contentSecurityPolicy: Dashboard.contentSecurityPolicy)) { path in
+            Dashboard.asset(at: String(path)).map { StaticFiles.File(contentType: $0.contentType, body: ByteBuffer(bytes: $0.body)) }
+        }
+        listener = HTTPListener(
+            name: "web", address: address,
+            limits: HTTPListenerLimits(maximumConnections: live.bound.web.maxClients, maximumRequestBytes: 16 * 1024, requestDeadline: .seconds(10)),
+            routes: HTTPRoutes(webSocket: upgrade) { request in
+                files.response(to: request) ?? .text(.notFound, "not found: passtapd serves the dashboard at / and the WebSocket at /rpc\n")
+            },
+            logger: logger, eventLoopGroup: eventLoopGroup)
+    }
+
+    /// Binds the listener now (the daemon does, before it reports ready) and tells the sessions
+    /// the listener's own origins. Returns the bound address.
+    @discardableResult
+    public func bind() async throws -> SocketAddress {
+        let bound = try await listener.bind()
+        sessions.setListenerOrigins(WebSessions.listenerOrigins(of: address, port: bound.port ?? address.port))
+        return bound
+    }
+
+    /// Serves until graceful shutdown, then closes the listener and every connection.
+    public func run() async throws {
+        try await bind()
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { [listener, arrivals] in
+                defer { arrivals.finish() }
+                try await listener.run()
+            }
+            for await (client, origin) in accepted {
+                group.addTask { [sessions, dispatcher] in await sessions.serve(client, origin: origin, dispatcher: dispatcher) }
+            }
+            // The listener is closed: end every connection too.
+            group.cancelAll()
+        }
+    }
+}
