@@ -40,10 +40,10 @@ import Testing
         let reader = ReaderID.pcsc("R 00 00")
         let status = StatusResult(
             version: "0.1.0", protocolVersion: 1, instance: "i", uptimeSeconds: 1,
-            readers: [ReaderInfo(id: reader, name: "R 00 00", backend: "pcsc", state: .empty)],
+            readers: [ReaderInfo(id: reader, name: "R 00 00", backend: "pcsc", state: .empty, taps: TapCounts())],
             backends: [StatusBackend(name: "pcsc", up: true, reason: nil)],
             lastTaps: [StatusLastTap(reader: reader, time: "2026-11-24T01:50:00.123Z", outcome: .pass)],
-            health: StatusHealth(state: .healthy, problems: ["p"], lastCheckMilliseconds: 1, clockSynchronised: true))
+            health: StatusHealth(state: .healthy, problems: ["p"], lastCheckMilliseconds: 1, clockSynchronised: true), webClients: 1)
         let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(status))
         #expect(Self.keys(encoded) == Self.keys(try Self.documentedResult()))
     }
