@@ -171,16 +171,16 @@ public final class WebSessions: ConfigurationObserver {
     /// origins it changed, are closed (they may reconnect and authenticate anew); the others go
     /// on. The limits apply to what comes next.
     public func configurationChanged(from old: Configuration, to new: Configuration) {
+        // Forgotten at once (not when each connection has wound down), so `status` and
+        // `max_clients_per_token` no longer count them once the reload is in force.
         let closed = state.withLock { state -> [(String, any Channel)] in
             let tokens = Dictionary(new.web.tokens.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-            return state.clients.values.compactMap { client in
-                if let now = tokens[client.token.name], now.secret == client.token.secret, now.roles == client.token.roles,
-                    now.origins == client.token.origins
-                {
-                    return nil
-                }
-                return (client.token.name, client.channel)
+            let revoked = state.clients.filter { _, client in
+                guard let now = tokens[client.token.name] else { return true }
+                return now.secret != client.token.secret || now.roles != client.token.roles || now.origins != client.token.origins
             }
+            for id in revoked.keys { state.clients[id] = nil }
+            return revoked.values.map { ($0.token.name, $0.channel) }
         }
         for (token, channel) in closed {
             logger.notice("closing a web client whose token the reload revoked or changed; it may reconnect", metadata: ["peer.token": "\(token)"])
