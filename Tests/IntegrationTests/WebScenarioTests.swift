@@ -173,6 +173,24 @@ extension PCSCScenarioTests {
             #expect(try ping.read(what: "the pong") == .pong(Array("hi".utf8)))
         }
 
+        /// `max_clients_per_token` refuses a token's next `auth`; `max_clients` closes a connection
+        /// over it as soon as it is accepted.
+        @Test func theWebsConnectionLimitsHold() throws {
+            let port = try MetricsScenarioTests.freePort()
+            let vas = try Self.rig(port: port, settings: "max_clients = 2\nmax_clients_per_token = 1")
+            defer { vas.stop() }
+            let till = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
+            let second = try WebSocketClient.open(port: port, origin: Self.pos)
+            let refused = try second.call(Self.auth(Self.tillSecret), id: 1, what: "the second till's auth")
+            #expect(Self.errorCode(refused) == -32006, "\(refused)")
+            #expect(second.isClosedByPeer())
+            let wall = try Self.authenticated(port: port, secret: Self.wallSecret, origin: Self.pos)
+            // Two connections held: a third is closed before it is served.
+            let third = try WebSocketClient(port: port)
+            #expect(third.isClosedByPeer())
+            _ = (till, wall)
+        }
+
         /// SIGHUP with a token removed and another's roles changed closes those connections; a
         /// third token's connection stays and goes on answering.
         @Test func aReloadClosesTheConnectionsOfARevokedOrChangedTokenOnly() throws {
