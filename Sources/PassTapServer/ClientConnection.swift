@@ -225,11 +225,13 @@ struct ClientConnection {
             }
         }
         let milliseconds = idleTimeout.components.seconds * 1000 + idleTimeout.components.attoseconds / 1_000_000_000_000_000
-        logger.info("closing an idle client", metadata: ["socket.idle_timeout_ms": "\(milliseconds)"])
+        let isWeb = if case .authenticating = admission { true } else { false }
+        logger.info("closing an idle client", metadata: [isWeb ? "web.idle_timeout_ms" : "socket.idle_timeout_ms": "\(milliseconds)"])
         // A client that does not read could hold the notice (and so the connection) forever.
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await writeConnectionError(.idleTimeout(milliseconds: Int(milliseconds)), to: outbound)
+                await writeConnectionError(
+                    .idleTimeout(milliseconds: Int(milliseconds), setting: isWeb ? "[web] idle_timeout_ms" : "[socket] idle_timeout_ms"), to: outbound)
                 await flushWrites()
             }
             group.addTask { try? await Task.sleep(for: .seconds(1)) }

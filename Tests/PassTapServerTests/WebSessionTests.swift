@@ -104,7 +104,7 @@ import Testing
             try await LineClient.with(path: web.path(origin: WebHarness.posOrigin)) { client in
                 try await Self.expectAuthenticated(&client, Self.tillSecret)
                 let line = try #require(try await client.readLine(waitingFor: "the idle_timeout notice"))
-                #expect(line.contains("\"idle_timeout\""))
+                #expect(line.contains("\"idle_timeout\"") && line.contains("[web] idle_timeout_ms"))
                 #expect(try await client.readLine(waitingFor: "the close") == nil)
             }
         }

@@ -41,11 +41,12 @@ extension JSONRPCError {
             "user \(uid) holds no role on passtapd's socket, so the connection is closed: see [access] in passtapd.toml")
     }
 
-    /// -32015: the connection was idle too long and is closed.
-    public static func idleTimeout(milliseconds: Int) -> JSONRPCError {
+    /// -32015: the connection was idle too long and is closed; `setting` names the limit
+    /// (`[socket] idle_timeout_ms`, or `[web] idle_timeout_ms` on `/rpc`).
+    public static func idleTimeout(milliseconds: Int, setting: String = "[socket] idle_timeout_ms") -> JSONRPCError {
         JSONRPCError(
             .idleTimeout,
-            "no request for \(milliseconds) ms while neither subscribed nor waiting for an answer ([socket] idle_timeout_ms): the connection is closed; reconnect to go on")
+            "no request for \(milliseconds) ms while neither subscribed nor waiting for an answer (\(setting)): the connection is closed; reconnect to go on")
     }
 
     /// -32006: one user's connection limit is reached.
