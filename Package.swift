@@ -246,6 +246,16 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "PassTapWebTests",
+            dependencies: [
+                "PassTapWeb", "PassTapProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "PassTapHTTPTests",
             dependencies: [
                 "PassTapHTTP", "PassTapCore", "PassTapTestSupport",
