@@ -133,7 +133,19 @@ extension PCSCScenarioTests {
             let till = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
             #expect(try wall.call(subscribe, id: 2, what: "the wall's subscription")["result"] != nil)
             #expect(try till.call(subscribe, id: 2, what: "the till's subscription")["result"] != nil)
-            try vas.tap()
+            // vas.read over /rpc: the read token waits for the tap; the observe token may not.
+            let vasRead = #"{"jsonrpc":"2.0","id":3,"method":"vas.read","params":{"reader":"\#(vas.rig.readerID)","timeout_ms":30000}}"#
+            #expect(Self.errorCode(try wall.call(vasRead, id: 3, what: "the wall's vas.read")) == -32014)
+            let reader = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
+            try reader.sendText(vasRead)
+            // A tap before the call is queued is a plain tap: tap again (as the socket's till does).
+            var read: [String: Any]?
+            for _ in 1...5 where read == nil {
+                try vas.tap()
+                read = try? reader.readJSON(timeout: 1, what: "the vas.read answer") { $0["id"] as? Int == 3 }
+            }
+            let readEntry = PhoneRig.entry(in: try #require(read?["result"] as? [String: Any], "\(String(describing: read))"))
+            #expect(readEntry?["message"] as? String == PhoneRig.message, "\(String(describing: read))")
             func coffee(_ client: WebSocketClient) throws -> [String: Any]? {
                 let event = try client.readJSON(timeout: 30, what: "read.result") { $0["method"] as? String == "event" }
                 return PhoneRig.entry(in: try #require(event["params"] as? [String: Any]))
