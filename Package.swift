@@ -108,8 +108,9 @@ let package = Package(
             swiftSettings: upcoming
         ),
         // The operator dashboard's files (HTML, CSS, JavaScript), embedded; served by the web
-        // listener at `GET /`. Pure Swift, no dependency.
-        .target(name: "PassTapDashboard", swiftSettings: upcoming),
+        // listener at `GET /`. Pure Swift, no dependency. Files/ holds the sources;
+        // scripts/dashboard-embed turns them into Dashboard+Files.swift (no resource bundle to ship).
+        .target(name: "PassTapDashboard", exclude: ["Files"], swiftSettings: upcoming),
         // passtapd.toml: TOML 1.0 grammar check, TOMLKit, validation into PassTapCore's
         // Configuration. Its own target so the config fuzz target builds without the daemon.
         .target(
@@ -171,6 +172,7 @@ let package = Package(
         .target(name: "PassTapTestSupport", dependencies: ["ISO7816", "VAS", "PassTapCore"], swiftSettings: upcoming),
 
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"], swiftSettings: upcoming),
+        .testTarget(name: "PassTapDashboardTests", dependencies: ["PassTapDashboard"], swiftSettings: upcoming),
         .testTarget(
             name: "VASTests",
             dependencies: ["VAS", "ISO7816", .product(name: "Crypto", package: "swift-crypto")],
