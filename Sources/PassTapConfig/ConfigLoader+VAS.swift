@@ -168,8 +168,9 @@ extension ConfigLoader {
         return UInt32(entry.gr_gid)
     }
 
-    /// Key paths are taken as written when absolute, else relative to the config file's folder.
-    private static func resolve(_ path: String, relativeTo file: String) -> String {
+    /// Key and token file paths are taken as written when absolute, else relative to the config
+    /// file's folder.
+    static func resolve(_ path: String, relativeTo file: String) -> String {
         guard !path.hasPrefix("/") else { return path }
         let folder = (file as NSString).deletingLastPathComponent
         return folder.isEmpty ? path : (folder as NSString).appendingPathComponent(path)

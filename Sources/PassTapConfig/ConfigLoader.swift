@@ -13,10 +13,11 @@ public enum ConfigLoader {
     /// Where `passtapd` looks when `--config` is not given.
     public static let defaultPath = "/etc/passtap/passtapd.toml"
 
-    /// Reads the file at `path` and validates it, loading the merchant key files it names.
+    /// Reads the file at `path` and validates it, loading the merchant key files and web token
+    /// files it names.
     ///
     /// `listening` is, on a reload, the `[socket]` of the running daemon, whose group and mode
-    /// change only at restart: each key file must then pass the key policy of that socket as well
+    /// change only at restart: each key and token file must then pass the key policy of that socket as well
     /// as the file's, so the stricter of the two wins (``keyFilePolicy(for:listening:)``). `nil`
     /// (start, `--check-config`) judges the file alone.
     public static func load(path: String, listening: Configuration.Socket? = nil) throws(ConfigurationError) -> Configuration {
@@ -138,11 +139,16 @@ public enum ConfigLoader {
                 try metrics.integer("max_connections", in: 1...1024) ?? configuration.metrics.maxConnections
             try metrics.rejectUnknownKeys()
         }
-        // Checked before [vas] opens its key files, so a key-file error cannot hide a misspelt table.
-        root.declare("vas")
+        // Checked before [vas] and [web] open their key and token files, so a file's error cannot
+        // hide a misspelt table.
+        root.declare("vas", "web")
         try root.rejectUnknownKeys()
+        let keyPolicy = keyFilePolicy(for: configuration.socket, listening: listening)
         if var vas = try subtable("vas", of: &root) {
-            configuration.vas = try readVAS(&vas, keyPolicy: keyFilePolicy(for: configuration.socket, listening: listening))
+            configuration.vas = try readVAS(&vas, keyPolicy: keyPolicy)
+        }
+        if var web = try subtable("web", of: &root) {
+            configuration.web = try readWeb(&web, keyPolicy: keyPolicy)
         }
         if let libnfcTable { try checkECPFrame(of: configuration, in: libnfcTable) }
         return configuration

@@ -36,7 +36,8 @@ struct PassTapd: AsyncParsableCommand {
                 let vas = checked.vas.enabled
                     ? "VAS on: " + checked.vas.merchants.map { "\($0)" }.joined(separator: "; ")
                     : "VAS off"
-                print("\(path): OK (socket \(checked.socket.path), \(checked.aids.count) AIDs, \(checked.readerOverrides.count) reader overrides, \(vas))")
+                let web = checked.web.listen.map { "web on \($0) (tokens: \(checked.web.tokens.map(\.name).joined(separator: ", ")))" } ?? "web off"
+                print("\(path): OK (socket \(checked.socket.path), \(checked.aids.count) AIDs, \(checked.readerOverrides.count) reader overrides, \(vas), \(web))")
                 print("\(path): file descriptors: budget \(budget); open-file limit \(FileDescriptorLimit.current())")
                 return
             } catch {

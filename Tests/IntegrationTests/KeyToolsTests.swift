@@ -20,9 +20,9 @@ import Testing
     static let publishedMessage = "6d1UlFpnOc50iVKRaboDOK"
 
     /// A fresh folder for one test (it does not exist yet), removed afterwards by the caller.
-    private let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("passtap-keys-\(UUID().uuidString.prefix(8))")
+    let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("passtap-keys-\(UUID().uuidString.prefix(8))")
 
-    private func run(_ arguments: [String], executable: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    func run(_ arguments: [String], executable: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
         let stdout = NSTemporaryDirectory() + "passtap-keytools-\(UUID().uuidString).out"
         let stderr = stdout + ".err"
         defer {
@@ -44,7 +44,7 @@ import Testing
         text.split(separator: "\n").first { $0.hasPrefix("\(label): ") }.map { String($0.dropFirst(label.count + 2)) }
     }
 
-    private func mode(_ path: String) throws -> Int {
+    func mode(_ path: String) throws -> Int {
         try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
     }
 
@@ -57,7 +57,7 @@ import Testing
         return copy
     }
 
-    private func cleanUp() {
+    func cleanUp() {
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -106,7 +106,7 @@ import Testing
     }
 
     /// The file's owner and group, by stat(2).
-    private func owner(_ path: String) throws -> (uid: UInt32, gid: UInt32) {
+    func owner(_ path: String) throws -> (uid: UInt32, gid: UInt32) {
         var status = stat()
         try #require(stat(path, &status) == 0, "stat \(path): errno \(errno)")
         return (status.st_uid, status.st_gid)

@@ -37,6 +37,8 @@ extension ConfigSetting {
         ConfigSetting("socket.max_clients", \.socket.maxClients),
         ConfigSetting("metrics.listen", \.metrics.listen),
         ConfigSetting("metrics.max_connections", \.metrics.maxConnections),
+        ConfigSetting("web.listen", \.web.listen),
+        ConfigSetting("web.max_clients", \.web.maxClients),
     ]
 
     /// The settings a reload puts in force, in the order `config.reloaded`'s `changed` lists them.
@@ -63,5 +65,13 @@ extension ConfigSetting {
         ConfigSetting("vas.merchants", \.vas.merchants),
         ConfigSetting("pcsc", differs: { $0.section(.pcsc) != $1.section(.pcsc) }),
         ConfigSetting("libnfc", differs: { $0.section(.nfc) != $1.section(.nfc) || $0.libnfc != $1.libnfc }),
+        // The token files are read again on every reload: a new secret in the same file is a change.
+        ConfigSetting("web.tokens", \.web.tokens),
+        ConfigSetting("web.max_clients_per_token", \.web.maxClientsPerToken),
+        ConfigSetting("web.vas_reads_per_token", \.web.vasReadsPerToken),
+        ConfigSetting("web.idle_timeout_ms", \.web.idleTimeoutMilliseconds),
+        ConfigSetting("web.auth_timeout_ms", \.web.authTimeoutMilliseconds),
+        ConfigSetting("web.auth_failures_per_origin", \.web.authFailuresPerOrigin),
+        ConfigSetting("web.auth_failures_total", \.web.authFailuresTotal),
     ]
 }

@@ -7,15 +7,16 @@ import Darwin
 #endif
 
 /// The two file operations key handling needs, on one descriptor each so the permission check
-/// and the read see the same file.
-enum KeyFile {
+/// and the read see the same file. Merchant keys use them, and so do web token files
+/// (`PassTapCore`'s `WebTokenFile`): both are secrets a client must never read.
+package enum KeyFile {
     /// Opens `path` for reading and checks the opened file (`fstat`) with `policy`; returns the
     /// descriptor, which the caller closes.
     ///
     /// A path that is not a symbolic link is opened with `O_NOFOLLOW`, so a link put in its place
     /// after the `lstat` is refused rather than followed. A symbolic link is followed, and what it
     /// leads to must pass the policy like any key file; a link to nothing is refused.
-    static func openChecked(path: String, policy: MerchantKeyFilePolicy) throws(MerchantKeyError) -> Int32 {
+    package static func openChecked(path: String, policy: MerchantKeyFilePolicy) throws(MerchantKeyError) -> Int32 {
         var link = stat()
         guard lstat(path, &link) == 0 else { throw failure(.unreadable, path, "cannot open it") }
         let isLink = link.st_mode & S_IFMT == S_IFLNK
@@ -57,7 +58,7 @@ enum KeyFile {
     /// bytes (so an oversized file is noticed) into one buffer, which it returns: the caller owns
     /// the key bytes and zeroes them (``SecretBytes/zero(_:)``) once the key is made. On failure
     /// the bytes read so far are zeroed here.
-    static func readChecked(path: String, limit: Int, policy: MerchantKeyFilePolicy) throws(MerchantKeyError) -> [UInt8] {
+    package static func readChecked(path: String, limit: Int, policy: MerchantKeyFilePolicy) throws(MerchantKeyError) -> [UInt8] {
         let fd = try openChecked(path: path, policy: policy)
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: limit + 1)
@@ -88,7 +89,7 @@ enum KeyFile {
     }
 
     /// Creates `path` with mode 0600, refusing to replace an existing file, and writes `bytes`.
-    static func writeNew(path: String, bytes: [UInt8]) throws(MerchantKeyError) {
+    package static func writeNew(path: String, bytes: [UInt8]) throws(MerchantKeyError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             if errno == EEXIST {

@@ -28,6 +28,9 @@ private typealias GroupEntry = group
 /// A symbolic link is followed only to a file that passes the same checks; one that points
 /// nowhere is refused. The checks are made on the file that was opened (`fstat`), not on its name,
 /// so the file judged is the file read.
+///
+/// `[[web.tokens]] token_file`s are judged by the same policy: a socket client that could read a
+/// token with the `read` role would get that role on the web listener.
 public struct MerchantKeyFilePolicy: Sendable, Hashable {
     /// Permission bits that refuse a key file whoever owns it: group write and everything for others.
     public static let forbiddenBits: UInt32 = 0o027

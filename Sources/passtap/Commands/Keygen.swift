@@ -53,35 +53,11 @@ struct Keygen: ParsableCommand {
     }
 
     func run() throws {
-        // Resolved first: an unknown user or group is reported before anything is written.
-        let keyOwner: KeyFileOwner?
-        do {
-            keyOwner = try owner.map { text throws(KeyFileOwnerError) in try KeyFileOwner(parsing: text) }
-        } catch {
-            throw KeyTools.exit(error)
-        }
-        let folder = URL(fileURLWithPath: out).standardizedFileURL
-        let madeFolder = try makeFolder(folder.path)
-        let path = folder.appendingPathComponent("\(passTypeID).pem").path
         let key = MerchantKey.generate()
-        do {
-            try key.write(toFile: path, format: format)
-        } catch where error.code == .alreadyExists {
-            throw KeyTools.exit("\(error); for another key of this pass give another --out (a dated folder, say)", code: KeyTools.cannotCreate)
-        } catch {
-            throw KeyTools.exit(error)
-        }
-        if let keyOwner {
-            do {
-                try keyOwner.apply(toFile: path)
-                if madeFolder { try keyOwner.apply(toFile: folder.path) }
-            } catch {
-                // A key that is not where it was asked to be is left nowhere.
-                try? FileManager.default.removeItem(atPath: path)
-                if madeFolder { try? FileManager.default.removeItem(atPath: folder.path) }
-                throw KeyTools.exit(error)
-            }
-        }
+        let (path, keyOwner) = try KeyTools.writeNewFile(
+            named: "\(passTypeID).pem", in: out, owner: owner, kind: "merchant key",
+            ifItExists: "for another key of this pass give another --out (a dated folder, say)"
+        ) { path throws(MerchantKeyError) in try key.write(toFile: path, format: format) }
         let made = Made(
             path: path, keyID: key.keyID.hex, encryptionPublicKey: key.compressedPublicKeySPKIBase64,
             passTypeID: passTypeID, format: format.rawValue, owner: keyOwner?.description)
@@ -98,32 +74,9 @@ struct Keygen: ParsableCommand {
 
             passtapd.toml:
               [[vas.merchants]]
-              pass_type_id = \(Self.tomlString(passTypeID))
-              keys = [\(Self.tomlString(path))]
+              pass_type_id = \(KeyTools.tomlString(passTypeID))
+              keys = [\(KeyTools.tomlString(path))]
             """)
-    }
-
-    /// `text` as a TOML basic string: in double quotes, with `"` and `\` escaped.
-    private static func tomlString(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
-
-    /// Creates `path` with mode 0700 (and any missing parents) unless it is already a folder;
-    /// returns whether it made it.
-    private func makeFolder(_ path: String) throws(ExitCode) -> Bool {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
-            guard isFolder.boolValue else {
-                throw KeyTools.exit("--out \(path) is not a folder", code: KeyTools.cannotCreate)
-            }
-            return false
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw KeyTools.exit("cannot create the folder \(path): \(error.localizedDescription)", code: KeyTools.cannotCreate)
-        }
-        return true
     }
 
     /// What `--json` prints.

@@ -42,14 +42,17 @@ enum KeyTools {
     /// Prints a key file error (it names the path and the reason, never key bytes) and returns
     /// its code.
     static func exit(_ error: MerchantKeyError) -> ExitCode {
-        let code: Int32
+        exit(error.description, code: code(of: error))
+    }
+
+    /// The exit code for a key file error.
+    static func code(of error: MerchantKeyError) -> Int32 {
         switch error.code {
-        case .unreadable, .notRegularFile: code = noInput
-        case .insecurePermissions, .untrustedOwner: code = noPermission
-        case .tooLarge, .unrecognizedFormat, .encrypted, .notP256, .invalidScalar: code = dataError
-        case .alreadyExists, .writeFailed: code = cannotCreate
+        case .unreadable, .notRegularFile: noInput
+        case .insecurePermissions, .untrustedOwner: noPermission
+        case .tooLarge, .unrecognizedFormat, .encrypted, .notP256, .invalidScalar: dataError
+        case .alreadyExists, .writeFailed: cannotCreate
         }
-        return exit(error.description, code: code)
     }
 
     /// Prints why `--owner` cannot be used and returns its code.
@@ -82,5 +85,67 @@ enum KeyTools {
         } catch {
             throw exit(error)
         }
+    }
+
+    /// `text` as a TOML basic string: in double quotes, with `"` and `\` escaped.
+    static func tomlString(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// Creates `path` with mode 0700 (and any missing parents) unless it is already a folder;
+    /// returns whether it made it.
+    static func makeFolder(_ path: String) throws(ExitCode) -> Bool {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+            guard isFolder.boolValue else {
+                throw exit("--out \(path) is not a folder", code: KeyTools.cannotCreate)
+            }
+            return false
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw exit("cannot create the folder \(path): \(error.localizedDescription)", code: KeyTools.cannotCreate)
+        }
+        return true
+    }
+
+    /// Writes a new secret file `name` into the folder `out` (created with mode 0700 if missing)
+    /// with `write`, which makes it with mode 0600 and never over an existing file, then gives the
+    /// file (and the folder, if made here) to `owner` (`USER[:GROUP]`). The owner is resolved
+    /// before anything is written; if giving the file away fails, nothing is left behind.
+    /// `kind` (`merchant key`, `token file`) and `ifItExists` (what to do instead) word the errors.
+    static func writeNewFile(
+        named name: String, in out: String, owner: String?, kind: String, ifItExists: String,
+        write: (String) throws(MerchantKeyError) -> Void
+    ) throws(ExitCode) -> (path: String, owner: KeyFileOwner?) {
+        let fileOwner: KeyFileOwner?
+        do {
+            fileOwner = try owner.map { text throws(KeyFileOwnerError) in try KeyFileOwner(parsing: text) }
+        } catch {
+            throw exit(error)
+        }
+        let folder = URL(fileURLWithPath: out).standardizedFileURL
+        let madeFolder = try makeFolder(folder.path)
+        let path = folder.appendingPathComponent(name).path
+        do {
+            try write(path)
+        } catch where error.code == .alreadyExists {
+            throw exit("\(kind) \(error.path): \(error.reason); \(ifItExists)", code: cannotCreate)
+        } catch {
+            throw exit("\(kind) \(error.path): \(error.reason)", code: code(of: error))
+        }
+        if let fileOwner {
+            do {
+                try fileOwner.apply(toFile: path)
+                if madeFolder { try fileOwner.apply(toFile: folder.path) }
+            } catch {
+                // A secret that is not where it was asked to be is left nowhere.
+                try? FileManager.default.removeItem(atPath: path)
+                if madeFolder { try? FileManager.default.removeItem(atPath: folder.path) }
+                throw exit(error)
+            }
+        }
+        return (path, fileOwner)
     }
 }
