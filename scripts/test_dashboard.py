@@ -34,6 +34,7 @@ import unittest
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -199,6 +200,9 @@ token_file = "%(work)s/wall.token"
 roles = ["observe"]
 origins = []
 """ % {"work": work, "pass": PASS_TYPE_ID, "key": key, "port": cls.port})
+        # A pcscd of a test that just released the lock may still be exiting.
+        wait_for(lambda: subprocess.run(["pidof", "pcscd"], stdout=subprocess.DEVNULL).returncode != 0,
+                 "no other pcscd (pcscd-rig starts one only when none runs)", timeout=600)
         started = subprocess.run([RIG, "start", work], check=True, capture_output=True, text=True).stdout
         cls.rig_started = True
         vpcd = int([l for l in started.splitlines() if l.startswith("port=")][0][5:])
@@ -219,7 +223,8 @@ origins = []
 
     @classmethod
     def spawn(cls, command, log):
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(os.path.join(cls.work, log), "w"))
+        with open(os.path.join(cls.work, log), "w") as stderr:
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
         cls.processes.append(process)
         return process
 
@@ -258,6 +263,8 @@ origins = []
         options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
         driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
         self.addCleanup(driver.quit)
+        # The kiosk's screen: a 1024x600 viewport (the window size would include the browser's frame).
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1024, "height": 600, "deviceScaleFactor": 1, "mobile": False})
         self.network = []
         return driver
 
@@ -341,17 +348,25 @@ origins = []
         # The message is text: its markup was not parsed into an element.
         self.assertEqual(driver.find_elements(By.ID, "injected"), [])
         self.wait_text(driver, "readers", "pass 1", "the reader's tap count")
-        self.wait_text(driver, "durations-summary", " sessions", "the duration histogram")
+        self.wait_text(driver, "durations-summary", " session", "the duration histogram")
         self.assertTrue(driver.find_elements(By.CSS_SELECTOR, "#histogram rect"))
         self.assertTrue(driver.execute_script("return sessionStorage.getItem('passtap.token') !== null"))
         self.assertNotIn(self.tokens["till"], driver.current_url)
         # Keyboard: Tab from the top reaches the log-out button, then the scrollable tables.
-        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
-        self.assertEqual(driver.switch_to.active_element.get_attribute("id"), "logout")
         path = os.path.join(self.screenshots, "read.png")
         driver.save_screenshot(path)
         if os.environ.get("PASSTAP_DASHBOARD_SCREENSHOT"):
             shutil.copyfile(path, os.environ["PASSTAP_DASHBOARD_SCREENSHOT"])
+        # Keyboard: from the log-out button, Tab reaches the readers' and the taps' tables (their
+        # scrollable regions), each with a visible outline.
+        driver.execute_script("document.getElementById('logout').focus()")
+        order = []
+        for _ in range(2):
+            ActionChains(driver).send_keys(Keys.TAB).perform()
+            active = driver.switch_to.active_element
+            order.append(active.get_attribute("aria-labelledby"))
+            self.assertNotEqual(driver.execute_script("return getComputedStyle(document.activeElement).outlineStyle"), "none")
+        self.assertEqual(order, ["readers-title", "taps-title"], "the keyboard's way through the page")
         self.assert_same_origin(driver)
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and "favicon" not in e["message"]]
         self.assertEqual(errors, [], "console errors (a CSP violation would be one)")

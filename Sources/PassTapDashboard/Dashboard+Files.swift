@@ -37,9 +37,10 @@ code { font-family: "DejaVu Sans Mono", monospace; }
 main { padding: 0.5rem; }
 
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 0.5rem 0.7rem; }
-.grid { display: grid; grid-template-columns: 1fr 1fr; gap: 0.5rem; }
-.grid .wide { grid-column: 1 / -1; }
-@media (max-width: 700px) { .grid { grid-template-columns: 1fr; } }
+/* Two rows on a 1024x600 kiosk: daemon | readers, then last taps | session durations. */
+.grid { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 0.5rem; }
+.grid .wide { grid-column: span 2; }
+@media (max-width: 700px) { .grid { grid-template-columns: 1fr; } .grid .wide { grid-column: auto; } }
 
 #login { max-width: 32rem; margin: 2rem auto; }
 #login label { display: block; font-weight: 600; margin: 0.5rem 0 0.2rem; }
@@ -66,8 +67,8 @@ button { font: inherit; padding: 0.35rem 0.9rem; border: 1px solid var(--muted);
 .state-degraded, .state-present { color: var(--warn); }
 .state-down, .state-unavailable, .state-no { color: var(--bad); }
 
-.scroll { max-height: 12.5rem; overflow: auto; }
-.wide .scroll { max-height: 10.5rem; }
+.scroll { max-height: 11rem; overflow: auto; }
+#taps-title + .scroll { max-height: 14rem; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
 th, td { text-align: left; padding: 0.15rem 0.4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 thead th { position: sticky; top: 0; background: var(--panel); }
@@ -79,7 +80,7 @@ td.reason { color: var(--bad); font-size: 0.85rem; }
 .vas .withheld { color: var(--muted); font-style: italic; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 
-#histogram { width: 100%; height: 7.5rem; display: block; }
+#histogram { width: 100%; height: 9rem; display: block; }
 #histogram .bar-rect { fill: #4a78c2; }
 #histogram text { font-size: 9px; fill: var(--muted); }
 #histogram .count { fill: var(--ink); }
@@ -470,7 +471,7 @@ td.reason { color: var(--bad); font-size: 0.85rem; }
     if (!taps) return "";
     const parts = OUTCOMES.filter((o) => taps[o] > 0).map((o) => o.replace("_", " ") + " " + taps[o]);
     const total = OUTCOMES.reduce((sum, o) => sum + (taps[o] || 0), 0);
-    return total === 0 ? "none" : total + ": " + parts.join(", ");
+    return total === 0 ? "none" : parts.join(", ") + (parts.length > 1 ? " (" + total + ")" : "");
   }
 
   function renderReaders() {
@@ -553,7 +554,7 @@ td.reason { color: var(--bad); font-size: 0.85rem; }
     clear(body);
     BUCKETS.forEach((limit, index) => {
       const count = state.durations[index];
-      const label = limit === Infinity ? ">5000" : "≤" + limit;
+      const label = limit === Infinity ? ">5s" : limit >= 1000 ? limit / 1000 + "s" : String(limit);
       const barHeight = Math.round((count / most) * height);
       const rect = document.createElementNS(ns, "rect");
       rect.setAttribute("class", "bar-rect");
@@ -580,7 +581,8 @@ td.reason { color: var(--bad); font-size: 0.85rem; }
       row.appendChild(el("td", String(count)));
       body.appendChild(row);
     });
-    setText("durations-summary", total === 0 ? "No session yet." : total + " sessions (the daemon's recent events, then live), by milliseconds");
+    setText("durations-summary", total === 0 ? "No session yet." :
+      total + (total === 1 ? " session" : " sessions") + " (the daemon's recent events, then live)");
   }
 
   setInterval(renderUptime, 1000);
@@ -643,7 +645,7 @@ td.reason { color: var(--bad); font-size: 0.85rem; }
     <ul id="backends" class="backends" aria-label="Backends"></ul>
   </section>
 
-  <section class="panel" aria-labelledby="readers-title">
+  <section class="panel wide" aria-labelledby="readers-title">
     <h2 id="readers-title">Readers</h2>
     <div class="scroll" tabindex="0" role="region" aria-labelledby="readers-title">
       <table id="readers">
@@ -668,6 +670,7 @@ td.reason { color: var(--bad); font-size: 0.85rem; }
   <section class="panel" aria-labelledby="durations-title">
     <h2 id="durations-title">Session durations</h2>
     <p class="muted" id="durations-summary">No session yet.</p>
+    <p class="muted">Bars: sessions up to each duration (ms, then s).</p>
     <svg id="histogram" role="img" aria-labelledby="durations-title durations-summary" viewBox="0 0 330 120" preserveAspectRatio="none"></svg>
     <table id="durations" class="sr-only">
       <caption>Sessions per duration bucket (ms)</caption>

@@ -376,7 +376,7 @@
     if (!taps) return "";
     const parts = OUTCOMES.filter((o) => taps[o] > 0).map((o) => o.replace("_", " ") + " " + taps[o]);
     const total = OUTCOMES.reduce((sum, o) => sum + (taps[o] || 0), 0);
-    return total === 0 ? "none" : total + ": " + parts.join(", ");
+    return total === 0 ? "none" : parts.join(", ") + (parts.length > 1 ? " (" + total + ")" : "");
   }
 
   function renderReaders() {
@@ -459,7 +459,7 @@
     clear(body);
     BUCKETS.forEach((limit, index) => {
       const count = state.durations[index];
-      const label = limit === Infinity ? ">5000" : "≤" + limit;
+      const label = limit === Infinity ? ">5s" : limit >= 1000 ? limit / 1000 + "s" : String(limit);
       const barHeight = Math.round((count / most) * height);
       const rect = document.createElementNS(ns, "rect");
       rect.setAttribute("class", "bar-rect");
@@ -486,7 +486,8 @@
       row.appendChild(el("td", String(count)));
       body.appendChild(row);
     });
-    setText("durations-summary", total === 0 ? "No session yet." : total + " sessions (the daemon's recent events, then live), by milliseconds");
+    setText("durations-summary", total === 0 ? "No session yet." :
+      total + (total === 1 ? " session" : " sessions") + " (the daemon's recent events, then live)");
   }
 
   setInterval(renderUptime, 1000);
