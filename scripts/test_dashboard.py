@@ -9,6 +9,7 @@ Headless Chromium (Debian's chromium and chromium-driver, driven by PyPI's selen
 - logs in with the `read` token, sees the reader, a VAS tap appear with its message, the reader's
   tap count and the duration histogram; with the `observe` token sees the tap without the message;
 - makes no request to any other origin (Chrome's DevTools Network events, from its performance log);
+- follows a restarted passtapd: reconnects by itself and starts afresh (a new instance);
 - from a page on a second local origin (a Python http.server on another port) that runs
   `new WebSocket("ws://127.0.0.1:PORT/rpc")` and sends `auth` with a valid token, never
   authenticates and receives no event.
@@ -211,7 +212,12 @@ origins = []
                    "--port", str(vpcd), "--phone", phone], "card.log")
         wait_for(lambda: os.path.exists(card_socket), "the virtual iPhone's control socket")
         cls.card = Card(card_socket)
-        cls.daemon = cls.spawn([PASSTAPD, "--config", os.path.join(work, "passtapd.toml")], "passtapd.log")
+        cls.start_daemon()
+
+    @classmethod
+    def start_daemon(cls):
+        """passtapd, waited for until its web listener accepts connections."""
+        cls.daemon = cls.spawn([PASSTAPD, "--config", os.path.join(cls.work, "passtapd.toml")], "passtapd.log")
 
         def listening():
             if cls.daemon.poll() is not None:
@@ -404,3 +410,22 @@ origins = []
         self.assertEqual(
             [m for m in seen["messages"] if '"result"' in m or '"method":"event"' in m], [],
             "the other origin got an answer or an event: %s" % seen)
+
+    def test_z_the_page_follows_a_restarted_daemon(self):
+        """Last (z): it restarts the daemon the other tests share."""
+        driver = self.browser()
+        self.log_in(driver, self.tokens["till"])
+        self.wait_text(driver, "readers", READER, "the reader")
+        self.tap(driver)
+        self.daemon.terminate()
+        self.daemon.wait(timeout=TIMEOUT_S)
+        self.wait_text(driver, "connection", "Disconnected", "the page noticing the daemon left")
+        self.start_daemon()
+        self.wait_text(driver, "connection", "Connected as till", "the page reconnecting with its token")
+        # A new instance: the old instance's taps are gone from the page, the new one's appear.
+        WebDriverWait(driver, TIMEOUT_S).until(lambda d: len(self.tap_rows(d)) == 0)
+        self.wait_text(driver, "readers", READER, "the reader, after the restart")
+        row = self.tap(driver)
+        self.assertIn(MESSAGE, row.text)
+        self.assertEqual(len(self.tap_rows(driver)), 1)
+        self.wait_text(driver, "readers", "pass 1", "the new instance's count")
