@@ -123,8 +123,9 @@ let package = Package(
             swiftSettings: upcoming
         ),
         // The operator dashboard's files (HTML, CSS, JavaScript), embedded; served by the web
-        // listener at `GET /`. Pure Swift, no dependency.
-        .target(name: "PassTapDashboard", swiftSettings: upcoming),
+        // listener at `GET /`. Pure Swift, no dependency. Files/ holds the sources;
+        // scripts/dashboard-embed turns them into Dashboard+Files.swift (no resource bundle to ship).
+        .target(name: "PassTapDashboard", exclude: ["Files"], swiftSettings: upcoming),
         // The browser listener (`[web] listen`): the dashboard's files and `GET /rpc`, a WebSocket
         // carrying the socket's JSON-RPC through PassTapServer's web sessions, on PassTapHTTP.
         .target(
@@ -209,6 +210,7 @@ let package = Package(
         ),
 
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"], swiftSettings: upcoming),
+        .testTarget(name: "PassTapDashboardTests", dependencies: ["PassTapDashboard"], swiftSettings: upcoming),
         .testTarget(
             name: "VASTests",
             dependencies: ["VAS", "ISO7816", .product(name: "Crypto", package: "swift-crypto")],

@@ -9,17 +9,12 @@ public enum Dashboard {
     public static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-    /// The file served at `path` (`/`, `/dashboard.js`...), if there is one.
+    /// The file served at `path` (`/`, `/dashboard.js`...), if there is one: the files of
+    /// `Sources/PassTapDashboard/Files/`, embedded by `scripts/dashboard-embed`
+    /// (`Dashboard+Files.swift`), `index.html` at `/`.
     public static func asset(at path: String) -> DashboardAsset? {
-        assets[path]
+        files[path]
     }
-
-    /// Every file, by path. (A placeholder page until the dashboard is written.)
-    static let assets: [String: DashboardAsset] = [
-        "/": DashboardAsset(
-            contentType: "text/html; charset=utf-8",
-            body: Array("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>PassTap</title></head><body><h1>PassTap</h1></body></html>\n".utf8))
-    ]
 }
 
 /// One embedded file of the dashboard.
