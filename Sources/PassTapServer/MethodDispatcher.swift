@@ -37,7 +37,8 @@ package struct MethodDispatcher: Sendable {
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, health: HealthSources = HealthSources(),
         observer: SocketServerObserver = .none
     ) {
-        let readers: @Sendable () -> [ReaderInfo] = { backends.readers() }
+        // Each reader with its taps by outcome, when there is a ledger to count them.
+        let readers: @Sendable () -> [ReaderInfo] = { health.ledger?.counting(backends.readers()) ?? backends.readers() }
         let handlers: [any MethodHandler] = [
             StatusHandler(daemon: daemon, readers: readers, now: now, health: health),
             ReadersListHandler(readers: readers),

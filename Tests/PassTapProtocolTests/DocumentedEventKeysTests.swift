@@ -86,7 +86,8 @@ import VAS
             offered: true, wallet: "ApplePay", version: "0100", capabilities: .init(capabilities), mode: .vasOrPayment, problem: "none",
             entries: [entry])
         let result = ReadResult(
-            card: card, target: .isoDep, session: SessionOutcome(aid: aid, vas: vas, error: CardTransportError(.cardRemoved, "gone")))
+            card: card, target: .isoDep, session: SessionOutcome(aid: aid, vas: vas, error: CardTransportError(.cardRemoved, "gone")),
+            duration: .microseconds(38_412))
         let payloads: [(EventKind, EventPayload)] = [
             (.backendDown, .backend(name: "pcsc", reason: "pcscd is not running")),
             (.backendUp, .backend(name: "pcsc", reason: nil)),

@@ -41,6 +41,30 @@ import Testing
         }
     }
 
+    @Test func readersListAndStatusCountEachReadersTapsByOutcome() async throws {
+        let ledger = HealthLedger(backends: ["pcsc"])
+        let zeta = ReaderID.pcsc("Zeta Reader 00 00")
+        let card = CardInfo(atr: "3B", uid: "04")
+        ledger.observe(.readResult, zeta, .readResult(ReadResult(card: card, target: .memory, session: nil)))
+        ledger.observe(.readResult, zeta, .readResult(ReadResult(card: card, target: .isoDep, session: SessionOutcome())))
+        ledger.observe(.readResult, zeta, .readResult(ReadResult(card: card, target: .isoDep, session: SessionOutcome())))
+        try await ServerHarness.with(health: HealthSources(ledger: ledger)) { harness in
+            let (list, status) = try await LineClient.with(path: harness.path) { client in
+                (
+                    try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"readers.list"}"#, expecting: ReadersListResult.self),
+                    try await client.call(#"{"jsonrpc":"2.0","id":2,"method":"status"}"#, expecting: StatusResult.self)
+                )
+            }
+            let expected: [ReaderID: TapCounts] = [
+                zeta: TapCounts([.memoryCard: 1, .nothing: 2]), .pcsc("Alpha Reader 00 00"): TapCounts(),
+            ]
+            for readers in [try list.outcome.get().readers, try status.outcome.get().readers] {
+                #expect(readers.count == 2)
+                for reader in readers { #expect(reader.taps == expected[reader.id]) }
+            }
+        }
+    }
+
     @Test func cardTransmitIsRefusedUnlessAllowed() async throws {
         try await ServerHarness.with { harness in
             let response = try await LineClient.with(path: harness.path) { client in

@@ -40,6 +40,7 @@ struct ServerHarness {
         configure: (inout Configuration) -> Void = { _ in },
         logger: Logger = Logger(label: "passtap.test.server"),
         observer: SocketServerObserver = .none,
+        health: HealthSources = HealthSources(),
         _ body: (ServerHarness) async throws -> Void
     ) async throws {
         let directory = try makeDirectory()
@@ -52,7 +53,7 @@ struct ServerHarness {
         let daemon = DaemonInfo.startingNow(version: "9.8.7-test")
         let server = SocketServer(
             live: LiveConfiguration(configuration), hub: hub, backends: ReaderBackends([backend]), daemon: daemon,
-            vasReads: vasReads, logger: logger, observer: observer)
+            vasReads: vasReads, logger: logger, health: health, observer: observer)
         let harness = ServerHarness(
             directory: directory, path: configuration.socket.path, hub: hub, backend: backend, vasReads: vasReads, daemon: daemon,
             server: server)

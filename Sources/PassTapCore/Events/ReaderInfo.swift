@@ -20,13 +20,17 @@ public struct ReaderInfo: Sendable, Hashable, Codable {
     public var state: State
     /// Why it is `unavailable`, for a person (`null` otherwise, and when no reason is known).
     @Nullable public var reason: String?
+    /// Its taps since it appeared, by outcome: in `readers.list` and `status` only (the
+    /// ``HealthLedger`` fills it in); events leave the member out.
+    public var taps: TapCounts?
 
     /// Creates a reader description.
-    public init(id: ReaderID, name: String, backend: String, state: State, reason: String? = nil) {
+    public init(id: ReaderID, name: String, backend: String, state: State, reason: String? = nil, taps: TapCounts? = nil) {
         self.id = id
         self.name = name
         self.backend = backend
         self.state = state
         self.reason = reason
+        self.taps = taps
     }
 }

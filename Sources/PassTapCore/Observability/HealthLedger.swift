@@ -2,8 +2,12 @@ public import Foundation
 import Synchronization
 
 /// What `status` reports beyond the readers themselves, kept from the daemon's own events: each
-/// backend's last `backend.up` / `backend.down`, and each present reader's last tap (when, and
-/// its ``TapOutcome``; never the card's data).
+/// backend's last `backend.up` / `backend.down`, each present reader's last tap (when, and
+/// its ``TapOutcome``; never the card's data), and each present reader's taps by outcome
+/// (``TapCounts``, which `readers.list` shows too).
+///
+/// A reader's entries go with its `reader.removed`: a reader that comes back counts from zero, as
+/// its `passtap_taps_total` series do, and the ledger never grows with readers that left.
 public final class HealthLedger: Sendable {
     /// A backend as its last event left it.
     public struct Backend: Sendable, Hashable {
@@ -42,6 +46,7 @@ public final class HealthLedger: Sendable {
     private struct State {
         var backends: [String: Backend]
         var lastTaps: [ReaderID: LastTap] = [:]
+        var taps: [ReaderID: TapCounts] = [:]
     }
 
     private let state: Mutex<State>
@@ -63,10 +68,16 @@ public final class HealthLedger: Sendable {
         case (.readResult, .readResult(let result)):
             guard let reader else { return }
             let tap = LastTap(reader: reader, time: clock(), outcome: TapOutcome(result))
-            state.withLock { $0.lastTaps[reader] = tap }
+            state.withLock { state in
+                state.lastTaps[reader] = tap
+                state.taps[reader, default: TapCounts()][tap.outcome] += 1
+            }
         case (.readerRemoved, _):
             guard let reader else { return }
-            _ = state.withLock { $0.lastTaps.removeValue(forKey: reader) }
+            state.withLock { state in
+                state.lastTaps.removeValue(forKey: reader)
+                state.taps.removeValue(forKey: reader)
+            }
         default:
             break
         }
@@ -77,6 +88,22 @@ public final class HealthLedger: Sendable {
 
     /// The last tap of every present reader that has had one, by reader id.
     public var lastTaps: [LastTap] { state.withLock { $0.lastTaps.values.sorted { $0.reader.rawValue < $1.reader.rawValue } } }
+
+    /// The taps of `reader` since it appeared (all zero before its first).
+    public func taps(of reader: ReaderID) -> TapCounts {
+        state.withLock { $0.taps[reader] ?? TapCounts() }
+    }
+
+    /// `readers` with each one's ``ReaderInfo/taps`` filled in, as `readers.list` and `status`
+    /// report them.
+    public func counting(_ readers: [ReaderInfo]) -> [ReaderInfo] {
+        let taps = state.withLock { $0.taps }
+        return readers.map { reader in
+            var reader = reader
+            reader.taps = taps[reader.id] ?? TapCounts()
+            return reader
+        }
+    }
 
     /// A sink that notes each event here, then hands it on to `next` (the event hub): a
     /// subscriber that sees an event finds `status` already telling of it.

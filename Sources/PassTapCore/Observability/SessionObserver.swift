@@ -1,6 +1,6 @@
 /// Where the tap coordinator reports what it measures while a session runs: the session's
-/// duration and each APDU round trip. The metrics recorder is one; with none, the coordinator does
-/// not read the clock at all.
+/// duration and each APDU round trip. The metrics recorder is one; with none, the coordinator still
+/// times the session (for `read.result`'s `duration_ms`) but not the round trips.
 ///
 /// Both calls come from a reader's own thread, once per session and once per exchange; they must
 /// be quick and must not block.

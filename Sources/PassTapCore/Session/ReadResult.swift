@@ -4,7 +4,7 @@ public import ISO7816
 /// it spoke ISO-DEP, and the session's outcome (none for a memory card).
 ///
 /// On the wire the card's members come first, flattened: `atr, uid, atqa, sak, ats, target, aid,
-/// vas, error`, every one present (`null` when absent).
+/// vas, error, duration_ms`, every one present (`null` when absent).
 public struct ReadResult: Sendable, Hashable {
     /// The card, as `card.inserted` published it.
     public var card: CardInfo
@@ -12,12 +12,25 @@ public struct ReadResult: Sendable, Hashable {
     public var target: TargetKind
     /// What the APDU session found; `nil` when none ran (a memory card).
     public var session: SessionOutcome?
+    /// How long the APDU session took, from the plan's start to its outcome (the span
+    /// `passtap_session_duration_seconds` counts), in milliseconds rounded to the microsecond;
+    /// `nil` when none ran (a memory card).
+    public var durationMilliseconds: Double?
 
-    /// The result of a tap: `session` is the APDU session's outcome, `nil` for a memory card.
-    public init(card: CardInfo, target: TargetKind, session: SessionOutcome?) {
+    /// The result of a tap: `session` is the APDU session's outcome, `nil` for a memory card, and
+    /// `duration` the time it took.
+    public init(card: CardInfo, target: TargetKind, session: SessionOutcome?, duration: Duration? = nil) {
         self.card = card
         self.target = target
         self.session = session
+        self.durationMilliseconds = duration.map(Self.milliseconds)
+    }
+
+    /// `duration` in milliseconds, rounded to three decimals (the microsecond).
+    static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        let microseconds = Double(seconds) * 1_000_000 + (Double(attoseconds) / 1_000_000_000_000).rounded()
+        return microseconds / 1000
     }
 
     /// The SELECT-by-AID part of the session; `nil` when no APDU session ran.
@@ -30,7 +43,7 @@ public struct ReadResult: Sendable, Hashable {
 }
 
 extension ReadResult: Codable {
-    private enum CodingKeys: String, CodingKey { case target, aid, vas, error }
+    private enum CodingKeys: String, CodingKey { case target, aid, vas, error, durationMilliseconds = "duration_ms" }
 
     public func encode(to encoder: any Encoder) throws {
         try card.encode(to: encoder)
@@ -39,6 +52,7 @@ extension ReadResult: Codable {
         try container.encode(Nullable(wrappedValue: aid), forKey: .aid)
         try container.encode(Nullable(wrappedValue: vas), forKey: .vas)
         try container.encode(Nullable(wrappedValue: error), forKey: .error)
+        try container.encode(Nullable(wrappedValue: durationMilliseconds), forKey: .durationMilliseconds)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -50,6 +64,7 @@ extension ReadResult: Codable {
                 aid: aid, vas: try container.decodeIfPresent(VASSessionResult.self, forKey: .vas),
                 error: try container.decodeIfPresent(ReadError.self, forKey: .error))
         }
+        durationMilliseconds = try container.decodeIfPresent(Double.self, forKey: .durationMilliseconds)
     }
 }
 

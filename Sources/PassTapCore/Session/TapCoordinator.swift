@@ -27,8 +27,9 @@ public final class TapCoordinator: TapHandler {
             now: now)
     }
 
-    /// Creates a coordinator reading its settings from `live` at the start of each tap. `observer`
-    /// (the metrics recorder) gets each session's duration and APDU round trips, timed on `now`.
+    /// Creates a coordinator reading its settings from `live` at the start of each tap. Each
+    /// session is timed on `now` (its `read.result`'s `duration_ms`); `observer` (the metrics
+    /// recorder) gets that duration and each APDU round trip.
     public init(
         live: LiveConfiguration, engine: SessionEngine = SessionEngine(), vasReads: VASReadQueue = VASReadQueue(),
         logger: Logger, events: EventSink, observer: SessionObserver? = nil,
@@ -65,16 +66,14 @@ public final class TapCoordinator: TapHandler {
         let plan = SessionPlan(
             aids: configuration.aids(for: reader), ppse: configuration.ppse, vas: vas,
             budget: .milliseconds(configuration.sessionBudgetMilliseconds))
-        let outcome: SessionOutcome
-        if let observer {
-            let start = now()
-            outcome = engine.run(plan, on: TimedCardChannel(channel, reader: reader, observer: observer, now: now))
-            observer.sessionFinished(reader, now() - start)
-        } else {
-            outcome = engine.run(plan, on: channel)
-        }
+        // The session is always timed (its read.result carries duration_ms); the round trips
+        // only for an observer.
+        let start = now()
+        let outcome = engine.run(plan, on: observer.map { TimedCardChannel(channel, reader: reader, observer: $0, now: now) } ?? channel)
+        let duration = now() - start
+        observer?.sessionFinished(reader, duration)
         TapTrace.mark(.sessionDone)
-        let result = ReadResult(card: tap.card, target: .isoDep, session: outcome)
+        let result = ReadResult(card: tap.card, target: .isoDep, session: outcome, duration: duration)
         // A session that outlived its thread's restart: the reader's events are the new
         // thread's now. A vas.read it claimed still gets the result the card gave.
         if tap.isAbandoned() {

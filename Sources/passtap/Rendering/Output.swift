@@ -14,8 +14,9 @@ enum Output {
         fflush(nil)
     }
 
-    /// Prints a reader table. Reader names and reasons come from the readers and their drivers:
-    /// they are escaped (``UntrustedText``).
+    /// Prints a reader table, with each reader's taps by outcome when it has had any. Reader
+    /// names and reasons come from the readers and their drivers: they are escaped
+    /// (``UntrustedText``).
     static func readers(_ readers: [ReaderInfo]) {
         guard !readers.isEmpty else {
             print("no readers (is a reader plugged in, and pcscd running?)")
@@ -25,6 +26,10 @@ enum Output {
         let width = ids.map(\.count).max() ?? 0
         for (reader, id) in zip(readers, ids) {
             var line = "\(id.padding(toLength: width, withPad: " ", startingAt: 0))  \(UntrustedText.escaped(reader.backend))  \(reader.state.rawValue)"
+            if let taps = reader.taps, taps.total > 0 {
+                // Only the outcomes that happened: "taps: pass 12, error 1".
+                line += "  taps: " + TapOutcome.allCases.filter { taps[$0] > 0 }.map { "\($0.rawValue) \(taps[$0])" }.joined(separator: ", ")
+            }
             if let reason = reader.reason { line += "  (\(UntrustedText.escaped(reason)))" }
             print(line)
         }

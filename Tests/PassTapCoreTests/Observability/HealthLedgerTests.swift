@@ -33,6 +33,29 @@ import Testing
         #expect(ledger.lastTaps.isEmpty)
     }
 
+    @Test func tapsAreCountedPerReaderByOutcomeAndGoWithTheReader() throws {
+        let other = ReaderID.pcsc("Other Reader 00 00")
+        let ledger = HealthLedger(backends: ["pcsc"])
+        let memory = ReadResult(card: card, target: .memory, session: nil)
+        let failed = ReadResult(card: card, target: .isoDep, session: SessionOutcome(error: ReadError(.cardRemoved, "gone")))
+        for result in [memory, failed, memory] { ledger.observe(.readResult, reader, .readResult(result)) }
+        ledger.observe(.readResult, other, .readResult(failed))
+        #expect(ledger.taps(of: reader) == TapCounts([.memoryCard: 2, .error: 1]))
+        #expect(ledger.taps(of: reader).total == 3)
+        let infos = [ReaderInfo(id: reader, name: "a", backend: "pcsc", state: .empty), ReaderInfo(id: .pcsc("New 00 00"), name: "b", backend: "pcsc", state: .empty)]
+        #expect(ledger.counting(infos).map(\.taps) == [TapCounts([.memoryCard: 2, .error: 1]), TapCounts()])
+        ledger.observe(.readerRemoved, reader, .reader(infos[0]))
+        #expect(ledger.taps(of: reader) == TapCounts())
+        #expect(ledger.taps(of: other) == TapCounts([.error: 1]))
+    }
+
+    @Test func tapCountsNameEveryOutcomeOnTheWire() throws {
+        let data = try JSONEncoder().encode(TapCounts([.pass: 3, .error: 1]))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
+        #expect(object == ["pass": 3, "application": 0, "nothing": 0, "memory_card": 0, "error": 1])
+        #expect(try JSONDecoder().decode(TapCounts.self, from: Data(#"{"pass":2,"future_outcome":9}"#.utf8)) == TapCounts([.pass: 2]))
+    }
+
     @Test(arguments: [
         (ReadResult(card: CardInfo(atr: "3B", uid: "04"), target: .memory, session: nil), TapOutcome.memoryCard),
         (ReadResult(card: CardInfo(atr: "3B", uid: "04"), target: .isoDep, session: SessionOutcome()), .nothing),

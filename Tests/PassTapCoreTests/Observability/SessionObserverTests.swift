@@ -32,8 +32,9 @@ import Testing
         logger.logLevel = .critical
         let coordinator = TapCoordinator(
             configuration: configuration, logger: logger, events: EventRecorder().sink, observer: measurements.observer, now: { clock.now })
-        _ = coordinator.read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3"), target: .isoDep, channel: card))
+        let result = coordinator.read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3"), target: .isoDep, channel: card))
 
+        #expect(result.durationMilliseconds == Double(7 * card.received.count))
         let roundTrips = measurements.roundTrips.withLock { $0 }
         #expect(roundTrips.count == card.received.count)
         #expect(card.received.count == 2)
@@ -44,12 +45,29 @@ import Testing
         #expect(sessions.first?.1 == .milliseconds(7 * card.received.count))
     }
 
+    @Test func theReadResultCarriesTheSessionsDurationWithoutAnObserver() throws {
+        var configuration = Configuration()
+        configuration.aids = [try AID(hex: "A0000000041010")]
+        let clock = TestClock()
+        let card = ScriptedCard()
+        card.onExchange = { clock.advance(by: .microseconds(12_345_678)) }
+        let events = EventRecorder()
+        let coordinator = TapCoordinator(
+            configuration: configuration, logger: Logger(label: "passtap.test.observer"), events: events.sink, now: { clock.now })
+        let result = coordinator.read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3"), target: .isoDep, channel: card))
+        #expect(result.durationMilliseconds == 12_345.678)
+        guard case .readResult(let published) = try #require(events.payloads.first) else { Issue.record("not a read.result"); return }
+        #expect(published.durationMilliseconds == 12_345.678)
+    }
+
     @Test func aMemoryCardHasNoSessionToTime() {
         let measurements = Measurements()
         let coordinator = TapCoordinator(
             configuration: Configuration(), logger: Logger(label: "passtap.test.observer"), events: EventRecorder().sink,
             observer: measurements.observer)
-        _ = coordinator.read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8F8001804F0CA0000003060300030000000068", uid: "0411"), target: .memory, channel: nil))
+        let result = coordinator.read(
+            reader: reader, tap: Tap(card: CardInfo(atr: "3B8F8001804F0CA0000003060300030000000068", uid: "0411"), target: .memory, channel: nil))
+        #expect(result.durationMilliseconds == nil)
         #expect(measurements.sessions.withLock { $0.isEmpty })
         #expect(measurements.roundTrips.withLock { $0.isEmpty })
     }
