@@ -91,11 +91,26 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // The one HTTP/1 listener stack (SwiftNIO) of both TCP listeners, metrics and web: binding,
+        // the connection cap, the request guard, the Host check, static files, the WebSocket upgrade.
+        .target(
+            name: "PassTapHTTP",
+            dependencies: [
+                "PassTapCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
         // Prometheus metrics derived from the daemon's events, and their HTTP listener.
         .target(
             name: "PassTapMetrics",
             dependencies: [
-                "PassTapCore", "VAS",
+                "PassTapCore", "PassTapHTTP", "VAS",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -167,8 +182,15 @@ let package = Package(
         ),
 
         // Test helpers shared by the test targets and the fuzz targets (a time limit on every wait,
-        // the card double); not a product.
-        .target(name: "PassTapTestSupport", dependencies: ["ISO7816", "VAS", "PassTapCore"], swiftSettings: upcoming),
+        // the card double, a raw HTTP client); not a product.
+        .target(
+            name: "PassTapTestSupport",
+            dependencies: [
+                "ISO7816", "VAS", "PassTapCore",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
 
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"], swiftSettings: upcoming),
         .testTarget(
@@ -208,9 +230,22 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "PassTapHTTPTests",
+            dependencies: [
+                "PassTapHTTP", "PassTapCore", "PassTapTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "PassTapMetricsTests",
             dependencies: [
-                "PassTapMetrics", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "ISO7816", "VAS",
+                "PassTapMetrics", "PassTapHTTP", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "ISO7816", "VAS",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -9,9 +9,9 @@ id; a folder means every *.trace in it), lists every system call seen with its c
 naming those the filter would refuse. `expand` prints the allowed (or, for a deny list, the denied)
 names. scripts/syscall-check runs `check` on the traces of the integration suites.
 
-A passtapd that opened an Internet socket ran with `[metrics] listen`, which needs the drop-in
-systemd/metrics.conf: its socket families are judged against the unit with that drop-in
-(`--metrics-dropin`), every other trace's against the unit alone. The drop-in changes no
+A passtapd that opened an Internet socket ran with `[web] listen` or `[metrics] listen`, which
+need the drop-in systemd/tcp-listeners.conf: its socket families are judged against the unit with
+that drop-in (`--tcp-dropin`), every other trace's against the unit alone. The drop-in changes no
 SystemCallFilter=, so the system calls of every trace are judged against the unit's filter.
 
 The filter is read the way systemd 252 reads it (systemd.exec(5), SystemCallFilter=):
@@ -33,7 +33,7 @@ import subprocess
 import sys
 
 DEFAULT_UNIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "systemd", "passtapd.service")
-DEFAULT_METRICS_DROPIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "systemd", "metrics.conf")
+DEFAULT_TCP_DROPIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "systemd", "tcp-listeners.conf")
 INTERNET_FAMILIES = {"AF_INET", "AF_INET6"}
 
 # "1234  openat(AT_FDCWD, ..." or "1234  <... openat resumed>..." (the second half of a call that
@@ -261,7 +261,7 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["check", "expand"])
     parser.add_argument("--unit", default=DEFAULT_UNIT)
-    parser.add_argument("--metrics-dropin", default=DEFAULT_METRICS_DROPIN)
+    parser.add_argument("--tcp-dropin", default=DEFAULT_TCP_DROPIN)
     parser.add_argument("traces", nargs="*")
     args = parser.parse_intermixed_args(argv)
     with open(args.unit, encoding="utf-8") as unit:
@@ -272,11 +272,11 @@ def main(argv):
         print(" ".join(sorted(selected)))
         return 0
     files = trace_files(args.traces)
-    with open(args.metrics_dropin, encoding="utf-8") as dropin:
-        metrics_unit_text = unit_text + "\n" + dropin.read()
+    with open(args.tcp_dropin, encoding="utf-8") as dropin:
+        tcp_unit_text = unit_text + "\n" + dropin.read()
     arguments, others, fatal = {}, {}, []
     counts, unknown = collections.Counter(), 0
-    argument_outside, with_metrics = [], 0
+    argument_outside, with_tcp = [], 0
     for path in files:
         file_arguments = {}
         file_counts, file_unknown = calls([path], file_arguments, others, fatal)
@@ -284,9 +284,9 @@ def main(argv):
         unknown += file_unknown
         for key, values in file_arguments.items():
             arguments.setdefault(key, set()).update(values)
-        metrics = bool(file_arguments["socket"] & INTERNET_FAMILIES)
-        with_metrics += metrics
-        for refusal in argument_refusals(metrics_unit_text if metrics else unit_text, file_arguments):
+        tcp = bool(file_arguments["socket"] & INTERNET_FAMILIES)
+        with_tcp += tcp
+        for refusal in argument_refusals(tcp_unit_text if tcp else unit_text, file_arguments):
             if refusal not in argument_outside:
                 argument_outside.append(refusal)
     if not counts:
@@ -298,9 +298,9 @@ def main(argv):
     if unknown:
         print(f"syscall-check: {unknown} trace line(s) were neither a call nor a signal (not counted)")
     print(f"syscall-check: socket families: {' '.join(sorted(arguments['socket'])) or 'none'}")
-    if with_metrics:
-        print(f"syscall-check: {with_metrics} trace(s) opened an Internet socket ([metrics] listen): their socket "
-              f"families are judged with {os.path.basename(args.metrics_dropin)}")
+    if with_tcp:
+        print(f"syscall-check: {with_tcp} trace(s) opened an Internet socket ([web] or [metrics] listen): their "
+              f"socket families are judged with {os.path.basename(args.tcp_dropin)}")
     for program, program_counts in sorted(others.items()):
         # Not passtapd: reported, not judged (swift-backtrace runs only once passtapd has crashed).
         print(f"syscall-check: not counted above: {sum(program_counts.values())} calls of {program}, which "

@@ -9,8 +9,8 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What the ASan build must not compile, and the product it must not link.
-KEPT_OUT = {"PassTapDaemon", "PassTapMetrics", "PCSCBackend", "NFCBackend", "passtapd"}
-KEPT_OUT_PRODUCTS = {"Prometheus", "Metrics", "CoreMetrics", "NIOHTTP1"}
+KEPT_OUT = {"PassTapDaemon", "PassTapHTTP", "PassTapMetrics", "PCSCBackend", "NFCBackend", "passtapd"}
+KEPT_OUT_PRODUCTS = {"Prometheus", "Metrics", "CoreMetrics", "NIOHTTP1", "NIOWebSocket"}
 
 
 def targets():

@@ -198,7 +198,7 @@ class InstalledPackageTests(unittest.TestCase):
             "lib/modprobe.d/passtapd-blacklist.conf": ROOT / "udev/passtapd-blacklist.conf",
             "usr/lib/sysusers.d/passtap.conf": ROOT / "packaging/debian/sysusers.conf",
             UNIT: ROOT / "systemd/passtapd.service",
-            "usr/share/doc/passtap/examples/metrics.conf": ROOT / "systemd/metrics.conf",
+            "usr/share/doc/passtap/examples/tcp-listeners.conf": ROOT / "systemd/tcp-listeners.conf",
         }
         polkit = ROOT / "polkit/50-passtapd-pcscd.rules"
         if polkit.exists():

@@ -6,11 +6,12 @@
   Debian package installs it. systemd 252's verify takes `--root=`: it looks the unit and its
   Exec binaries up inside that root, so the unit is checked exactly as shipped, no path rewritten.
   Any message at all fails the check (verify exits 0 on an unknown key or a bad value).
-- `systemd-analyze security --offline=true`: exposure at most 1.5.
+- `systemd-analyze security --offline=true`: exposure at most 1.5, and 1.8 with the drop-in
+  systemd/tcp-listeners.conf (the web and metrics listeners on loopback).
 - The settings the daemon and the shipped config rely on (Type=notify, the user and groups, the
   runtime directory, the address families).
 - LimitNOFILE= against the fd budget `passtapd --check-config` prints: the soft limit covers the
-  shipped config's (metrics on) twice, the hard one the largest listener caps.
+  shipped config's (web and metrics on) twice, the hard one the largest listener caps.
 Each check is also shown to fail on a unit broken on purpose.
 
 Run from the repository root after `swift build`: python3 -m unittest scripts/test_systemd_unit.py
@@ -34,6 +35,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import syscall_filter  # noqa: E402
 
 EXPOSURE_LIMIT = 1.5
+# With systemd/tcp-listeners.conf: Internet sockets (0.3) and an allow list of localhost (0.1).
+TCP_DROPIN = ROOT / "systemd" / "tcp-listeners.conf"
+TCP_DROPIN_EXPOSURE_LIMIT = 1.8
 
 
 def settings(unit_text):
@@ -126,8 +130,9 @@ class VerifyTests(unittest.TestCase):
         self.assertIn("/usr/local/bin/passtapd is not executable", messages)
 
 
-class MetricsDropInTests(unittest.TestCase):
-    """systemd/metrics.conf, the drop-in that lets the metrics listener bind on loopback."""
+class TCPListenersDropInTests(unittest.TestCase):
+    """systemd/tcp-listeners.conf, the drop-in that lets the web and metrics listeners bind on
+    loopback (IPv4 and IPv6: 127.0.0.1 and [::1])."""
 
     def test_the_unit_with_the_drop_in_passes_verify_and_allows_loopback_sockets(self):
         folder = binaries_folder()
@@ -135,16 +140,38 @@ class MetricsDropInTests(unittest.TestCase):
         try:
             drop_ins = root.unit.parent / "passtapd.service.d"
             drop_ins.mkdir()
-            shutil.copy2(ROOT / "systemd" / "metrics.conf", drop_ins / "metrics.conf")
+            shutil.copy2(TCP_DROPIN, drop_ins / TCP_DROPIN.name)
             status, messages = root.verify(UNIT.read_text())
             self.assertEqual((status, messages), (0, ""))
         finally:
             root.remove()
-        merged = settings(UNIT.read_text() + (ROOT / "systemd" / "metrics.conf").read_text())
+        merged = settings(UNIT.read_text() + TCP_DROPIN.read_text())
         families = set(" ".join(merged[("Service", "RestrictAddressFamilies")]).split())
         self.assertEqual(families, {"AF_UNIX", "AF_NETLINK", "AF_INET", "AF_INET6"})
         self.assertEqual(merged[("Service", "IPAddressAllow")], ["localhost"])
         self.assertEqual(merged[("Service", "IPAddressDeny")], ["any"])
+
+    def merged_exposure(self, dropin_text):
+        """The exposure of the unit with `dropin_text` appended (offline security reads one file)."""
+        with tempfile.TemporaryDirectory() as folder:
+            merged = Path(folder) / "passtapd.service"
+            merged.write_text(UNIT.read_text() + "\n" + dropin_text)
+            return exposure(merged)
+
+    def test_exposure_with_the_drop_in_is_at_most_its_limit_and_counts_it(self):
+        with_dropin = self.merged_exposure(TCP_DROPIN.read_text())
+        self.assertLessEqual(with_dropin, TCP_DROPIN_EXPOSURE_LIMIT)
+        self.assertGreater(with_dropin, exposure(UNIT))
+
+    def test_without_the_units_deny_all_the_drop_in_would_open_every_address(self):
+        # IPAddressAllow= only makes exceptions to the unit's IPAddressDeny=any: without it,
+        # every address could reach the listeners, and the score shows it.
+        without_deny = UNIT.read_text().replace("IPAddressDeny=any\n", "")
+        self.assertNotEqual(without_deny, UNIT.read_text())
+        with tempfile.TemporaryDirectory() as folder:
+            merged = Path(folder) / "passtapd.service"
+            merged.write_text(without_deny + "\n" + TCP_DROPIN.read_text())
+            self.assertGreater(exposure(merged), TCP_DROPIN_EXPOSURE_LIMIT)
 
 
 class SecurityTests(unittest.TestCase):
@@ -238,7 +265,7 @@ class SettingsTests(unittest.TestCase):
         # passtapd's trace once a scenario asked for status): both must be let through.
         self.assertEqual(syscall_filter.refused(allow_list, selected, ["clock_adjtime"]), [])
         # PrivateUsers= maps every socket peer to uid 65534 (the access roles need real ids);
-        # PrivateNetwork= would take 127.0.0.1 (the metrics listener) away.
+        # PrivateNetwork= would take 127.0.0.1 (the web and metrics listeners) away.
         for key in ("PrivateUsers", "PrivateNetwork", "DynamicUser"):
             self.assertNotIn(("Service", key), self.unit)
         self.assertEqual(self.value("ProtectSystem"), "strict")
@@ -272,9 +299,10 @@ class OpenFileLimitTests(unittest.TestCase):
         match = re.search(r"budget (\d+) = ", output)
         return result.returncode, output, int(match.group(1)) if match else None
 
-    def test_the_soft_limit_covers_the_shipped_configs_budget_with_metrics_twice_over(self):
-        # The shipped config with the metrics listener on (the drop-in's case): the largest default.
-        text = CONFIG.read_text() + '\n[metrics]\nlisten = "127.0.0.1:9466"\n'
+    def test_the_soft_limit_covers_the_shipped_configs_budget_with_both_tcp_listeners_twice_over(self):
+        # The shipped config with the web and metrics listeners on (the drop-in's case): the
+        # largest default.
+        text = CONFIG.read_text() + '\n[metrics]\nlisten = "127.0.0.1:9466"\n[web]\nlisten = "127.0.0.1:8941"\n'
         status, output, budget = self.check(text, f"{self.soft}:{self.hard}")
         self.assertEqual(status, 0, output)
         self.assertIsNotNone(budget, output)
@@ -284,6 +312,7 @@ class OpenFileLimitTests(unittest.TestCase):
         text = (
             CONFIG.read_text().replace("max_clients = 64", "max_clients = 4096")
             + '\n[metrics]\nlisten = "127.0.0.1:9466"\nmax_connections = 1024\n'
+            + '[web]\nlisten = "127.0.0.1:8941"\nmax_clients = 1024\n'
         )
         status, output, budget = self.check(text, f"{self.soft}:{self.hard}")
         self.assertEqual(status, 0, output)
@@ -509,7 +538,7 @@ class SyscallFilterTests(unittest.TestCase):
                 self.assertTrue(refusals[0].startswith(refusal), refusals)
                 self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 1)
 
-    def test_an_internet_socket_is_judged_with_the_metrics_drop_in_and_only_that_traces(self):
+    def test_an_internet_socket_is_judged_with_the_tcp_drop_in_and_only_that_traces(self):
         plain = "7 socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0) = 3\n"
         metrics = plain + "7 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, IPPROTO_IP) = 9\n"
         with tempfile.TemporaryDirectory() as folder:
@@ -521,7 +550,7 @@ class SyscallFilterTests(unittest.TestCase):
             empty = Path(folder) / "empty.conf"
             empty.write_text("[Service]\n")
             self.assertEqual(
-                syscall_filter.main(["check", "--unit", str(UNIT), "--metrics-dropin", str(empty), folder]), 1)
+                syscall_filter.main(["check", "--unit", str(UNIT), "--tcp-dropin", str(empty), folder]), 1)
             # A family the drop-in does not add still fails, in a trace with metrics or without.
             (Path(folder) / "passtapd-2.trace").write_text(metrics + "7 socket(AF_PACKET, SOCK_RAW, 768) = 5\n")
             self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 1)

@@ -16,7 +16,7 @@ import Testing
         #expect(defaults.total == 38 + 64 + 18)
         #expect(defaults.terms.map(\.name).contains("[socket] max_clients"))
         // The terms later issues fill in are there, at zero.
-        for name in ["outbox connections", "database connections", "HTTP connections", "web clients"] {
+        for name in ["outbox connections", "database connections", "HTTP connections", "[web] max_clients + 1 listener (with [web] listen)"] {
             #expect(defaults.terms.first { $0.name == name }?.count == 0, "\(name)")
         }
         #expect(try budget("", eventLoops: 8).total == defaults.total + 18)
@@ -29,6 +29,11 @@ import Testing
         // The cap counts only with the listener on.
         #expect(try budget("[pcsc]\nenabled = false\n[metrics]\nmax_connections = 5\n").total == base.total)
         #expect(try budget("[pcsc]\nenabled = false\n[metrics]\nlisten = \"127.0.0.1:9466\"\nmax_connections = 5\n").total == base.total + 5)
+        // The web listener: its max_clients and its own socket, only with [web] listen.
+        #expect(try budget("[pcsc]\nenabled = false\n[web]\nmax_clients = 5\n").total == base.total)
+        let web = try budget("[pcsc]\nenabled = false\n[web]\nlisten = \"127.0.0.1:8941\"\nmax_clients = 5\n")
+        #expect(web.total == base.total + 5 + 1)
+        #expect(web.description.contains("[web] max_clients + 1 listener (with [web] listen) 6"), "\(web)")
         // libnfc: its context, then 3 per device; a driver's every device (or an empty list) is a scan's 16.
         #expect(try budget("[pcsc]\nenabled = false\n[libnfc]\nenabled = true\ndevices = [\"pn532_uart:/dev/ttyUSB0\"]\n").total == base.total + 8 + 3)
         #expect(try budget("[pcsc]\nenabled = false\n[libnfc]\nenabled = true\ndevices = [\"pn53x_usb\"]\n").total == base.total + 8 + 48)

@@ -9,7 +9,8 @@ public import PassTapCore
 /// (`RLIMIT_NOFILE`) covers the sum (``FileDescriptorLimit``).
 ///
 /// Every listener is capped, so nothing a peer does can take more than its term: Unix-socket
-/// clients by `[socket] max_clients`, metrics connections by `[metrics] max_connections`.
+/// clients by `[socket] max_clients`, metrics connections by `[metrics] max_connections`, web
+/// connections (pages and `/rpc` WebSockets) by `[web] max_clients`.
 public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible {
     /// One term of the sum.
     public struct Term: Sendable, Hashable {
@@ -19,7 +20,7 @@ public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible 
         public let count: Int
     }
 
-    /// Always held: stdin, stdout and stderr, the two listeners, the signal and Dispatch
+    /// Always held: stdin, stdout and stderr, the Unix-socket and metrics listeners, the signal and Dispatch
     /// descriptors, with room for short-lived ones (the config and key files a reload reads,
     /// `/proc` and sysfs reads). An idle passtapd with both listeners and no reader held 14 plus
     /// its event loops' (measured on 2026-11-26).
@@ -37,12 +38,14 @@ public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible 
     /// PN532's pty: 3).
     public static let perLibNFCDevice = 3
 
+    /// The web listener's own socket (`[web] listen`), beside its `max_clients` connections.
+    public static let webListener = 1
+
     /// Terms that later features fill in: each new kind of connection or client must add its
     /// keys here, so that it fits the same budget. None exists yet.
     public static let outboxConnections = 0
     public static let databaseConnections = 0
     public static let httpConnections = 0
-    public static let webClients = 0
 
     /// The terms, in the order the formula in `docs/operations.md` lists them.
     public let terms: [Term]
@@ -51,18 +54,19 @@ public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible 
     /// shared group has one per core).
     public init(_ configuration: Configuration, eventLoops: Int = System.coreCount) {
         let metrics = configuration.metrics.listen == nil ? 0 : configuration.metrics.maxConnections
+        let web = configuration.web.listen == nil ? 0 : Self.webListener + configuration.web.maxClients
         let pcsc = configuration.section(.pcsc).enabled ? Self.pcscContexts + Self.perPCSCReader * PCSCReaderBackend.maximumReaders : 0
         let nfc = configuration.section(.nfc).enabled ? Self.libnfcContext + Self.perLibNFCDevice * Self.libnfcDevices(configuration.libnfc.devices) : 0
         terms = [
             Term(name: "base (\(Self.fixedBase) + \(Self.perEventLoop) per event loop, \(eventLoops) loops)", count: Self.fixedBase + Self.perEventLoop * eventLoops),
             Term(name: "[socket] max_clients", count: configuration.socket.maxClients),
             Term(name: "[metrics] max_connections (with [metrics] listen)", count: metrics),
+            Term(name: "[web] max_clients + \(Self.webListener) listener (with [web] listen)", count: web),
             Term(name: "[pcsc] readers (\(PCSCReaderBackend.maximumReaders) at most, with [pcsc] enabled)", count: pcsc),
             Term(name: "[libnfc] devices (with [libnfc] enabled)", count: nfc),
             Term(name: "outbox connections", count: Self.outboxConnections),
             Term(name: "database connections", count: Self.databaseConnections),
             Term(name: "HTTP connections", count: Self.httpConnections),
-            Term(name: "web clients", count: Self.webClients),
         ]
     }
 

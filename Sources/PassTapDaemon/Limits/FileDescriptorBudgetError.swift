@@ -32,7 +32,7 @@ public struct FileDescriptorBudgetError: Error, Hashable, Sendable, CustomString
         let problem =
             raiseError.map { "cannot raise the soft open-file limit \(limit) to \(budget.total): \(String(cString: strerror($0)))" }
             ?? "the open-file limit (RLIMIT_NOFILE) \(limit) is below the file descriptor budget"
-        return "\(problem); budget \(budget). Lower [socket] max_clients or [metrics] max_connections, turn off a reader"
+        return "\(problem); budget \(budget). Lower [socket] max_clients, [metrics] max_connections or [web] max_clients, turn off a reader"
             + " backend you do not use, or raise the hard limit (LimitNOFILE= in the systemd unit, ulimit -Hn)"
     }
 

@@ -1,9 +1,10 @@
 import NIOCore
 
-/// First in a metrics connection's pipeline: closes it once it has sent more than
+/// First in an ``HTTPListener`` connection's pipeline: closes it once it has sent more than
 /// `maximumBytes`, or when `deadline` passes from its start (a slow or idle client), so neither
-/// a long head nor a trickle can hold a connection.
-final class RequestGuardHandler: ChannelInboundHandler {
+/// a long head nor a trickle can hold a connection. A WebSocket upgrade removes it: the upgraded
+/// connection has the limits its route gives it.
+final class RequestGuardHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 

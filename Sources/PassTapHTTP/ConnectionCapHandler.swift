@@ -1,11 +1,11 @@
 import NIOCore
 import Synchronization
 
-/// In the metrics listener's own pipeline, before NIO's accept handler: counts the connections
-/// the listener holds, and closes one more than `limit` as soon as it is accepted, before any
-/// handler, buffer or timer is set up for it. Its file descriptor lives only from `accept(2)` to
-/// that `close(2)`, so a flood of connections cannot take the daemon's descriptors
-/// (`[metrics] max_connections`; `docs/operations.md`, "File descriptors").
+/// In an ``HTTPListener``'s own pipeline, before NIO's accept handler: counts the connections the
+/// listener holds, and closes one more than `limit` as soon as it is accepted, before any handler,
+/// buffer or timer is set up for it. Its file descriptor lives only from `accept(2)` to that
+/// `close(2)`, so a flood of connections cannot take the daemon's descriptors
+/// (`[metrics] max_connections`, `[web] max_clients`; `docs/operations.md`, "File descriptors").
 final class ConnectionCapHandler: ChannelInboundHandler {
     typealias InboundIn = any Channel
     typealias InboundOut = any Channel

@@ -6,24 +6,26 @@ import Glibc
 import Darwin
 #endif
 
-/// Which `Host` header a metrics request may carry: one naming this listener by an address, never
-/// by another name, so that a web page cannot read the metrics through DNS rebinding (a name of
-/// the attacker's that comes to resolve to 127.0.0.1 makes the browser send that name as `Host`).
+/// Which `Host` header a request to an ``HTTPListener`` (metrics or web) may carry: one naming this
+/// listener by an address, never by another name, so that a web page cannot reach the listener
+/// through DNS rebinding (a name of the attacker's that comes to resolve to 127.0.0.1 makes the
+/// browser send that name as `Host`).
 ///
 /// Accepted hosts: `localhost`, a loopback address (`127.0.0.0/8`, `[::1]`), the listen address
 /// itself, and any IP address when the listener is on a wildcard (`0.0.0.0`, `[::]`), whose own
 /// addresses are not known here (an address, unlike a name, cannot be rebound). The port must be
 /// the listener's (no port means 80).
-struct HostHeaderCheck: Sendable {
-    /// The `[metrics] listen` host, as configured.
+public struct HostHeaderCheck: Sendable {
+    /// The listener's host (`[metrics] listen`, `[web] listen`), as configured.
     private let listenHost: String
 
-    init(listen: ListenAddress) {
+    /// The check for a listener on `listen`.
+    public init(listen: ListenAddress) {
         listenHost = listen.host
     }
 
     /// Whether `value`, a request's `Host` header, names this listener on `port`.
-    func accepts(_ value: String, port: Int) -> Bool {
+    public func accepts(_ value: String, port: Int) -> Bool {
         guard let (host, given) = Self.split(value.lowercased()), given == port else { return false }
         if host == "localhost" { return true }
         if let address = Self.ipv4(host) {

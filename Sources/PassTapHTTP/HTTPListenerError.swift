@@ -1,0 +1,44 @@
+public import PassTapCore
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An ``HTTPListener`` could not bind its address. Equal by ``code``.
+public struct HTTPListenerError: Error, Hashable, CustomStringConvertible {
+    /// What failed.
+    public enum Code: String, Hashable, Sendable {
+        /// Binding the address failed (in use, not allowed, no such address...): see ``underlying``.
+        case bindFailed = "bind_failed"
+        /// The socket was bound but has no local address to report.
+        case noLocalAddress = "no_local_address"
+    }
+
+    /// What failed.
+    public var code: Code
+    /// The listener's name, which is also its configuration table (`metrics`, `web`).
+    public var listener: String
+    /// The address it was to listen on (`[metrics] listen`, `[web] listen`).
+    public var address: ListenAddress
+    /// What the bind threw.
+    public var underlying: any Error
+
+    /// The error for the listener `listener` on `address`.
+    public init(code: Code, listener: String, address: ListenAddress, underlying: any Error) {
+        self.code = code
+        self.listener = listener
+        self.address = address
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        let text = "cannot listen for \(listener) on \(address) ([\(listener)] listen): \(underlying)"
+        guard (underlying as? IOError)?.errnoCode == EAFNOSUPPORT else { return text }
+        // What systemd's RestrictAddressFamilies= answers: the shipped unit allows no TCP.
+        return text + "; under systemd, install the drop-in tcp-listeners.conf (docs/operations.md, \"The TCP listeners' drop-in\")"
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
