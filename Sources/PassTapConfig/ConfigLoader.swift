@@ -149,6 +149,9 @@ public enum ConfigLoader {
         }
         if var web = try subtable("web", of: &root) {
             configuration.web = try readWeb(&web, keyPolicy: keyPolicy)
+            if let listen = configuration.web.listen, let metrics = configuration.metrics.listen, listen.port == metrics.port {
+                throw web.error("listen", "expected a port other than [metrics] listen's (\(metrics)), found \(listen): the two listeners cannot share a port")
+            }
         }
         if let libnfcTable { try checkECPFrame(of: configuration, in: libnfcTable) }
         return configuration

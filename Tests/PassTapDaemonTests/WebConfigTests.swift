@@ -129,6 +129,13 @@ extension VASConfigTests.Folder {
         #expect(error.problem == "expected \(ListenAddress.expectation), found \"\(text)\"")
     }
 
+    @Test func theWebListenerCannotShareThePortOfTheMetricsListener() throws {
+        let error = try refusal("[metrics]\nlisten = \"127.0.0.1:9466\"\n[web]\nlisten = \"localhost:9466\"\n", in: try Folder())
+        #expect(error.line == 4 && error.keyPath == "web.listen", "\(error)")
+        #expect(error.problem == "expected a port other than [metrics] listen's (127.0.0.1:9466), found localhost:9466: the two listeners cannot share a port")
+        #expect(try ConfigLoader.parse("[metrics]\nlisten = \"127.0.0.1:9466\"\n[web]\nlisten = \"127.0.0.1:8941\"\n", file: "t.toml").web.listen?.port == 8941)
+    }
+
     // MARK: limits
 
     static let limits: [(key: String, bad: [String])] = [

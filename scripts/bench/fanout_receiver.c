@@ -2,6 +2,15 @@
  * subscribed to events, read through one epoll set, every event line timestamped on arrival.
  *
  *   fanout_receiver SOCKET N KINDS_JSON [OBSERVERS]
+ *   PASSTAP_WEB_TOKEN_FILE=FILE fanout_receiver ws://127.0.0.1:PORT/rpc N KINDS_JSON
+ *
+ * With a ws:// URL (an IPv4 address and a port) the N connections are WebSocket clients of
+ * passtapd's web listener instead (scripts/bench/web): each sends the upgrade request (Host: the
+ * URL's host:port, no Origin), checks the 101 answer and its Sec-WebSocket-Accept, then `auth`
+ * with the token in FILE (its first line) in a masked text frame and waits for its result, all
+ * before the next connection; then events.subscribe as for the socket. Every text frame passtapd
+ * sends is one message, handled as a socket line is; a ping is answered with a pong, and a close
+ * frame or a fragmented message fails the run. OBSERVERS must be 0 there (a token has no uid).
  *
  * KINDS_JSON is the `kinds` array of the events.subscribe params, e.g. ["read.result"]. The last
  * OBSERVERS (default 0) of the N connections are made as uid and gid 65534 (nobody:nogroup, no
@@ -29,6 +38,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -38,6 +50,10 @@
 
 #define READ_CHUNK (256 * 1024)
 #define MAX_LINE (64 * 1024 + 2)
+#define MAX_FRAME (MAX_LINE + 14) /* a message of MAX_LINE and the longest frame header */
+/* RFC 6455 §1.3's example key and the Sec-WebSocket-Accept a server must answer it with. */
+#define WEBSOCKET_KEY "dGhlIHNhbXBsZSBub25jZQ=="
+#define WEBSOCKET_ACCEPT "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
 
 struct subscriber {
     int fd;
@@ -46,6 +62,7 @@ struct subscriber {
     size_t carried;
     unsigned long long events; /* event lines received */
     int answered;             /* the events.subscribe answer came */
+    int websocket;            /* a WebSocket client: frames, not lines */
 };
 
 struct pending {
@@ -116,6 +133,126 @@ static void write_all(int fd, const char *text, size_t length) {
     }
 }
 
+/* Sends one frame of `opcode` with `payload`, masked as a client must (RFC 6455 §5.3). */
+static void send_frame(int fd, int opcode, const char *payload, size_t length) {
+    static char frame[MAX_FRAME];
+    if (length > MAX_LINE) {
+        fprintf(stderr, "fanout_receiver: a message over 64 KiB to send\n");
+        exit(1);
+    }
+    size_t at = 0;
+    frame[at++] = (char)(0x80 | opcode);
+    if (length < 126) {
+        frame[at++] = (char)(0x80 | length);
+    } else {
+        frame[at++] = (char)(0x80 | 126);
+        frame[at++] = (char)(length >> 8);
+        frame[at++] = (char)(length & 0xff);
+    }
+    unsigned char mask[4];
+    for (int i = 0; i < 4; i++) mask[i] = (unsigned char)rand();
+    memcpy(frame + at, mask, 4);
+    at += 4;
+    for (size_t i = 0; i < length; i++) frame[at + i] = (char)(payload[i] ^ mask[i % 4]);
+    write_all(fd, frame, at + length);
+}
+
+/* Reads exactly `length` bytes (the socket is still blocking, with a receive timeout). */
+static void read_exact(int fd, char *buffer, size_t length, const char *what) {
+    while (length > 0) {
+        ssize_t got = read(fd, buffer, length);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            fprintf(stderr, "fanout_receiver: %s: %s\n", what, got == 0 ? "passtapd closed the connection" : strerror(errno));
+            exit(1);
+        }
+        buffer += got;
+        length -= (size_t)got;
+    }
+}
+
+/* A WebSocket to `url` (ws://IPV4:PORT/PATH), upgraded and authenticated with `token`. */
+static int connect_websocket(const char *url, const char *token) {
+    char host[64], path[256];
+    int port = 0;
+    if (sscanf(url, "ws://%63[0-9.]:%d%255s", host, &port, path) != 3 || port < 1 || port > 65535 || path[0] != '/') {
+        fprintf(stderr, "fanout_receiver: expected ws://IPV4:PORT/PATH, found %s\n", url);
+        exit(64);
+    }
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) die("socket");
+    int on = 1;
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on) != 0) die("TCP_NODELAY");
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
+    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) {
+        fprintf(stderr, "fanout_receiver: %s is no IPv4 address\n", host);
+        exit(64);
+    }
+    if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) die("connect");
+    struct timeval timeout = {.tv_sec = 30};
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout) != 0) die("SO_RCVTIMEO");
+
+    char request[1024];
+    int length = snprintf(request, sizeof request,
+                          "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                          "Sec-WebSocket-Key: " WEBSOCKET_KEY "\r\nSec-WebSocket-Version: 13\r\n\r\n",
+                          path, host, port);
+    write_all(fd, request, (size_t)length);
+    /* The answer's head, byte by byte: nothing after it may be read here. */
+    char head[4096];
+    size_t filled = 0;
+    while (filled < 4 || memcmp(head + filled - 4, "\r\n\r\n", 4) != 0) {
+        if (filled == sizeof head - 1) {
+            fprintf(stderr, "fanout_receiver: the upgrade answer's head is over 4 KiB\n");
+            exit(1);
+        }
+        read_exact(fd, head + filled, 1, "reading the upgrade answer");
+        filled++;
+    }
+    head[filled] = 0;
+    if (strncmp(head, "HTTP/1.1 101 ", 13) != 0 || !strcasestr(head, "\r\nSec-WebSocket-Accept: " WEBSOCKET_ACCEPT "\r\n")) {
+        fprintf(stderr, "fanout_receiver: %s was not upgraded: %.*s\n", url, (int)(filled > 400 ? 400 : filled), head);
+        exit(1);
+    }
+
+    char message[1024];
+    length = snprintf(message, sizeof message, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"auth\",\"params\":{\"token\":\"%s\"}}", token);
+    if (length <= 0 || length >= (int)sizeof message) {
+        fprintf(stderr, "fanout_receiver: the token is too long\n");
+        exit(64);
+    }
+    send_frame(fd, 1, message, (size_t)length);
+    unsigned char header[10];
+    read_exact(fd, (char *)header, 2, "reading the auth answer");
+    size_t payload = header[1] & 0x7f;
+    if (payload == 126) {
+        read_exact(fd, (char *)header + 2, 2, "reading the auth answer");
+        payload = (size_t)header[2] << 8 | header[3];
+    }
+    if ((header[0] & 0x0f) != 1 || payload == 127 || payload >= sizeof message) {
+        fprintf(stderr, "fanout_receiver: auth was answered with frame %02x %02x\n", header[0], header[1]);
+        exit(1);
+    }
+    read_exact(fd, message, payload, "reading the auth answer");
+    if (!memmem(message, payload, "\"result\"", 8)) {
+        fprintf(stderr, "fanout_receiver: auth was answered: %.*s\n", (int)payload, message);
+        exit(1);
+    }
+    struct timeval none = {0};
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none) != 0) die("SO_RCVTIMEO");
+    return fd;
+}
+
+/* The token in the first line of the file `path`. */
+static char *read_token(const char *path) {
+    static char token[600];
+    FILE *file = fopen(path, "r");
+    if (!file || !fgets(token, sizeof token, file)) die("reading PASSTAP_WEB_TOKEN_FILE");
+    fclose(file);
+    token[strcspn(token, "\r\n")] = 0;
+    return token;
+}
+
 /* The number after "seq": in a line, or -1. */
 static long long seq_of(const char *line, size_t length) {
     const char *key = memmem(line, length, "\"seq\":", 6);
@@ -174,9 +311,79 @@ static void handle_line(int index, const char *line, size_t length, long long ar
     }
 }
 
+/* Handles every whole frame in a WebSocket subscriber's carry buffer, keeping the rest. */
+static void handle_frames(int index, long long arrived) {
+    struct subscriber *s = &subscribers[index];
+    size_t at = 0;
+    for (;;) {
+        size_t left = s->carried - at;
+        const unsigned char *frame = (const unsigned char *)s->carry + at;
+        if (left < 2) break;
+        if (frame[1] & 0x80) fail("a masked frame from the server", index);
+        size_t header = 2;
+        unsigned long long length = frame[1] & 0x7f;
+        if (length == 126) {
+            if (left < 4) break;
+            length = (unsigned long long)frame[2] << 8 | frame[3];
+            header = 4;
+        } else if (length == 127) {
+            if (left < 10) break;
+            length = 0;
+            for (int i = 0; i < 8; i++) length = length << 8 | frame[2 + i];
+            header = 10;
+        }
+        if (length > MAX_LINE) fail("a message over 64 KiB", index);
+        if (left < header + length) break;
+        const char *payload = (const char *)frame + header;
+        if (!(frame[0] & 0x80) || (frame[0] & 0x0f) == 0) fail("a fragmented message", index);
+        switch (frame[0] & 0x0f) {
+        case 1: handle_line(index, payload, (size_t)length, arrived); break;
+        case 9: send_frame(s->fd, 10, payload, (size_t)length); break;
+        case 10: break;
+        case 8:
+            fprintf(stderr, "fanout_receiver: subscriber %d: passtapd closed the WebSocket: code %d %.*s\n", index,
+                    length >= 2 ? (unsigned char)payload[0] << 8 | (unsigned char)payload[1] : 0,
+                    length > 2 ? (int)length - 2 : 0, payload + 2);
+            exit(1);
+        default: fail("a frame of an unknown opcode", index);
+        }
+        at += header + (size_t)length;
+    }
+    memmove(s->carry, s->carry + at, s->carried - at);
+    s->carried -= at;
+}
+
+/* Reads everything a WebSocket subscriber's socket holds; every whole frame is handled. */
+static void drain_frames(int index, char *chunk, long long arrived) {
+    struct subscriber *s = &subscribers[index];
+    if (!s->carry && !(s->carry = malloc(MAX_FRAME))) die("malloc");
+    for (;;) {
+        ssize_t got = read(s->fd, chunk, READ_CHUNK);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+            die("read");
+        }
+        if (got == 0) fail("passtapd closed the connection", index);
+        for (size_t used = 0; used < (size_t)got;) {
+            size_t room = MAX_FRAME - s->carried, take = (size_t)got - used < room ? (size_t)got - used : room;
+            if (take == 0) fail("a frame over 64 KiB", index);
+            memcpy(s->carry + s->carried, chunk + used, take);
+            s->carried += take;
+            used += take;
+            handle_frames(index, arrived);
+        }
+        if (got < READ_CHUNK) return;
+    }
+}
+
 /* Reads everything the socket holds; every line completed is handled with `arrived`. */
 static void drain(int index, char *chunk, long long arrived) {
     struct subscriber *s = &subscribers[index];
+    if (s->websocket) {
+        drain_frames(index, chunk, arrived);
+        return;
+    }
     for (;;) {
         ssize_t got = read(s->fd, chunk, READ_CHUNK);
         if (got < 0) {
@@ -213,7 +420,7 @@ static void drain(int index, char *chunk, long long arrived) {
 
 int main(int argc, char **argv) {
     if (argc != 4 && argc != 5) {
-        fprintf(stderr, "usage: fanout_receiver SOCKET N KINDS_JSON [OBSERVERS]\n");
+        fprintf(stderr, "usage: fanout_receiver SOCKET|ws://IPV4:PORT/PATH N KINDS_JSON [OBSERVERS]\n");
         return 64;
     }
     const char *path = argv[1];
@@ -222,6 +429,16 @@ int main(int argc, char **argv) {
     if (subscriber_count < 1 || observers < 0 || observers > subscriber_count) {
         fprintf(stderr, "fanout_receiver: N must be at least 1, OBSERVERS between 0 and N\n");
         return 64;
+    }
+    int websocket = strncmp(path, "ws://", 5) == 0;
+    const char *token = NULL;
+    if (websocket) {
+        const char *token_file = getenv("PASSTAP_WEB_TOKEN_FILE");
+        if (!token_file || observers != 0) {
+            fprintf(stderr, "fanout_receiver: a ws:// URL needs PASSTAP_WEB_TOKEN_FILE, and OBSERVERS 0\n");
+            return 64;
+        }
+        token = read_token(token_file);
     }
     raise_fd_limit(subscriber_count);
     subscribers = calloc((size_t)subscriber_count, sizeof *subscribers);
@@ -245,8 +462,14 @@ int main(int argc, char **argv) {
             if (setgroups(0, NULL) != 0 || setegid(nobody) != 0 || seteuid(nobody) != 0) die("becoming nobody");
         }
         subscribers[i].observer = i >= subscriber_count - observers;
-        subscribers[i].fd = connect_to(path);
-        write_all(subscribers[i].fd, request, (size_t)request_length);
+        subscribers[i].websocket = websocket;
+        if (websocket) {
+            subscribers[i].fd = connect_websocket(path, token);
+            send_frame(subscribers[i].fd, 1, request, (size_t)request_length - 1); /* without the newline */
+        } else {
+            subscribers[i].fd = connect_to(path);
+            write_all(subscribers[i].fd, request, (size_t)request_length);
+        }
         if (fcntl(subscribers[i].fd, F_SETFL, O_NONBLOCK) != 0) die("fcntl");
         struct epoll_event event = {.events = EPOLLIN | EPOLLRDHUP, .data.u32 = (unsigned)i};
         if (epoll_ctl(epoll, EPOLL_CTL_ADD, subscribers[i].fd, &event) != 0) die("epoll_ctl");

@@ -37,11 +37,13 @@ extension Configuration {
     public struct WebToken: Sendable, Hashable {
         /// `name`: what logs, audit lines, `status` and the metrics call it; unique.
         public var name: String
-        /// `token_file`: where the secret was read from (checked as merchant key files are).
+        /// `token_file`: where the secret was read from, a relative path resolved from the config
+        /// file's folder (checked as merchant key files are; ``WebTokenFile``). Read again on
+        /// every reload.
         public var tokenFile: String
         /// The secret read from `token_file`.
         public var secret: WebTokenSecret
-        /// `roles`: `observe` and/or `read`.
+        /// `roles`: `observe` and/or `read`, at least one (`transmit` is refused at load).
         public var roles: Set<AccessRole>
         /// `origins`: exact `scheme://host[:port]` values, lower-cased, without a trailing slash.
         /// Empty: the token accepts only connections that send no `Origin` (non-browser programs).

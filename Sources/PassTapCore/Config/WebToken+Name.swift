@@ -7,8 +7,8 @@ extension Configuration.WebToken {
         "a name of 1 to \(maximumNameLength) letters, digits, '-', '_' and '.', starting with a letter or digit (it appears in logs and metric labels)"
 
     /// Whether `name` is a plain identifier: 1 to ``maximumNameLength`` ASCII letters, digits,
-    /// `-`, `_` and `.`, the first a letter or digit. It names the token in logs, audit lines and metric labels, and
-    /// `passtap web-token` names the file after it, so it may hold nothing else.
+    /// `-`, `_` and `.`, the first a letter or digit. It names the token in logs, audit lines and
+    /// metric labels, and `passtap web-token` names the file after it, so it may hold nothing else.
     public static func isValidName(_ name: String) -> Bool {
         guard let first = name.utf8.first, isAlphanumeric(first), name.utf8.count <= maximumNameLength else { return false }
         return name.utf8.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") }
