@@ -51,7 +51,9 @@ import Testing
     }
 
     @Test func anAcceptedUpgradeEchoesAndOutlivesTheRequestDeadline() async throws {
-        let limits = HTTPListenerLimits(maximumConnections: 8, maximumRequestBytes: 8192, requestDeadline: .milliseconds(200))
+        // The handshake itself must finish within the deadline: 200 ms was missed once on a
+        // loaded 2-core machine, so the deadline is 2 s (the second connection's close waits it out).
+        let limits = HTTPListenerLimits(maximumConnections: 8, maximumRequestBytes: 8192, requestDeadline: .seconds(2))
         try await withListener(Self.routes(asked: Counter()), limits: limits) { address in
             let port = try #require(address.port)
             try await RawWebSocket.connect(to: address) { socket in
