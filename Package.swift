@@ -26,6 +26,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Forwarding (issue 22): the outbox (SQLite, vendored by sqlite-nio), the webhook client, PostgreSQL.
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // C, imported in exactly one backend target each.
@@ -141,6 +146,26 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // Forwarding chosen events to a fleet: the durable outbox on each till (SQLite through
+        // sqlite-nio, written on a thread of its own), and its sinks, webhooks (async-http-client,
+        // Standard Webhooks signatures) and PostgreSQL (postgres-nio), each with its own cursor.
+        .target(
+            name: "PassTapForward",
+            dependencies: [
+                "PassTapCore", "PassTapProtocol",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
         // passtapd.toml: TOML 1.0 grammar check, TOMLKit, validation into PassTapCore's
         // Configuration. Its own target so the config fuzz target builds without the daemon.
         .target(
@@ -156,7 +181,7 @@ let package = Package(
             name: "PassTapDaemon",
             dependencies: [
                 "PassTapCore", "PassTapProtocol", "PassTapConfig", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics",
-                "PassTapWeb",
+                "PassTapWeb", "PassTapForward",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -254,6 +279,18 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "PassTapForwardTests",
+            dependencies: [
+                "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),

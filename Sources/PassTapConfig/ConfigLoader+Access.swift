@@ -14,8 +14,12 @@ extension ConfigLoader {
     /// members of the running socket's group (and root, and passtapd's own user, the socket's
     /// owner) can connect, so the role reaches members of both groups only. Unlike a key file
     /// (``keyFilePolicy(for:listening:)``), it needs no second check.
+    ///
+    /// An absent `manage` list means passtapd's own user (root holds every role anyway); an
+    /// explicit empty one means root only.
     static func readAccess(_ table: inout TableReader?, socket: Configuration.Socket) throws(ConfigurationError) -> Configuration.Access {
         var access = Configuration.Access()
+        access.manage = [.user(geteuid())]
         if var table {
             for role in AccessRole.allCases {
                 guard let entries = try table.strings(role.rawValue) else { continue }
@@ -27,6 +31,7 @@ extension ConfigLoader {
                 case .observe: access.observe = principals
                 case .read: access.read = principals
                 case .transmit: access.transmit = principals
+                case .manage: access.manage = principals
                 }
             }
             try table.rejectUnknownKeys()

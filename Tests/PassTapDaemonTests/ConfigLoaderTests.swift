@@ -10,6 +10,7 @@ import Testing
         let configuration = try ConfigLoader.parse("", file: "t.toml")
         var expected = Configuration()
         expected.access.read = [.group(getegid())]  // the group a new socket file gets
+        expected.access.manage = [.user(geteuid())]  // the daemon's own user
         #expect(configuration == expected)
         #expect(configuration.socket.path == "/run/passtap/passtapd.sock")
         #expect(configuration.socket.mode == 0o660)

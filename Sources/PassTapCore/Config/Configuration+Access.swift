@@ -6,6 +6,9 @@ public enum AccessRole: String, Hashable, Sendable, CaseIterable, Comparable {
     case read
     /// `card.transmit` (which also needs `[socket] allow_transmit = true`).
     case transmit
+    /// `forward.retry` and `forward.drop`: acting on the forwarding outbox (`[access] manage`; by
+    /// default root and the daemon's own user only).
+    case manage
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -41,15 +44,19 @@ extension Configuration {
         public var read: [AccessPrincipal] = []
         /// `transmit`: `card.transmit`. Empty means root only.
         public var transmit: [AccessPrincipal] = []
+        /// `manage`: `forward.retry`, `forward.drop`. The config loader fills an absent list with
+        /// the daemon's own user; here (a configuration built in code) empty means root only.
+        public var manage: [AccessPrincipal] = []
 
         /// The defaults of a configuration built in code: everyone observes, root does the rest.
         public init() {}
 
         /// Creates lists for each role.
-        public init(observe: [AccessPrincipal], read: [AccessPrincipal], transmit: [AccessPrincipal]) {
+        public init(observe: [AccessPrincipal], read: [AccessPrincipal], transmit: [AccessPrincipal], manage: [AccessPrincipal] = []) {
             self.observe = observe
             self.read = read
             self.transmit = transmit
+            self.manage = manage
         }
 
         /// The roles of a peer with user `uid` whose groups (primary and supplementary) are `groups`.
@@ -68,6 +75,7 @@ extension Configuration {
             case .observe: return observe
             case .read: return read
             case .transmit: return transmit
+            case .manage: return manage
             }
         }
 

@@ -104,6 +104,8 @@ public struct Configuration: Sendable, Hashable {
     public var metrics = Metrics()
     /// `[web]`: the browser listener (off by default).
     public var web = Web()
+    /// `[forward]`: the outbox and its sinks (no sink by default: nothing is stored or sent).
+    public var forward = Forward()
 
     /// The built-in defaults (what an empty file means).
     public init() {}

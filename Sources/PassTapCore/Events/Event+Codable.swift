@@ -30,6 +30,8 @@ extension Event: Codable {
             try reload.encode(to: encoder)
         case .configRejected(let rejection):
             try rejection.encode(to: encoder)
+        case .forwardDropped(let dropped):
+            try dropped.encode(to: encoder)
         }
     }
 
@@ -71,6 +73,8 @@ extension Event: Codable {
             payload = .configReloaded(try ConfigReloaded(from: decoder))
         case .configRejected:
             payload = .configRejected(try ConfigRejected(from: decoder))
+        case .forwardDropped:
+            payload = .forwardDropped(try ForwardDropped(from: decoder))
         }
     }
 }

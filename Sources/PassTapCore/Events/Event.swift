@@ -16,6 +16,8 @@ public enum EventPayload: Sendable, Hashable {
     case configReloaded(ConfigReloaded)
     /// `config.rejected`.
     case configRejected(ConfigRejected)
+    /// `forward.dropped`.
+    case forwardDropped(ForwardDropped)
 }
 
 /// One event as subscribers receive it: the params of an `event` notification.

@@ -20,4 +20,7 @@ public enum EventKind: String, Sendable, Codable, CaseIterable, Hashable {
     case configReloaded = "config.reloaded"
     /// A reload (SIGHUP) refused a config file; the last good one keeps running.
     case configRejected = "config.rejected"
+    /// The forwarding outbox dropped events that were still pending: it was full (the oldest
+    /// went), a removed sink's backlog expired, or `forward.drop` asked.
+    case forwardDropped = "forward.dropped"
 }

@@ -42,3 +42,28 @@ extension PublishedEvent {
         return EventNotificationEncoder.encode(event.viewed(as: view))
     }
 }
+
+extension EventNotificationEncoder {
+    /// What every `event` line starts with, up to its `params` (keys are sorted, so `params` comes
+    /// last and the line ends with `}` and the newline).
+    static let paramsPrefix = Array(#"{"jsonrpc":"2.0","method":"event","params":"#.utf8)
+}
+
+extension PublishedEvent {
+    /// The event's own JSON object in `view`: the `params` of its `event` line, as a slice of that
+    /// line (no copy, no second encoding). The forwarder stores and sends these bytes.
+    public func eventJSON(for view: EventView) -> ByteBuffer {
+        let line = notificationLine(for: view)
+        let prefix = EventNotificationEncoder.paramsPrefix
+        let suffixLength = 2  // `}` and the newline
+        if line.readableBytes > prefix.count + suffixLength, line.readableBytesView.starts(with: prefix),
+            let slice = line.getSlice(at: line.readerIndex + prefix.count, length: line.readableBytes - prefix.count - suffixLength)
+        {
+            return slice
+        }
+        // A line not made by EventNotificationEncoder (a programming error): encode the event alone.
+        var encoded = (try? NDJSON.encodeLine(event.viewed(as: view))) ?? ByteBuffer(string: "null\n")
+        encoded.moveWriterIndex(to: encoded.writerIndex - 1)
+        return encoded
+    }
+}

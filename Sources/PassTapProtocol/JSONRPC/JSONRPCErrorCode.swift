@@ -31,6 +31,8 @@
 /// | -32018 | `auth_failed`        | `/rpc`: unknown token, or an Origin it does not list        |
 /// | -32019 | `auth_rate_limited`  | `/rpc`: a failure over the Origin's (or global) limit       |
 /// | -32020 | `auth_timeout`       | `/rpc`: no `auth` within `[web] auth_timeout_ms`            |
+/// | -32021 | `unknown_sink`       | `forward.retry`/`forward.drop`: no sink has that name       |
+/// | -32022 | `outbox_unavailable` | the forwarding outbox cannot be read or written now         |
 public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The integer sent as `error.code`.
     public let rawValue: Int
@@ -92,6 +94,11 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
     /// -32020: no successful `auth` within `[web] auth_timeout_ms` of the upgrade; the connection
     /// is closed.
     public static let authTimeout = JSONRPCErrorCode(rawValue: -32020)
+    /// -32021: `forward.retry` or `forward.drop` named a sink that is neither configured nor
+    /// removed with a backlog still kept.
+    public static let unknownSink = JSONRPCErrorCode(rawValue: -32021)
+    /// -32022: the forwarding outbox could not be read or written (`data.detail` says why).
+    public static let outboxUnavailable = JSONRPCErrorCode(rawValue: -32022)
 
     /// The snake_case reason PassTap sends in `error.data.reason` for this code.
     public var reason: String {
@@ -121,6 +128,8 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
         case .authFailed: return "auth_failed"
         case .authRateLimited: return "auth_rate_limited"
         case .authTimeout: return "auth_timeout"
+        case .unknownSink: return "unknown_sink"
+        case .outboxUnavailable: return "outbox_unavailable"
         default: return "error_\(-rawValue)"
         }
     }

@@ -17,4 +17,14 @@ public enum RPCMethod: String, Sendable, CaseIterable, Codable {
     /// `vas.read`: wait for the next tap on a reader and answer with its Apple VAS entries.
     /// Params: ``VASReadParams``. Result: ``VASReadResult``.
     case vasRead = "vas.read"
+    /// `forward.status` (role `observe`): the outbox and each sink's backlog.
+    /// Params: none. Result: ``ForwardStatusResult``.
+    case forwardStatus = "forward.status"
+    /// `forward.retry` (role `manage`): put a sink's dead events back in its queue.
+    /// Params: ``ForwardSinkParams``. Result: ``ForwardRetryResult``.
+    case forwardRetry = "forward.retry"
+    /// `forward.drop` (role `manage`): drop everything a sink still has to deliver, dead events
+    /// included (a removed sink's backlog, or a backlog no longer wanted), announced with
+    /// `forward.dropped`. Params: ``ForwardSinkParams``. Result: ``ForwardDropResult``.
+    case forwardDrop = "forward.drop"
 }

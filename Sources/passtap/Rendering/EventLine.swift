@@ -52,6 +52,10 @@ enum EventLine {
             line += " at=\(UntrustedText.quoted(place))"
             if !rejection.key.isEmpty { line += " key=\(UntrustedText.escaped(rejection.key))" }
             line += " problem=\(UntrustedText.quoted(rejection.problem))"
+        case .forwardDropped(let dropped):
+            line += " reason=\(dropped.reason.rawValue)"
+            if let sink = dropped.sink { line += " sink=\(UntrustedText.escaped(sink))" }
+            line += " count=\(dropped.count) ids=\(UntrustedText.escaped(dropped.firstID))..\(UntrustedText.escaped(dropped.lastID))"
         }
         return line
     }
