@@ -30,9 +30,11 @@ extension Configuration {
 
         /// Every sink's name, kinds and message policy, webhooks first, each in file order. Names
         /// are unique across both lists (the loader refuses a repeated one).
-        public var sinks: [ForwardSinkSettings] {
-            webhooks.map { ForwardSinkSettings(name: $0.name, type: .webhook, kinds: $0.kinds, includeMessage: $0.includeMessage) }
-                + postgres.map { ForwardSinkSettings(name: $0.name, type: .postgres, kinds: $0.kinds, includeMessage: $0.includeMessage) }
+        public var sinks: [ForwardSinkSettings] { sinkConfigurations.map(\.settings) }
+
+        /// Every sink's whole configuration, in the order of ``sinks``.
+        public var sinkConfigurations: [ForwardSinkConfiguration] {
+            webhooks.map(ForwardSinkConfiguration.webhook) + postgres.map(ForwardSinkConfiguration.postgres)
         }
 
         /// Whether any sink wants events of `kind` (an event no sink wants is not stored).
@@ -77,6 +79,23 @@ extension Configuration {
             self.type = type
             self.kinds = kinds
             self.includeMessage = includeMessage
+        }
+    }
+
+    /// One sink's whole configuration: what the forwarder makes a sink from, and compares on a
+    /// reload (a sink whose configuration changed is made again, keeping its cursor).
+    public enum ForwardSinkConfiguration: Sendable, Hashable {
+        case webhook(ForwardWebhook)
+        case postgres(ForwardPostgres)
+
+        /// Its name, type, kinds and message policy.
+        public var settings: ForwardSinkSettings {
+            switch self {
+            case .webhook(let webhook):
+                return ForwardSinkSettings(name: webhook.name, type: .webhook, kinds: webhook.kinds, includeMessage: webhook.includeMessage)
+            case .postgres(let postgres):
+                return ForwardSinkSettings(name: postgres.name, type: .postgres, kinds: postgres.kinds, includeMessage: postgres.includeMessage)
+            }
         }
     }
 
