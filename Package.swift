@@ -338,8 +338,9 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
-                .product(name: "Logging", package: "swift-log"),
+                "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PCSCBackend", "NFCBackend", "ISO7816", "VAS", "PassTapForward",
+                .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),
