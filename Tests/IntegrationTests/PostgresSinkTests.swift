@@ -127,13 +127,15 @@ import Testing
         #expect(try cluster.psql("SELECT event->>'message' = 'member' || chr(65533) || '0042' FROM passtap_events") == "t")
     }
 
-    @Test func aRoleWithOnlyInsertOnAnExistingTableDelivers() async throws {
+    /// What docs/fleet.md tells a fleet to grant the tills' role: `INSERT`, and `SELECT` on `id`
+    /// alone (`ON CONFLICT (id)` reads it); no `CREATE` on the schema, no reading the events.
+    @Test func aRoleWithOnlyInsertAndSelectOfIDDelivers() async throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
         let owner = Self.sink(cluster)
         #expect(await owner.deliver(Self.items(1...1)) == .delivered)
         await owner.shutdown()
-        try cluster.psql("CREATE ROLE till LOGIN PASSWORD 'till-password'; REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT INSERT ON passtap_events TO till")
+        try cluster.psql("CREATE ROLE till LOGIN PASSWORD 'till-password'; REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT INSERT, SELECT (id) ON passtap_events TO till")
         let configuration = Configuration.ForwardPostgres(
             name: "fleet", host: cluster.socketDirectory, port: cluster.port, database: cluster.database, user: "till",
             password: ForwardSecretText("till-password"), tls: .disable)
@@ -178,20 +180,35 @@ import Testing
                 continue
             }
             #expect(delivered == 0)
-            print("PostgresSinkTests: ca_file \(caFile == nil ? "none" : "another CA"): \(error)")
             #expect(error.contains("TLS"), "\(error)")
             #expect(error.contains("127.0.0.1:\(cluster.port)"), "\(error)")
         }
         #expect(try cluster.psql("SELECT to_regclass('passtap_events') IS NULL") == "t")
     }
 
-    @Test func requireNeedsNoCAFile() async throws {
+    @Test func verifyFullRefusesAnAddressTheCertificateDoesNotName() async throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
-        let sink = Self.sink(cluster, tcpHost: "127.0.0.1", tls: .require)
-        #expect(await sink.deliver(Self.items(1...2)) == .delivered)
-        #expect(try Self.sinkUsesTLS(cluster) == "t")
+        // The server listens on 127.0.0.2 too; its certificate names 127.0.0.1, ::1 and localhost.
+        let sink = Self.sink(cluster, tcpHost: "127.0.0.2", tls: .verifyFull, caFile: cluster.caFile)
+        let outcome = await sink.deliver(Self.items(1...1))
         await sink.shutdown()
+        guard case .retry(0, _, let error) = outcome else { throw Rig.Failure(description: "not a retry: \(outcome)") }
+        #expect(error.contains("TLS") && error.contains("127.0.0.2"), "\(error)")
+    }
+
+    @Test func requireNeedsNoCAFileAndChecksNoName() async throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        for host in ["127.0.0.1", "127.0.0.2"] {
+            let sink = Self.sink(cluster, tcpHost: host, tls: .require)
+            #expect(await sink.deliver(Self.items(1...2)) == .delivered)
+            #expect(try Self.sinkUsesTLS(cluster) == "t")
+            await sink.shutdown()
+            try Self.waitFor("the sink's backend to end") {
+                (try? cluster.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'passtapd'")) == "0"
+            }
+        }
         #expect(try Self.count(cluster) == 2)
     }
 
@@ -210,7 +227,6 @@ import Testing
                 Issue.record("not a retry: \(outcome)")
                 continue
             }
-            print("PostgresSinkTests: wrong password: \(error)")
             #expect(error.contains("authentication failed"), "\(error)")
             #expect(error.contains("28P01"), "\(error)")
             #expect(!error.contains(wrong) && !error.contains(cluster.password), "\(error)")
@@ -229,7 +245,6 @@ import Testing
         var pending = Self.items(11...20)
         let first = await sink.deliver(pending)
         if case .retry(0, _, let error) = first {
-            print("PostgresSinkTests: after the restart: \(error)")
             #expect(!error.isEmpty)
         } else {
             #expect(first == .delivered)
@@ -260,7 +275,6 @@ import Testing
         let outcome = await another.deliver(Self.items(2...2))
         await another.shutdown()
         guard case .retry(0, _, let error) = outcome else { throw Rig.Failure(description: "not a retry: \(outcome)") }
-        print("PostgresSinkTests: server down: \(error)")
         #expect(error.contains("connecting to 127.0.0.1:\(cluster.port)"), "\(error)")
     }
 
@@ -282,7 +296,6 @@ import Testing
         let outcome = await sink.deliver(Self.items(2...2))
         await sink.shutdown()
         guard case .retry(0, _, let error) = outcome else { throw Rig.Failure(description: "not a retry: \(outcome)") }
-        print("PostgresSinkTests: timeout: \(error)")
         #expect(error.contains("no answer within"), "\(error)")
     }
 

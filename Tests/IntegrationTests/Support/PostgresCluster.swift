@@ -5,8 +5,9 @@ import Glibc
 #endif
 
 /// A private PostgreSQL cluster from Debian's `postgresql` (`scripts/rig/pg-cluster`): its own
-/// folder under /tmp, a Unix socket directory and a loopback TCP port, TLS with a throwaway CA
-/// (``caFile``), scram-sha-256 passwords, and the role and database `passtap`.
+/// folder under /tmp, a Unix socket directory and a loopback TCP port (on 127.0.0.1, and on
+/// 127.0.0.2, which its certificate does not name), TLS with a throwaway CA (``caFile``),
+/// scram-sha-256 passwords, and the role and database `passtap` (which may create roles).
 ///
 /// Each cluster has its own folder and port, so suites using one need no lock. Rows are read
 /// back with `psql` as the `passtap` role over the socket.
