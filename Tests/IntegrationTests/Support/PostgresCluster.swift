@@ -111,6 +111,26 @@ final class PostgresCluster {
         return rows
     }
 
+    /// A `[[forward.postgres]]` entry for passtapd's config: TCP to 127.0.0.1 with `verify-full`
+    /// and ``caFile``, the password from ``passwordFile``.
+    func forwardEntry(name: String = "fleet", table: String = "passtap_events", kinds: [String] = ["read.result"], includeMessage: Bool = false) -> String {
+        """
+        [[forward.postgres]]
+        name = "\(name)"
+        host = "127.0.0.1"
+        port = \(port)
+        database = "\(database)"
+        user = "\(user)"
+        password_file = "\(passwordFile)"
+        tls = "verify-full"
+        ca_file = "\(caFile)"
+        table = "\(table)"
+        kinds = [\(kinds.map { "\"\($0)\"" }.joined(separator: ", "))]
+        include_message = \(includeMessage)
+
+        """
+    }
+
     @discardableResult
     private static func pgCluster(_ arguments: [String]) throws -> String {
         try Rig.run(script, arguments, timeout: 90)
