@@ -65,6 +65,43 @@ import Testing
         #expect(plan.effective == new)
     }
 
+    /// `[forward] outbox` is opened once, at start; the sinks and the other `[forward]` keys reload.
+    @Test func theOutboxIsRestartOnlyAndTheSinksAndOtherForwardKeysReload() throws {
+        let folder = try VASConfigTests.Folder()
+        try folder.secretFile("a.secret")
+        try folder.secretFile("b.secret", contents: VASConfigTests.Folder.webhookSecret(1).text)
+        let webhook = "[[forward.webhooks]]\nname = \"loyalty\"\nurl = \"https://a.example\"\nsecret_file = \"a.secret\"\n"
+        let old = try ConfigLoader.parse("[forward]\n" + webhook, file: folder.configFile)
+        let new = try ConfigLoader.parse(
+            """
+            [forward]
+            outbox = "/var/lib/elsewhere/outbox.sqlite"
+            max_pending_bytes = 2097152
+            sync = "full"
+            source = "till-4"
+            removed_sink_keep_hours = 1
+            [[forward.postgres]]
+            name = "fleet"
+            host = "/run/postgresql"
+            database = "passtap"
+            user = "passtap"
+            tls = "disable"
+            """, file: folder.configFile)
+        let plan = ReloadPlan(old: old, new: new)
+        #expect(plan.restartRequired == ["forward.outbox"])
+        #expect(plan.effective.forward.outbox == "/var/lib/passtap/outbox.sqlite")
+        #expect(
+            plan.changed == [
+                "forward.max_pending_bytes", "forward.sync", "forward.source", "forward.removed_sink_keep_hours", "forward.webhooks",
+                "forward.postgres",
+            ])
+        #expect(plan.effective.forward.webhooks.isEmpty && plan.effective.forward.postgres.map(\.name) == ["fleet"])
+        // A new secret in the same file is a change of that sink.
+        try folder.secretFile("a.secret", contents: VASConfigTests.Folder.webhookSecret(2).text)
+        let rotated = try ConfigLoader.parse("[forward]\n" + webhook, file: folder.configFile)
+        #expect(ReloadPlan(old: old, new: rotated).changed == ["forward.webhooks"])
+    }
+
     @Test func theSameFileChangesNothing() throws {
         let configuration = try Self.parse("[session]\naids = [\"A0000000041010\"]")
         let plan = ReloadPlan(old: configuration, new: configuration)
