@@ -224,7 +224,7 @@ extension ConfigLoader {
     /// `text` with whatever stands between `://` and `@` replaced, so a password is never echoed.
     private static func redactingUserInfo(_ text: String) -> String {
         guard let start = text.range(of: "://"), let at = text[start.upperBound...].firstIndex(of: "@") else { return text }
-        return text[..<start.upperBound] + "(user information)" + text[at...]
+        return String(text[..<start.upperBound]) + "(user information)" + String(text[at...])
     }
 
     /// `localhost`, `::1` or an IPv4 address in 127.0.0.0/8.

@@ -293,25 +293,38 @@ extension VASConfigTests.Folder {
 
     // MARK: values
 
-    static let badValues: [(table: String, line: String, keyPath: String, problem: String)] = [
-        ("forward", "max_pending_bytes = 1048575", "forward.max_pending_bytes", "expected an integer from 1048576 to 1099511627776, found 1048575"),
-        ("forward", "removed_sink_keep_hours = -1", "forward.removed_sink_keep_hours", "expected an integer from 0 to 8760, found -1"),
-        ("forward", "sync = \"always\"", "forward.sync", "expected \"normal\" (survives kill -9) or \"full\" (also survives power loss), found \"always\""),
-        ("forward", "source = \"\"", "forward.source", "expected this till's name in forwarded events"),
-        ("forward", "source = \"till\\u001b[2J\"", "forward.source", "expected this till's name in forwarded events"),
-        ("forward", "outbox = \"\"", "forward.outbox", "expected the path of the outbox's SQLite file"),
-        ("postgres", "port = 0", "forward.postgres[0].port", "expected an integer from 1 to 65535, found 0"),
-        ("postgres", "port = 65536", "forward.postgres[0].port", "expected an integer from 1 to 65535, found 65536"),
-        ("postgres", "tls = \"prefer\"", "forward.postgres[0].tls", "postgres fleet: expected \"disable\", \"require\" or \"verify-full\""),
-        ("postgres", "ca_file = \"nowhere.pem\"", "forward.postgres[0].ca_file", "postgres fleet: expected a readable PEM file of CA certificates, found none at"),
-        ("webhook", "timeout_ms = 99", "forward.webhooks[0].timeout_ms", "expected an integer from 100 to 300000, found 99"),
-        ("webhook", "timeout_ms = 300001", "forward.webhooks[0].timeout_ms", "expected an integer from 100 to 300000, found 300001"),
-        ("webhook", "ca_file = \".\"", "forward.webhooks[0].ca_file", "webhook loyalty: expected a readable PEM file of CA certificates"),
-        ("webhook", "include_message = \"yes\"", "forward.webhooks[0].include_message", "expected true or false, found a string"),
+    /// One refused value: the table it goes in, its line, the key path and the problem's start.
+    struct BadValue: Sendable, CustomTestStringConvertible {
+        let table: String
+        let line: String
+        let keyPath: String
+        let problem: String
+        init(_ table: String, _ line: String, _ keyPath: String, _ problem: String) {
+            (self.table, self.line, self.keyPath, self.problem) = (table, line, keyPath, problem)
+        }
+        var testDescription: String { "\(table): \(line)" }
+    }
+
+    static let badValues: [BadValue] = [
+        .init("forward", "max_pending_bytes = 1048575", "forward.max_pending_bytes", "expected an integer from 1048576 to 1099511627776, found 1048575"),
+        .init("forward", "removed_sink_keep_hours = -1", "forward.removed_sink_keep_hours", "expected an integer from 0 to 8760, found -1"),
+        .init("forward", "sync = \"always\"", "forward.sync", "expected \"normal\" (survives kill -9) or \"full\" (also survives power loss), found \"always\""),
+        .init("forward", "source = \"\"", "forward.source", "expected this till's name in forwarded events"),
+        .init("forward", "source = \"till\\u001b[2J\"", "forward.source", "expected this till's name in forwarded events"),
+        .init("forward", "outbox = \"\"", "forward.outbox", "expected the path of the outbox's SQLite file"),
+        .init("postgres", "port = 0", "forward.postgres[0].port", "expected an integer from 1 to 65535, found 0"),
+        .init("postgres", "port = 65536", "forward.postgres[0].port", "expected an integer from 1 to 65535, found 65536"),
+        .init("postgres", "tls = \"prefer\"", "forward.postgres[0].tls", "postgres fleet: expected \"disable\", \"require\" or \"verify-full\""),
+        .init("postgres", "ca_file = \"nowhere.pem\"", "forward.postgres[0].ca_file", "postgres fleet: expected a readable PEM file of CA certificates, found none at"),
+        .init("webhook", "timeout_ms = 99", "forward.webhooks[0].timeout_ms", "expected an integer from 100 to 300000, found 99"),
+        .init("webhook", "timeout_ms = 300001", "forward.webhooks[0].timeout_ms", "expected an integer from 100 to 300000, found 300001"),
+        .init("webhook", "ca_file = \".\"", "forward.webhooks[0].ca_file", "webhook loyalty: expected a readable PEM file of CA certificates"),
+        .init("webhook", "include_message = \"yes\"", "forward.webhooks[0].include_message", "expected true or false, found a string"),
     ]
 
     @Test(arguments: badValues)
-    func aValueOutOfRangeOrUnknownIsRefusedNamingTheKey(table: String, line: String, keyPath: String, problem: String) throws {
+    func aValueOutOfRangeOrUnknownIsRefusedNamingTheKey(bad: BadValue) throws {
+        let (table, line, keyPath, problem) = (bad.table, bad.line, bad.keyPath, bad.problem)
         let folder = try Folder()
         try folder.secretFile("loyalty.secret")
         let text: String

@@ -72,6 +72,6 @@ enum ForwardTable {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+        return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
     }
 }
