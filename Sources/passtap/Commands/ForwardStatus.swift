@@ -40,7 +40,7 @@ enum ForwardTable {
         var lines = [
             "forwarding as \(UntrustedText.escaped(status.source)): \(bytes(status.pendingBytes)) pending of \(bytes(status.maxPendingBytes)), \(status.dropped) dropped since start"
         ]
-        let rows = status.sinks.map { sink in
+        let rows: [[String]] = status.sinks.map { sink -> [String] in
             [
                 UntrustedText.escaped(sink.name), sink.type.rawValue,
                 sink.state.rawValue + (sink.dropAt.map { " (drop at \(UntrustedText.escaped($0)))" } ?? ""),
@@ -50,10 +50,12 @@ enum ForwardTable {
         }
         guard !rows.isEmpty else { return lines + ["no sinks"] }
         let table = [header] + rows
-        let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+        let widths: [Int] = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
         for row in table {
             // The last column (the error) is not padded.
-            let cells = row.indices.map { $0 == row.count - 1 ? row[$0] : row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+            let cells: [String] = row.indices.map { index -> String in
+                index == row.count - 1 ? row[index] : row[index].padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }
             lines.append(cells.joined(separator: "  "))
         }
         return lines
