@@ -28,7 +28,7 @@ import Testing
         let old = try Self.parse("[socket]\npath = \"/run/a.sock\"")
         let new = try Self.parse(
             "[socket]\npath = \"/run/b.sock\"\ngroup = \"root\"\nmode = \"0600\"\nmax_clients = 3\n[metrics]\nlisten = \"127.0.0.1:9466\"\nmax_connections = 2\n"
-                + "[web]\nlisten = \"127.0.0.1:8941\"\nmax_clients = 3")
+                + "[web]\nlisten = \"127.0.0.1:8941\"\nmax_clients = 3\n[forward]\noutbox = \"/var/lib/elsewhere/outbox.sqlite\"")
         let plan = ReloadPlan(old: old, new: new)
         #expect(plan.restartRequired.count == ConfigSetting.restartOnly.count)
         #expect(plan.restartRequired.contains("metrics.listen") && plan.restartRequired.contains("web.listen"))
