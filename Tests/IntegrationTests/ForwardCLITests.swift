@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// `passtap forward status|retry|drop` against a stand-in daemon (`socat` with canned answers):
@@ -80,5 +83,29 @@ import Testing
         let (status, output) = try HostileTextTests.passtap(["forward", "drop", "loyalti"], against: daemon)
         #expect(status == 64, "\(output)")
         #expect(output.contains("no forwarding sink is named \"loyalti\" (unknown_sink -32021)"), "\(output)")
+    }
+}
+
+extension ForwardCLITests {
+    /// The built passtapd (no pcscd, no forwarder running): `forward status` says forwarding is
+    /// off, a sink name is unknown (64), and a user without `manage` is refused `forward.drop`
+    /// (forbidden) while `observe` still gives it the status.
+    @Test(.enabled(if: getuid() == 0, "needs root to run passtap as another user"))
+    func theRealDaemonAnswersTheForwardMethodsByRole() throws {
+        let rig = try Rig(config: "group = \"nogroup\"\n[pcsc]\nenabled = false\n", pcscd: false)
+        defer { rig.stop() }
+        chmod(rig.directory.path, 0o755)
+        let passtap = Rig.binaries.appendingPathComponent("passtap").path
+        func run(_ arguments: [String], asNobody: Bool = false) throws -> (status: Int32, output: String) {
+            let command = asNobody ? ("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", passtap]) : (passtap, [])
+            let finished = try Spawned.finish(command.0, command.1 + arguments + ["--socket", rig.socketPath], deadline: 20)
+            return (finished.status, finished.output)
+        }
+        let off = try run(["forward", "status"], asNobody: true)
+        #expect(off.status == 0 && off.output.hasPrefix("forwarding is off"), "\(off.output)")
+        let forbidden = try run(["forward", "drop", "loyalty"], asNobody: true)
+        #expect(forbidden.status != 0 && forbidden.output.contains("(forbidden -32014)"), "\(forbidden.output)")
+        let unknown = try run(["forward", "retry", "loyalty"])
+        #expect(unknown.status == 64 && unknown.output.contains("(unknown_sink -32021)"), "\(unknown.output)")
     }
 }
