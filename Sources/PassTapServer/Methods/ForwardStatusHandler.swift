@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PassTapCore
 import PassTapProtocol
 
@@ -22,14 +17,7 @@ struct ForwardStatusHandler: MethodHandler {
         let settings = settings()
         return .result(
             ForwardStatusResult(
-                enabled: false, source: settings.source ?? Self.hostName(), pendingBytes: 0, maxPendingBytes: settings.maxPendingBytes,
+                enabled: false, source: settings.effectiveSource, pendingBytes: 0, maxPendingBytes: settings.maxPendingBytes,
                 dropped: 0, sinks: []))
-    }
-
-    /// This machine's host name (the default `source`), or `""` if it cannot be had.
-    private static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
