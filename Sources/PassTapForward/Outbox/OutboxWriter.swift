@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 public import PassTapCore
 import NIOCore
@@ -159,6 +159,6 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
     private static func currentHostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
