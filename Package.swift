@@ -339,7 +339,9 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
+                "PassTapForward",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),
