@@ -67,7 +67,7 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
         self.handoff = OutboxHandoff(maxEvents: limits.events, maxBytes: limits.bytes, instance: instance)
         self.onCommit = onCommit
         self.announce = announce
-        self.hostName = Self.currentHostName()
+        self.hostName = Configuration.Forward.hostName()
         self.finished = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
         handoff.setWanted(Self.wantedKinds(live.current.forward))
         let thread = Thread { [self] in run() }
@@ -154,12 +154,5 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
 
     private static func wantedKinds(_ forward: Configuration.Forward) -> Set<EventKind> {
         Set(EventKind.allCases.filter { forward.wants($0) })
-    }
-
-    /// This host's name (`gethostname`), the default `source`.
-    private static func currentHostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
