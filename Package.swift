@@ -285,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "PassTapForwardTests",
             dependencies: [
-                "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "VAS",
+                "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "VAS", "ISO7816",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 public import PassTapCore
 import NIOCore
@@ -90,6 +90,7 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
     public var dropped: Int { droppedTotal.load(ordering: .relaxed) }
 
     /// Commits what is handed off, then ends the thread; events recorded after this are not kept.
+    /// Call it before closing the outbox (the daemon stops the hub's publishers first).
     public func stop() async {
         handoff.stop()
         try? await finished.futureResult.get()
