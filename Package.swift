@@ -285,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "PassTapForwardTests",
             dependencies: [
-                "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "VAS",
+                "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "VAS", "ISO7816",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -340,7 +340,7 @@ let package = Package(
             dependencies: [
                 "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
                 "PassTapForward",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: upcoming
