@@ -1,5 +1,6 @@
 import Foundation
 import PassTapCore
+import PassTapProtocol
 import PassTapTestSupport
 import Testing
 @testable import PassTapForward

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PassTapCore
+import PassTapProtocol
 import PassTapTestSupport
 @testable import PassTapForward
 import ServiceLifecycle

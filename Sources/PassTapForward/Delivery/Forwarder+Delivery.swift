@@ -69,7 +69,7 @@ extension Forwarder {
             logger.error("cannot record a delivery in the outbox: the events will be delivered again", metadata: ["error": "\(error)"])
             return false
         }
-        record.delivered(delivered.count)
+        record.didDeliver(delivered.count)
         if let metrics {
             let time = now()
             metrics.forwardDelivered(sink: record.name, latencies: delivered.map { .seconds(max(0, time.timeIntervalSince($0.time))) })

@@ -13,7 +13,7 @@ extension Forwarder {
 
     /// Makes the running sinks those of `forward`.
     func apply(_ forward: Configuration.Forward) async {
-        guard let outbox = await outbox(for: forward) else { return }
+        guard let outbox = await openIfNeeded(forward) else { return }
         let wanted = forward.sinkConfigurations
         let wantedByName = Dictionary(wanted.map { ($0.settings.name, $0) }, uniquingKeysWith: { first, _ in first })
         // Removed and changed sinks stop first, so no loop of theirs runs across the change.
@@ -50,7 +50,7 @@ extension Forwarder {
 
     /// The open outbox, opened now (and its timers started) if `forward` has a sink; `nil` if it
     /// has none yet or the outbox cannot be opened (logged, and shown in `forward.status`).
-    private func outbox(for forward: Configuration.Forward) async -> (any OutboxStorage)? {
+    private func openIfNeeded(_ forward: Configuration.Forward) async -> (any OutboxStorage)? {
         if let outbox = state.withLock({ $0.outbox }) { return outbox }
         guard !forward.sinkConfigurations.isEmpty else { return nil }
         let outbox: any OutboxStorage

@@ -110,7 +110,7 @@ public final class Forwarder: Service, ConfigurationObserver, ForwardControl {
 
     /// Events were committed to the outbox (the writer's `onCommit`): idle loops look again.
     public func eventsCommitted() {
-        for record in state.withLock({ $0.running.keys.compactMap { name in $0.records[name] } }) {
+        for record in state.withLock({ state in state.running.keys.compactMap { state.records[$0] } }) {
             record.work.signal()
         }
     }

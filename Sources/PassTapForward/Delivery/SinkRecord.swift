@@ -24,14 +24,14 @@ final class SinkRecord: Sendable {
     }
 
     /// Events delivered since the daemon started.
-    var delivered: Int { figures.withLock(\.delivered) }
+    var delivered: Int { figures.withLock { $0.delivered } }
     /// The last error, until the next success.
-    var lastError: String? { figures.withLock(\.lastError) }
+    var lastError: String? { figures.withLock { $0.lastError } }
     /// When the next attempt is due, while the loop waits to retry.
-    var retryDue: Date? { figures.withLock(\.retryDue) }
+    var retryDue: Date? { figures.withLock { $0.retryDue } }
 
     /// `count` events were delivered; the last error is forgotten.
-    func delivered(_ count: Int) {
+    func didDeliver(_ count: Int) {
         figures.withLock {
             $0.delivered += count
             $0.lastError = nil

@@ -29,7 +29,7 @@ final class ManualClock: Clock, Sendable {
     /// The wall-clock time at offset zero.
     let start = Date(timeIntervalSince1970: 1_795_000_000)
 
-    var now: Instant { state.withLock(\.now) }
+    var now: Instant { state.withLock { $0.now } }
     var minimumResolution: Duration { .zero }
     /// The wall-clock time now.
     var date: Date { start.addingTimeInterval(Self.seconds(now.offset)) }

@@ -10,7 +10,7 @@ final class Recorded<Value: Sendable>: Sendable {
     private let state = Mutex(State())
 
     /// Everything recorded so far.
-    var values: [Value] { state.withLock(\.values) }
+    var values: [Value] { state.withLock { $0.values } }
 
     func append(_ value: Value) {
         let ready = state.withLock { state -> [(CheckedContinuation<[Value], Never>, [Value])] in
