@@ -29,7 +29,7 @@ final class ForwarderRig: Sendable {
     ) {
         let sinks = ScriptedSinkFactory(batchLimit: batchLimit, scripts: scripts)
         let live = LiveConfiguration(Self.configuration(configurations, keepHours: keepHours))
-        let logger = Logger(label: "ForwarderTests")
+        let logger = Logger(label: "ForwarderTests", factory: { _ in SwiftLogNoOpLogHandler() })
         let (outbox, clock, announced, metrics, opens) = (MemoryOutbox(), ManualClock(), Recorded<ForwardDropped>(), RecordingForwardMetrics(), Recorded<Void>())
         (self.sinks, self.live, self.outbox, self.clock, self.announced, self.metrics, self.opens) = (sinks, live, outbox, clock, announced, metrics, opens)
         let forwarder = Forwarder(
