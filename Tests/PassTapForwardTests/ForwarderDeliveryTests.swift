@@ -39,6 +39,8 @@ import Testing
         let rig = Rig([Rig.postgres("fleet")], scripts: ["fleet": [.answer(.retry(delivered: 2, after: nil, error: "connection reset"))]], batchLimit: 10)
         try await rig.start(sinks: 1)
         let sink = await rig.sinks.sink("fleet")
+        // Once the loop found nothing and waits, three events come in one commit.
+        try await withDeadline("the first look") { await rig.outbox.batches.wait(count: 1) }
         for _ in 0..<3 { await rig.outbox.append(.readResult, at: rig.clock.date) }
         rig.forwarder.eventsCommitted()
         try await withDeadline("the backoff") { await rig.clock.waitForSleep(.seconds(1)) }

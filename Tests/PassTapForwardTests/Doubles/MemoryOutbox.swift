@@ -20,6 +20,8 @@ actor MemoryOutbox: OutboxStorage {
     private var order: [String] = []
     /// The error every call throws while set.
     private var failure: OutboxError?
+    /// The row ids of every batch `nextBatch` gave, in order (empty ones too).
+    nonisolated let batches = Recorded<[Int64]>()
     /// The names given to each `setSinks`, in order.
     private(set) var setSinksCalls: [[String]] = []
 
@@ -62,7 +64,9 @@ actor MemoryOutbox: OutboxStorage {
         guard let state = sinks[sink] else { throw .unknownSink(sink) }
         let requeued = events.filter { state.requeued.contains($0.rowID) }
         let after = events.filter { $0.rowID > state.cursor && kinds.contains($0.kind) }
-        return Array((requeued + after).prefix(limit))
+        let batch = Array((requeued + after).prefix(limit))
+        batches.append(batch.map(\.rowID))
+        return batch
     }
 
     func markDelivered(sink: String, rowIDs: [Int64]) throws(OutboxError) {
