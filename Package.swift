@@ -285,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "PassTapForwardTests",
             dependencies: [
-                "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport",
+                "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "VAS",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -188,6 +188,9 @@ class InstalledPackageTests(unittest.TestCase):
         for library in ("libc6", "libpcsclite1", "libnfc6"):
             self.assertIn(library, control.stdout)
         self.assertNotIn("swift", control.stdout.lower())
+        # The sinks trust the system's CAs; SQLite is built into passtapd (sqlite-nio's copy).
+        self.assertIn("ca-certificates", control.stdout)
+        self.assertNotIn("libsqlite3", control.stdout)
         for program in ("passtapd", "passtap"):
             shown = run([str(self.root / "usr/bin" / program), "--version"])
             self.assertEqual((shown.returncode, shown.stdout.strip()), (0, version), shown.stderr)
@@ -199,6 +202,7 @@ class InstalledPackageTests(unittest.TestCase):
             "usr/lib/sysusers.d/passtap.conf": ROOT / "packaging/debian/sysusers.conf",
             UNIT: ROOT / "systemd/passtapd.service",
             "usr/share/doc/passtap/examples/tcp-listeners.conf": ROOT / "systemd/tcp-listeners.conf",
+            "usr/share/doc/passtap/examples/forwarding.conf": ROOT / "systemd/forwarding.conf",
         }
         polkit = ROOT / "polkit/50-passtapd-pcscd.rules"
         if polkit.exists():

@@ -6,8 +6,10 @@
   Debian package installs it. systemd 252's verify takes `--root=`: it looks the unit and its
   Exec binaries up inside that root, so the unit is checked exactly as shipped, no path rewritten.
   Any message at all fails the check (verify exits 0 on an unknown key or a bad value).
-- `systemd-analyze security --offline=true`: exposure at most 1.5, and 1.8 with the drop-in
-  systemd/tcp-listeners.conf (the web and metrics listeners on loopback).
+- `systemd-analyze security --offline=true`: exposure at most 1.5, 1.8 with the drop-in
+  systemd/tcp-listeners.conf (the web and metrics listeners on loopback), 1.9 with
+  systemd/forwarding.conf (webhooks and PostgreSQL on other hosts), and 1.8 with that one pinned
+  to addresses as its comment shows.
 - The settings the daemon and the shipped config rely on (Type=notify, the user and groups, the
   runtime directory, the address families).
 - LimitNOFILE= against the fd budget `passtapd --check-config` prints: the soft limit covers the
@@ -38,6 +40,11 @@ EXPOSURE_LIMIT = 1.5
 # With systemd/tcp-listeners.conf: Internet sockets (0.3) and an allow list of localhost (0.1).
 TCP_DROPIN = ROOT / "systemd" / "tcp-listeners.conf"
 TCP_DROPIN_EXPOSURE_LIMIT = 1.8
+# With systemd/forwarding.conf: Internet sockets (0.3) and no address deny list (0.1).
+FORWARDING_DROPIN = ROOT / "systemd" / "forwarding.conf"
+FORWARDING_DROPIN_EXPOSURE_LIMIT = 1.9
+# forwarding.conf's comment: a drop-in of one's own that denies again and allows listed prefixes.
+FORWARDING_PIN = "[Service]\nIPAddressDeny=any\nIPAddressAllow=localhost 192.0.2.0/24 2001:db8::/32 198.51.100.53\n"
 
 
 def settings(unit_text):
@@ -55,6 +62,15 @@ def exposure(unit_path):
     if not match:
         raise AssertionError(f"no exposure in systemd-analyze security's output: {result.stdout}{result.stderr}")
     return float(match.group(1))
+
+
+def merged_exposure(*drop_ins):
+    """The exposure of the unit with `drop_ins` (texts) appended in order: offline security reads
+    one file, and later lines of a drop-in override or extend the unit's as systemd merges them."""
+    with tempfile.TemporaryDirectory() as folder:
+        merged = Path(folder) / "passtapd.service"
+        merged.write_text("\n".join([UNIT.read_text(), *drop_ins]))
+        return exposure(merged)
 
 
 class InstallRoot:
@@ -151,15 +167,8 @@ class TCPListenersDropInTests(unittest.TestCase):
         self.assertEqual(merged[("Service", "IPAddressAllow")], ["localhost"])
         self.assertEqual(merged[("Service", "IPAddressDeny")], ["any"])
 
-    def merged_exposure(self, dropin_text):
-        """The exposure of the unit with `dropin_text` appended (offline security reads one file)."""
-        with tempfile.TemporaryDirectory() as folder:
-            merged = Path(folder) / "passtapd.service"
-            merged.write_text(UNIT.read_text() + "\n" + dropin_text)
-            return exposure(merged)
-
     def test_exposure_with_the_drop_in_is_at_most_its_limit_and_counts_it(self):
-        with_dropin = self.merged_exposure(TCP_DROPIN.read_text())
+        with_dropin = merged_exposure(TCP_DROPIN.read_text())
         self.assertLessEqual(with_dropin, TCP_DROPIN_EXPOSURE_LIMIT)
         self.assertGreater(with_dropin, exposure(UNIT))
 
@@ -172,6 +181,46 @@ class TCPListenersDropInTests(unittest.TestCase):
             merged = Path(folder) / "passtapd.service"
             merged.write_text(without_deny + "\n" + TCP_DROPIN.read_text())
             self.assertGreater(exposure(merged), TCP_DROPIN_EXPOSURE_LIMIT)
+
+
+class ForwardingDropInTests(unittest.TestCase):
+    """systemd/forwarding.conf, the drop-in that lets the sinks reach other hosts, and the state
+    directory that holds the outbox."""
+
+    def test_the_unit_with_the_drop_in_passes_verify_and_allows_every_address(self):
+        folder = binaries_folder()
+        root = InstallRoot(folder)
+        try:
+            drop_ins = root.unit.parent / "passtapd.service.d"
+            drop_ins.mkdir()
+            shutil.copy2(FORWARDING_DROPIN, drop_ins / FORWARDING_DROPIN.name)
+            status, messages = root.verify(UNIT.read_text())
+            self.assertEqual((status, messages), (0, ""))
+        finally:
+            root.remove()
+        merged = settings(UNIT.read_text() + FORWARDING_DROPIN.read_text())
+        families = set(" ".join(merged[("Service", "RestrictAddressFamilies")]).split())
+        self.assertEqual(families, {"AF_UNIX", "AF_NETLINK", "AF_INET", "AF_INET6"})
+        # An empty assignment resets the unit's deny list (IPAddressAllow= takes no host names).
+        self.assertEqual(merged[("Service", "IPAddressDeny")], ["any", ""])
+
+    def test_exposure_with_the_drop_in_and_pinned_again(self):
+        with_dropin = merged_exposure(FORWARDING_DROPIN.read_text())
+        self.assertLessEqual(with_dropin, FORWARDING_DROPIN_EXPOSURE_LIMIT)
+        self.assertGreater(with_dropin, merged_exposure(TCP_DROPIN.read_text()))
+        pinned = merged_exposure(FORWARDING_DROPIN.read_text(), FORWARDING_PIN)
+        self.assertLess(pinned, with_dropin)
+        self.assertLessEqual(pinned, TCP_DROPIN_EXPOSURE_LIMIT)
+        self.assertIn(FORWARDING_PIN.splitlines()[2].strip(), FORWARDING_DROPIN.read_text())
+
+    def test_the_outbox_lives_in_the_state_directory_nobody_else_reads(self):
+        unit = settings(UNIT.read_text())
+        self.assertEqual(unit[("Service", "StateDirectory")], ["passtap"])
+        self.assertEqual(unit[("Service", "StateDirectoryMode")], ["0700"])
+        # ProtectSystem=strict leaves /var/lib read-only but for the state directory.
+        self.assertEqual(unit[("Service", "ProtectSystem")], ["strict"])
+        shipped = tomllib.loads(CONFIG.read_text()).get("forward", {}).get("outbox", "/var/lib/passtap/outbox.sqlite")
+        self.assertEqual(Path(shipped).parent, Path("/var/lib/passtap"))
 
 
 class SecurityTests(unittest.TestCase):
