@@ -156,7 +156,7 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
     }
 
     /// This host's name (`gethostname`), the default `source`.
-    private static func currentHostName() -> String {
+    static func currentHostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
         return String(cString: buffer)
