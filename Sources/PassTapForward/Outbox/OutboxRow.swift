@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PassTapCore
+import PassTapProtocol
 import SQLiteNIO
 
 /// One event as the writer stores it: a row of `events`.
