@@ -285,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "PassTapForwardTests",
             dependencies: [
-                "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "VAS",
+                "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "VAS", "ISO7816",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -340,7 +340,9 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
-                .product(name: "Logging", package: "swift-log"),
+                "PassTapForward",
+                .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),

@@ -107,6 +107,11 @@ extension ConfigLoader {
                     "roles", element: offset,
                     "token \(name): \"transmit\" is never given to a web token: raw APDUs can read payment card data, and card.transmit stays on the Unix socket; use \"observe\" or \"read\"")
             }
+            if text == AccessRole.manage.rawValue {
+                throw entry.error(
+                    "roles", element: offset,
+                    "token \(name): \"manage\" is never given to a web token: forward.retry and forward.drop change what leaves the till, and stay on the Unix socket; use \"observe\" or \"read\"")
+            }
             guard let role = AccessRole(rawValue: text) else {
                 throw entry.error("roles", element: offset, "token \(name): expected \"observe\" or \"read\", found \"\(text)\"")
             }

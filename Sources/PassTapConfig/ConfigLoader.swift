@@ -13,8 +13,8 @@ public enum ConfigLoader {
     /// Where `passtapd` looks when `--config` is not given.
     public static let defaultPath = "/etc/passtap/passtapd.toml"
 
-    /// Reads the file at `path` and validates it, loading the merchant key files and web token
-    /// files it names.
+    /// Reads the file at `path` and validates it, loading the merchant key files, web token files
+    /// and forward secret and password files it names.
     ///
     /// `listening` is, on a reload, the `[socket]` of the running daemon, whose group and mode
     /// change only at restart: each key and token file must then pass the key policy of that socket as well
@@ -139,9 +139,9 @@ public enum ConfigLoader {
                 try metrics.integer("max_connections", in: 1...1024) ?? configuration.metrics.maxConnections
             try metrics.rejectUnknownKeys()
         }
-        // Checked before [vas] and [web] open their key and token files, so a file's error cannot
-        // hide a misspelt table.
-        root.declare("vas", "web")
+        // Checked before [vas], [web] and [forward] open their key, token and secret files, so a
+        // file's error cannot hide a misspelt table.
+        root.declare("vas", "web", "forward")
         try root.rejectUnknownKeys()
         let keyPolicy = keyFilePolicy(for: configuration.socket, listening: listening)
         if var vas = try subtable("vas", of: &root) {
@@ -152,6 +152,9 @@ public enum ConfigLoader {
             if let listen = configuration.web.listen, let metrics = configuration.metrics.listen, listen.port == metrics.port {
                 throw web.error("listen", "expected a port other than [metrics] listen's (\(metrics)), found \(listen): the two listeners cannot share a port")
             }
+        }
+        if var forward = try subtable("forward", of: &root) {
+            configuration.forward = try readForward(&forward, keyPolicy: keyPolicy)
         }
         if let libnfcTable { try checkECPFrame(of: configuration, in: libnfcTable) }
         return configuration

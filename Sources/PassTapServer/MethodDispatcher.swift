@@ -32,10 +32,12 @@ package struct MethodDispatcher: Sendable {
     /// The dispatcher of a daemon: one handler per method, each reading what it needs from `live`
     /// at each request (so a reload applies to the next one).
     /// `now` is the monotonic clock `status` reads its uptime from (the fuzz target injects one).
+    /// `forward` answers the `forward.*` methods; `nil` (no forwarder): `forward.status` says
+    /// forwarding is off, and `forward.retry`/`forward.drop` know no sink.
     package init(
         hub: EventHub, backends: ReaderBackends, vasReads: VASReadQueue, daemon: DaemonInfo, live: LiveConfiguration,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, health: HealthSources = HealthSources(),
-        observer: SocketServerObserver = .none
+        observer: SocketServerObserver = .none, forward: (any ForwardControl)? = nil
     ) {
         // Each reader with its taps by outcome, when there is a ledger to count them.
         let readers: @Sendable () -> [ReaderInfo] = { health.ledger?.counting(backends.readers()) ?? backends.readers() }
@@ -58,6 +60,9 @@ package struct MethodDispatcher: Sendable {
                 }
             ) { backends.knows($0) },
             EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: { live.current.events.clientQueue }),
+            ForwardStatusHandler(forward: forward, settings: { live.current.forward }),
+            ForwardRetryHandler(forward: forward),
+            ForwardDropHandler(forward: forward),
         ]
         self.init(handlers: handlers, observer: observer)
     }
@@ -106,8 +111,9 @@ package struct MethodDispatcher: Sendable {
         // Audited methods leave their line whatever the outcome, refusals included.
         func audited<Output>(_ reply: MethodReply<Output>) -> MethodReply<Output> {
             if let audit, Handler.isAudited {
-                let reader = (try? decoded.get()).flatMap(Handler.auditedReader(of:))
-                Self.writeAudit(to: audit, method: Handler.method, reader: reader, peer: context.peer, outcome: reply.outcome)
+                let target = (try? decoded.get()).flatMap(Handler.auditedTarget(of:))
+                Self.writeAudit(
+                    to: audit, method: Handler.method, target: (Handler.auditedTargetKey, target), peer: context.peer, outcome: reply.outcome)
             }
             return reply
         }
@@ -124,15 +130,17 @@ package struct MethodDispatcher: Sendable {
     }
 
     /// One line per audited call: who (uid and pid, or a web token's name and Origin, never its
-    /// secret), which reader, which method, and the outcome; never an APDU, a response or a pass
-    /// message.
+    /// secret), which reader (`audit.reader`) or forwarding sink (`audit.sink`), which method, and
+    /// the outcome; never an APDU, a response or a pass message.
     /// Written at notice, and never filtered out: a `[log] level` above notice is lowered to
     /// notice for these lines only.
-    private static func writeAudit(to logger: Logger, method: RPCMethod, reader: ReaderID?, peer: ClientPeer, outcome: String) {
+    private static func writeAudit(
+        to logger: Logger, method: RPCMethod, target: (key: String, value: String?), peer: ClientPeer, outcome: String
+    ) {
         var logger = logger
         if logger.logLevel > .notice { logger.logLevel = .notice }
         let call: Logger.Metadata = [
-            "audit.method": "\(method.rawValue)", "audit.reader": "\(reader.map(\.rawValue) ?? "-")", "audit.outcome": "\(outcome)",
+            "audit.method": "\(method.rawValue)", target.key: "\(target.value ?? "-")", "audit.outcome": "\(outcome)",
         ]
         logger.notice("audit", metadata: call.merging(peer.logMetadata) { first, _ in first })
     }

@@ -3,7 +3,7 @@ public import NIOCore
 import NIOExtras
 public import NIOPosix
 public import PassTapCore
-import PassTapProtocol
+public import PassTapProtocol
 public import ServiceLifecycle
 import Synchronization
 
@@ -44,27 +44,30 @@ public final class SocketServer: Service, ConfigurationObserver {
     ///   - eventLoopGroup: NIO's event loops; the shared singleton by default.
     ///   - health: what `status` reports beyond the readers (backends, last taps, health).
     ///   - observer: told of clients and dropped events (the metrics recorder).
+    ///   - forward: the forwarder `forward.status`, `forward.retry` and `forward.drop` ask; `nil`
+    ///     when the daemon runs none (then forwarding is reported off).
     public convenience init(
         live: LiveConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo, vasReads: VASReadQueue = VASReadQueue(),
         logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, health: HealthSources = HealthSources(),
-        observer: SocketServerObserver = .none
+        observer: SocketServerObserver = .none, forward: (any ForwardControl)? = nil
     ) {
         self.init(
             live: live, hub: hub, backends: backends, daemon: daemon, vasReads: vasReads, logger: logger, eventLoopGroup: eventLoopGroup,
-            health: health, observer: observer, checksDirectories: true)
+            health: health, observer: observer, forward: forward, checksDirectories: true)
     }
 
     /// As the public init; `checksDirectories: false` is for one test only.
     init(
         live: LiveConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo, vasReads: VASReadQueue = VASReadQueue(),
         logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, health: HealthSources = HealthSources(),
-        observer: SocketServerObserver = .none, checksDirectories: Bool
+        observer: SocketServerObserver = .none, forward: (any ForwardControl)? = nil, checksDirectories: Bool
     ) {
         self.live = live
         self.checksDirectories = checksDirectories
         self.observer = observer
         self.dispatcher = MethodDispatcher(
-            hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, live: live, health: health, observer: observer)
+            hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, live: live, health: health, observer: observer,
+            forward: forward)
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         limiter = ConnectionLimiter(limit: live.bound.socket.maxClients, perUserLimit: live.current.socket.maxClientsPerUID)

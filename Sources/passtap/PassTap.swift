@@ -11,12 +11,12 @@ struct PassTap: AsyncParsableCommand {
             Connects to passtapd's Unix socket (--socket, else $PASSTAP_SOCKET, else \
             /run/passtap/passtapd.sock). Exit codes follow sysexits: 64 usage, 69 daemon not \
             running, 75 timeout, 76 unexpected answer, 77 permission denied. keygen, key-info, \
-            vas-decrypt and web-token work offline, without the daemon; their exit codes are in their --help.
+            vas-decrypt, web-token and forward secret work offline, without the daemon; their exit codes are in their --help.
             """,
         version: PassTapVersion.string,
         subcommands: [
             Status.self, Readers.self, Watch.self, APDU.self, Shell.self, VASRead.self,
-            Keygen.self, KeyInfo.self, VASDecrypt.self, WebToken.self,
+            Forward.self, Keygen.self, KeyInfo.self, VASDecrypt.self, WebToken.self,
         ]
     )
 }

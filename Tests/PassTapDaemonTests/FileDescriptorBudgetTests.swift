@@ -15,8 +15,11 @@ import Testing
         // 32 + 3 × 2 event loops, 64 clients, pcscd's 16 readers and the backend's 2 contexts.
         #expect(defaults.total == 38 + 64 + 18)
         #expect(defaults.terms.map(\.name).contains("[socket] max_clients"))
-        // The terms later issues fill in are there, at zero.
-        for name in ["outbox connections", "database connections", "HTTP connections", "[web] max_clients + 1 listener (with [web] listen)"] {
+        // The terms of features that are off are there, at zero.
+        for name in [
+            "[forward] outbox (3 files, with any sink)", "[[forward.postgres]] (1 each)", "[[forward.webhooks]] (2 each)",
+            "[web] max_clients + 1 listener (with [web] listen)",
+        ] {
             #expect(defaults.terms.first { $0.name == name }?.count == 0, "\(name)")
         }
         #expect(try budget("", eventLoops: 8).total == defaults.total + 18)
@@ -38,6 +41,31 @@ import Testing
         #expect(try budget("[pcsc]\nenabled = false\n[libnfc]\nenabled = true\ndevices = [\"pn532_uart:/dev/ttyUSB0\"]\n").total == base.total + 8 + 3)
         #expect(try budget("[pcsc]\nenabled = false\n[libnfc]\nenabled = true\ndevices = [\"pn53x_usb\"]\n").total == base.total + 8 + 48)
         #expect(try budget("[pcsc]\nenabled = false\n[libnfc]\nenabled = true\n").total == base.total + 8 + 48)
+    }
+
+    /// Forwarding: the outbox's database, -wal and -shm files once any sink is configured, one
+    /// connection per PostgreSQL sink, two per webhook (one, and its replacement).
+    @Test func forwardingSinksAddTheOutboxAndTheirConnections() throws {
+        let folder = try VASConfigTests.Folder()
+        try folder.secretFile("a.secret")
+        try folder.secretFile("b.secret", contents: VASConfigTests.Folder.webhookSecret(1).text)
+        let base = FileDescriptorBudget(try ConfigLoader.parse("[pcsc]\nenabled = false\n[forward]\nsync = \"full\"\n", file: folder.configFile), eventLoops: 2)
+        #expect(base.total == 38 + 64)
+        func sinks(webhooks: Int, postgres: Int) throws -> FileDescriptorBudget {
+            var text = "[pcsc]\nenabled = false\n"
+            for index in 0..<webhooks {
+                text += "[[forward.webhooks]]\nname = \"w\(index)\"\nurl = \"https://w.example\"\nsecret_file = \"\(["a", "b"][index]).secret\"\n"
+            }
+            for index in 0..<postgres {
+                text += "[[forward.postgres]]\nname = \"p\(index)\"\nhost = \"db\"\ndatabase = \"d\"\nuser = \"u\"\n"
+            }
+            return FileDescriptorBudget(try ConfigLoader.parse(text, file: folder.configFile), eventLoops: 2)
+        }
+        #expect(try sinks(webhooks: 0, postgres: 1).total == base.total + 3 + 1)
+        #expect(try sinks(webhooks: 1, postgres: 0).total == base.total + 3 + 2)
+        let both = try sinks(webhooks: 2, postgres: 3)
+        #expect(both.total == base.total + 3 + 2 * 2 + 3)
+        #expect(both.description.contains("[forward] outbox (3 files, with any sink) 3 + [[forward.postgres]] (1 each) 3 + [[forward.webhooks]] (2 each) 4"), "\(both)")
     }
 
     @Test func aBudgetTheSoftLimitCoversLeavesTheLimitAlone() throws {

@@ -28,7 +28,7 @@ import Testing
         let old = try Self.parse("[socket]\npath = \"/run/a.sock\"")
         let new = try Self.parse(
             "[socket]\npath = \"/run/b.sock\"\ngroup = \"root\"\nmode = \"0600\"\nmax_clients = 3\n[metrics]\nlisten = \"127.0.0.1:9466\"\nmax_connections = 2\n"
-                + "[web]\nlisten = \"127.0.0.1:8941\"\nmax_clients = 3")
+                + "[web]\nlisten = \"127.0.0.1:8941\"\nmax_clients = 3\n[forward]\noutbox = \"/var/lib/elsewhere/outbox.sqlite\"")
         let plan = ReloadPlan(old: old, new: new)
         #expect(plan.restartRequired.count == ConfigSetting.restartOnly.count)
         #expect(plan.restartRequired.contains("metrics.listen") && plan.restartRequired.contains("web.listen"))
@@ -63,6 +63,43 @@ import Testing
                 "access", "events.buffer", "events.client_queue", "session.aids", "session.budget_ms", "reader", "vas.freshness_s", "pcsc",
             ])
         #expect(plan.effective == new)
+    }
+
+    /// `[forward] outbox` is opened once, at start; the sinks and the other `[forward]` keys reload.
+    @Test func theOutboxIsRestartOnlyAndTheSinksAndOtherForwardKeysReload() throws {
+        let folder = try VASConfigTests.Folder()
+        try folder.secretFile("a.secret")
+        try folder.secretFile("b.secret", contents: VASConfigTests.Folder.webhookSecret(1).text)
+        let webhook = "[[forward.webhooks]]\nname = \"loyalty\"\nurl = \"https://a.example\"\nsecret_file = \"a.secret\"\n"
+        let old = try ConfigLoader.parse("[forward]\n" + webhook, file: folder.configFile)
+        let new = try ConfigLoader.parse(
+            """
+            [forward]
+            outbox = "/var/lib/elsewhere/outbox.sqlite"
+            max_pending_bytes = 2097152
+            sync = "full"
+            source = "till-4"
+            removed_sink_keep_hours = 1
+            [[forward.postgres]]
+            name = "fleet"
+            host = "/run/postgresql"
+            database = "passtap"
+            user = "passtap"
+            tls = "disable"
+            """, file: folder.configFile)
+        let plan = ReloadPlan(old: old, new: new)
+        #expect(plan.restartRequired == ["forward.outbox"])
+        #expect(plan.effective.forward.outbox == "/var/lib/passtap/outbox.sqlite")
+        #expect(
+            plan.changed == [
+                "forward.max_pending_bytes", "forward.sync", "forward.source", "forward.removed_sink_keep_hours", "forward.webhooks",
+                "forward.postgres",
+            ])
+        #expect(plan.effective.forward.webhooks.isEmpty && plan.effective.forward.postgres.map(\.name) == ["fleet"])
+        // A new secret in the same file is a change of that sink.
+        try folder.secretFile("a.secret", contents: VASConfigTests.Folder.webhookSecret(2).text)
+        let rotated = try ConfigLoader.parse("[forward]\n" + webhook, file: folder.configFile)
+        #expect(ReloadPlan(old: old, new: rotated).changed == ["forward.webhooks"])
     }
 
     @Test func theSameFileChangesNothing() throws {

@@ -302,12 +302,15 @@ extension VASConfigTests.Folder {
 
     // MARK: roles
 
-    @Test func rolesAreObserveOrReadAndNeverTransmit() throws {
+    @Test func rolesAreObserveOrReadAndNeverTransmitNorManage() throws {
         let folder = try Folder()
         try folder.token("till-1.token")
         let transmit = try refusal(Self.oneToken(roles: #"["observe", "transmit"]"#), in: folder)
         #expect(transmit.line == 6 && transmit.keyPath == "web.tokens[0].roles[1]", "\(transmit)")
         #expect(transmit.problem.hasPrefix("token till-1: \"transmit\" is never given to a web token: raw APDUs can read payment card data"), "\(transmit)")
+        let manage = try refusal(Self.oneToken(roles: #"["manage"]"#), in: folder)
+        #expect(manage.line == 6 && manage.keyPath == "web.tokens[0].roles[0]", "\(manage)")
+        #expect(manage.problem.hasPrefix("token till-1: \"manage\" is never given to a web token: forward.retry and forward.drop"), "\(manage)")
         let unknown = try refusal(Self.oneToken(roles: #"["admin"]"#), in: folder)
         #expect(unknown.keyPath == "web.tokens[0].roles[0]" && unknown.problem == "token till-1: expected \"observe\" or \"read\", found \"admin\"")
         let twice = try refusal(Self.oneToken(roles: #"["read", "read"]"#), in: folder)

@@ -95,6 +95,7 @@ import VAS
             (.cardInserted, .card(card)), (.cardRemoved, .cardRemoved), (.readResult, .readResult(result)),
             (.configReloaded, .configReloaded(ConfigReloaded(file: "/etc/passtap/passtapd.toml", changed: ["log.level"], restartRequired: ["socket.path"]))),
             (.configRejected, .configRejected(ConfigRejected(file: "/etc/passtap/passtapd.toml", line: 3, key: "log.level", problem: "expected one of trace, ..."))),
+            (.forwardDropped, .forwardDropped(ForwardDropped(reason: .requested, sink: "old-fleet", count: 2, firstID: "i-1:5", lastID: "i-1:6"))),
         ]
         return payloads.enumerated().map { index, entry in
             Event(seq: UInt64(index + 1), time: Date(timeIntervalSince1970: 1_800_000_000), kind: entry.0, reader: reader, payload: entry.1)

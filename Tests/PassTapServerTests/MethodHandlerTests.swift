@@ -104,7 +104,11 @@ import Testing
             live: LiveConfiguration(Configuration()))
         #expect(Set(dispatcher.handlers.keys) == Set(RPCMethod.allCases))
         let roles = Dictionary(uniqueKeysWithValues: dispatcher.handlers.map { ($0.key, type(of: $0.value).role) })
-        #expect(roles == [.status: .observe, .readersList: .observe, .eventsSubscribe: .observe, .vasRead: .read, .cardTransmit: .transmit])
+        #expect(
+            roles == [
+                .status: .observe, .readersList: .observe, .eventsSubscribe: .observe, .vasRead: .read, .cardTransmit: .transmit,
+                .forwardStatus: .observe, .forwardRetry: .manage, .forwardDrop: .manage,
+            ])
     }
 
     struct Forbidden: Sendable, CustomTestStringConvertible {

@@ -10,7 +10,8 @@ public import PassTapCore
 ///
 /// Every listener is capped, so nothing a peer does can take more than its term: Unix-socket
 /// clients by `[socket] max_clients`, metrics connections by `[metrics] max_connections`, web
-/// connections (pages and `/rpc` WebSockets) by `[web] max_clients`.
+/// connections (pages and `/rpc` WebSockets) by `[web] max_clients`; forwarding sinks hold a
+/// fixed number each.
 public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible {
     /// One term of the sum.
     public struct Term: Sendable, Hashable {
@@ -41,11 +42,14 @@ public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible 
     /// The web listener's own socket (`[web] listen`), beside its `max_clients` connections.
     public static let webListener = 1
 
-    /// Terms that later features fill in: each new kind of connection or client must add its
-    /// keys here, so that it fits the same budget. None exists yet.
-    public static let outboxConnections = 0
-    public static let databaseConnections = 0
-    public static let httpConnections = 0
+    /// The forwarding outbox, with any sink configured: SQLite's database file and its write-ahead
+    /// log's `-wal` and `-shm` files.
+    public static let outboxFiles = 3
+    /// Each `[[forward.postgres]]` sink: its one connection.
+    public static let perPostgresSink = 1
+    /// Each `[[forward.webhooks]]` sink: its connection, and one more while a closed one is being
+    /// replaced.
+    public static let perWebhookSink = 2
 
     /// The terms, in the order the formula in `docs/operations.md` lists them.
     public let terms: [Term]
@@ -56,6 +60,7 @@ public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible 
         let metrics = configuration.metrics.listen == nil ? 0 : configuration.metrics.maxConnections
         let web = configuration.web.listen == nil ? 0 : Self.webListener + configuration.web.maxClients
         let pcsc = configuration.section(.pcsc).enabled ? Self.pcscContexts + Self.perPCSCReader * PCSCReaderBackend.maximumReaders : 0
+        let forward = configuration.forward
         let nfc = configuration.section(.nfc).enabled ? Self.libnfcContext + Self.perLibNFCDevice * Self.libnfcDevices(configuration.libnfc.devices) : 0
         terms = [
             Term(name: "base (\(Self.fixedBase) + \(Self.perEventLoop) per event loop, \(eventLoops) loops)", count: Self.fixedBase + Self.perEventLoop * eventLoops),
@@ -64,9 +69,9 @@ public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible 
             Term(name: "[web] max_clients + \(Self.webListener) listener (with [web] listen)", count: web),
             Term(name: "[pcsc] readers (\(PCSCReaderBackend.maximumReaders) at most, with [pcsc] enabled)", count: pcsc),
             Term(name: "[libnfc] devices (with [libnfc] enabled)", count: nfc),
-            Term(name: "outbox connections", count: Self.outboxConnections),
-            Term(name: "database connections", count: Self.databaseConnections),
-            Term(name: "HTTP connections", count: Self.httpConnections),
+            Term(name: "[forward] outbox (\(Self.outboxFiles) files, with any sink)", count: forward.sinks.isEmpty ? 0 : Self.outboxFiles),
+            Term(name: "[[forward.postgres]] (\(Self.perPostgresSink) each)", count: Self.perPostgresSink * forward.postgres.count),
+            Term(name: "[[forward.webhooks]] (\(Self.perWebhookSink) each)", count: Self.perWebhookSink * forward.webhooks.count),
         ]
     }
 

@@ -39,6 +39,8 @@ extension ConfigSetting {
         ConfigSetting("metrics.max_connections", \.metrics.maxConnections),
         ConfigSetting("web.listen", \.web.listen),
         ConfigSetting("web.max_clients", \.web.maxClients),
+        // The outbox's SQLite file is opened once, at start.
+        ConfigSetting("forward.outbox", \.forward.outbox),
     ]
 
     /// The settings a reload puts in force, in the order `config.reloaded`'s `changed` lists them.
@@ -73,5 +75,12 @@ extension ConfigSetting {
         ConfigSetting("web.auth_timeout_ms", \.web.authTimeoutMilliseconds),
         ConfigSetting("web.auth_failures_per_origin", \.web.authFailuresPerOrigin),
         ConfigSetting("web.auth_failures_total", \.web.authFailuresTotal),
+        ConfigSetting("forward.max_pending_bytes", \.forward.maxPendingBytes),
+        ConfigSetting("forward.sync", \.forward.sync),
+        ConfigSetting("forward.source", \.forward.source),
+        ConfigSetting("forward.removed_sink_keep_hours", \.forward.removedSinkKeepHours),
+        // Secret and password files are read again on every reload: a new secret is a change.
+        ConfigSetting("forward.webhooks", \.forward.webhooks),
+        ConfigSetting("forward.postgres", \.forward.postgres),
     ]
 }

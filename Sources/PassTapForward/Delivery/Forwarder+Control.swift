@@ -10,7 +10,7 @@ extension Forwarder {
     public func status() async -> ForwardStatusResult {
         let forward = live.current.forward
         let (outbox, outboxError, records, dropped) = state.withLock { ($0.outbox, $0.outboxError, $0.records, $0.dropped) }
-        let source = forward.source ?? OutboxWriter.currentHostName()
+        let source = forward.effectiveSource
         let time = now()
         var problem = outboxError
         if let outbox {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import PassTapCore
 import Logging
 import NIOCore

@@ -96,6 +96,14 @@ final class OutboxDatabase: Sendable {
         }
     }
 
+    /// An outbox dropped without ``close()`` (an error path) still closes its file and ends its
+    /// thread, on that thread (sqlite-nio's connection must be closed before it goes).
+    deinit {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let threadPool = self.threadPool
+        connection.close().whenComplete { _ in threadPool.shutdownGracefully { _ in } }
+    }
+
     /// Closes the connection and ends the thread, after the operations already called.
     func close() async {
         let done = eventLoop.makePromise(of: Void.self)

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 public import PassTapCore
 import NIOCore
@@ -67,7 +67,7 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
         self.handoff = OutboxHandoff(maxEvents: limits.events, maxBytes: limits.bytes, instance: instance)
         self.onCommit = onCommit
         self.announce = announce
-        self.hostName = Self.currentHostName()
+        self.hostName = Configuration.Forward.hostName()
         self.finished = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
         handoff.setWanted(Self.wantedKinds(live.current.forward))
         let thread = Thread { [self] in run() }
@@ -90,6 +90,7 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
     public var dropped: Int { droppedTotal.load(ordering: .relaxed) }
 
     /// Commits what is handed off, then ends the thread; events recorded after this are not kept.
+    /// Call it before closing the outbox (the daemon stops the hub's publishers first).
     public func stop() async {
         handoff.stop()
         try? await finished.futureResult.get()
@@ -153,12 +154,5 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
 
     private static func wantedKinds(_ forward: Configuration.Forward) -> Set<EventKind> {
         Set(EventKind.allCases.filter { forward.wants($0) })
-    }
-
-    /// This host's name (`gethostname`), the default `source`.
-    static func currentHostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        return String(cString: buffer)
     }
 }

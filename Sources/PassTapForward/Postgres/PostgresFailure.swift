@@ -14,7 +14,7 @@ enum PostgresFailure {
 
     private static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError { return describe(error) }
-        if isTLS(error) { return "TLS failed: \(error)" }
+        if isTLS(error) { return tlsText(error) }
         return String(describing: error)
     }
 
@@ -29,7 +29,7 @@ enum PostgresFailure {
             return "the server does not accept TLS (set tls = \"disable\" only on a trusted network)"
         case .connectionError:
             guard let underlying = error.underlying else { return "cannot connect" }
-            if isTLS(underlying) { return "TLS failed: \(underlying)" }
+            if isTLS(underlying) { return tlsText(underlying) }
             return "cannot connect: \(underlying)"
         case .serverClosedConnection:
             return "the server closed the connection"
@@ -48,6 +48,16 @@ enum PostgresFailure {
     /// SQLSTATE class 28, invalid authorization specification: a wrong password, a role or
     /// address `pg_hba.conf` does not admit.
     private static func isAuthenticationState(_ state: String) -> Bool { state.hasPrefix("28") }
+
+    /// A TLS failure: BoringSSL's reason names (`CERTIFICATE_VERIFY_FAILED`) when it gave some,
+    /// without its source paths; NIOSSL's own description otherwise (a host name mismatch).
+    private static func tlsText(_ error: any Error) -> String {
+        let description = String(describing: error)
+        let reasons = description.split(separator: "OPENSSL_internal:").dropFirst().map { $0.prefix { $0.isUppercase || $0.isNumber || $0 == "_" } }
+        guard !reasons.isEmpty else { return "TLS failed: \(description)" }
+        let hint = reasons.contains("CERTIFICATE_VERIFY_FAILED") ? " (the server's certificate is not signed by a CA in the system's store or ca_file)" : ""
+        return "TLS handshake failed: " + reasons.joined(separator: ", ") + hint
+    }
 
     private static func isTLS(_ error: any Error) -> Bool {
         error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError

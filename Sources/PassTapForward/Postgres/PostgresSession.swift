@@ -33,7 +33,8 @@ actor PostgresSession {
     }
 
     /// Inserts `batch` as one statement: all its rows are in the table (new or already there)
-    /// when this returns, none of them when it throws.
+    /// when this returns. When it throws, none of them is, or (the answer lost, the statement
+    /// timed out after the server took it) all of them: sending the batch again is harmless.
     func insert(_ batch: [OutboxItem]) async throws(PostgresDeliveryError) {
         let connection = try await connected()
         let deadline = PostgresDeadline(closing: connection, after: timeout)
@@ -44,7 +45,7 @@ actor PostgresSession {
                 try await ensureTable(on: connection, stage: &stage)
                 tableReady = true
             }
-            stage = "inserting \(batch.count) rows"
+            stage = "inserting a batch of \(batch.count)"
             _ = try await connection.query(table.insert(batch), logger: logger).collect()
         } catch {
             await drop(connection)

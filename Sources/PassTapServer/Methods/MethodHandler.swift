@@ -51,9 +51,16 @@ protocol MethodHandler: Sendable {
     static var isAudited: Bool { get }
     /// The reader a call acts on, for its audit line.
     static func auditedReader(of params: Params) -> ReaderID?
+    /// The metadata key of what a call acts on, in its audit line: `audit.reader` by default,
+    /// `audit.sink` for the `forward.*` methods.
+    static var auditedTargetKey: String { get }
+    /// What a call acts on, for its audit line: by default its reader (``auditedReader(of:)``).
+    static func auditedTarget(of params: Params) -> String?
 }
 
 extension MethodHandler {
     static var isAudited: Bool { false }
     static func auditedReader(of params: Params) -> ReaderID? { nil }
+    static var auditedTargetKey: String { "audit.reader" }
+    static func auditedTarget(of params: Params) -> String? { auditedReader(of: params)?.rawValue }
 }

@@ -43,6 +43,7 @@ enum CLIError: Error, CustomStringConvertible {
         case .rpc(let code, _, _):
             switch code {
             case -32602: return ExitCode(64)
+            case -32021: return ExitCode(64)  // unknown_sink: no sink has the name given
             case -32010: return ExitCode(75)  // timeout: nothing happened in time
             default: return ExitCode(69)
             }

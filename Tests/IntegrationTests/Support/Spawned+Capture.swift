@@ -49,14 +49,16 @@ extension Spawned {
         }
     }
 
-    /// Starts `executable` with its output captured.
-    static func startCapturing(_ executable: String, _ arguments: [String]) throws -> Capture {
+    /// Starts `executable` with its output captured; `environment` is added to the test's own.
+    static func startCapturing(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Capture {
         let file = NSTemporaryDirectory() + "passtap-run-\(UUID().uuidString)"
-        return Capture(process: try start(executable, arguments, stdout: file, stderr: file), file: file)
+        return Capture(process: try start(executable, arguments, stdout: file, stderr: file, environment: environment), file: file)
     }
 
     /// Runs `executable` to the end and returns its status and output.
-    static func finish(_ executable: String, _ arguments: [String], deadline: TimeInterval = 60) throws -> Finished {
-        try startCapturing(executable, arguments).finish(deadline: deadline)
+    static func finish(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], deadline: TimeInterval = 60
+    ) throws -> Finished {
+        try startCapturing(executable, arguments, environment: environment).finish(deadline: deadline)
     }
 }

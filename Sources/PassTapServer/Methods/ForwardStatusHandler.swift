@@ -1,0 +1,23 @@
+import PassTapCore
+import PassTapProtocol
+
+/// `forward.status`: the outbox and each sink's backlog, from the forwarder. Without one
+/// (forwarding not started), `enabled: false` and no sink. Never a secret: the forwarder's
+/// answer carries names, counts and error texts only.
+struct ForwardStatusHandler: MethodHandler {
+    static let method = RPCMethod.forwardStatus
+    static let role = AccessRole.observe
+    /// The forwarder, if the daemon runs one.
+    let forward: (any ForwardControl)?
+    /// `[forward]` in force, for the answer without a forwarder.
+    let settings: @Sendable () -> Configuration.Forward
+
+    func handle(_ params: NoParams, context: RequestContext) async -> MethodReply<ForwardStatusResult> {
+        if let forward { return .result(await forward.status()) }
+        let settings = settings()
+        return .result(
+            ForwardStatusResult(
+                enabled: false, source: settings.effectiveSource, pendingBytes: 0, maxPendingBytes: settings.maxPendingBytes,
+                dropped: 0, sinks: []))
+    }
+}

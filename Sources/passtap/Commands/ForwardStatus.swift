@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import ISO7816
+import PassTapCore
+import PassTapProtocol
+
+/// `passtap forward status`: the outbox and one row per sink.
+struct ForwardStatus: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the forwarding outbox and each sink's backlog.",
+        discussion: """
+            One row per sink: its name, type (webhook or postgres), state (active, or removed \
+            with its backlog kept until it is dropped), events pending, the age of the oldest, \
+            events dead (refused for good; passtap forward retry sends them again), events \
+            delivered since passtapd started, when the next attempt is due while retrying, and \
+            the last delivery error. With --json, the forward.status answer as the daemon gave it.
+            """)
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() async throws {
+        let status = try await CLIRunner.run(options) { session in
+            try await session.call(.forwardStatus, NoParams(), as: ForwardStatusResult.self)
+        }
+        if options.json { return try Output.json(status) }
+        for line in ForwardTable.lines(status) { print(line) }
+    }
+}
+
+/// The readable form of a `forward.status` answer. Names and errors come from the config and
+/// from remote servers: they are escaped (``UntrustedText``).
+enum ForwardTable {
+    static let header = ["NAME", "TYPE", "STATE", "PENDING", "OLDEST", "DEAD", "DELIVERED", "RETRY IN", "LAST ERROR"]
+
+    static func lines(_ status: ForwardStatusResult) -> [String] {
+        guard status.enabled else {
+            return ["forwarding is off: no [[forward.webhooks]] or [[forward.postgres]] in passtapd.toml (docs/configuration.md, \"[forward]\")"]
+        }
+        var lines = [
+            "forwarding as \(UntrustedText.escaped(status.source)): \(bytes(status.pendingBytes)) pending of \(bytes(status.maxPendingBytes)), \(status.dropped) dropped since start"
+        ]
+        let rows: [[String]] = status.sinks.map { sink -> [String] in
+            [
+                UntrustedText.escaped(sink.name), sink.type.rawValue,
+                sink.state.rawValue + (sink.dropAt.map { " (drop at \(UntrustedText.escaped($0)))" } ?? ""),
+                "\(sink.pending)", sink.oldestPendingAgeMilliseconds.map(age) ?? "-", "\(sink.dead)", "\(sink.delivered)",
+                sink.retryInMilliseconds.map(age) ?? "-", sink.lastError.map { UntrustedText.escaped($0) } ?? "-",
+            ]
+        }
+        guard !rows.isEmpty else { return lines + ["no sinks"] }
+        let table = [header] + rows
+        let widths: [Int] = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+        for row in table {
+            // The last column (the error) is not padded.
+            let cells: [String] = row.indices.map { index -> String in
+                index == row.count - 1 ? row[index] : row[index].padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }
+            lines.append(cells.joined(separator: "  "))
+        }
+        return lines
+    }
+
+    private static func age(_ milliseconds: Int) -> String {
+        Output.duration(Double(milliseconds) / 1000)
+    }
+
+    /// `5120` → `5.0 KiB`.
+    static func bytes(_ count: Int) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import ISO7816
+import Logging
+import NIOCore
+import PassTapCore
+import PassTapForward
+import PassTapProtocol
+import PassTapTestSupport
+import Synchronization
+import Testing
+import VAS
+
+/// `WebhookSink` alone against the real HTTPS receiver (`scripts/rig/webhook_receiver.py`, which
+/// checks every signature with its own Python HMAC and refuses bad ones with 401): no pcscd, no
+/// passtapd. Attempt times come from an injected clock, so a retry's new timestamp and a
+/// `Retry-After` date are exact.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct WebhookSinkTests {
+    /// The attempt clock: real time to start with (the receiver refuses timestamps more than 300 s
+    /// away), moved on only by the test.
+    final class Clock: Sendable {
+        private let date = Mutex(Date())
+        var now: Date { date.withLock { $0 } }
+        func advance(seconds: Double) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    }
+
+    static func sink(_ receiver: WebhookReceiver, clock: Clock, caFile: String?? = .none, timeoutMilliseconds: Int = 10_000) -> WebhookSink {
+        let configuration = Configuration.ForwardWebhook(
+            name: "test", url: receiver.url(), secretFile: receiver.secretFile, secret: receiver.secret,
+            caFile: caFile ?? receiver.caFile, timeoutMilliseconds: timeoutMilliseconds)
+        return WebhookSink(configuration: configuration, logger: Logger(label: "webhook-test"), now: { clock.now })
+    }
+
+    static func item(seq: UInt64 = 1, event: ByteBuffer = ByteBuffer(string: #"{"kind":"read.result","seq":1}"#)) -> OutboxItem {
+        OutboxItem(
+            rowID: Int64(seq), instance: "6F1C2A", seq: seq, source: "till-3", kind: .readResult, reader: "pcsc:Virtual PCD 00 00",
+            time: Date(timeIntervalSince1970: 1_800_000_000), event: event)
+    }
+
+    /// What an error may never show: the secret (as text or base64) and any signature.
+    static func expectNoSecret(_ outcome: DeliveryOutcome, _ receiver: WebhookReceiver) throws {
+        let text: String
+        switch outcome {
+        case .delivered: return
+        case .retry(_, _, let error), .dead(_, let error): text = error
+        }
+        #expect(!text.contains(receiver.secret.text) && !text.contains(Data(receiver.secret.key).base64EncodedString()))
+        #expect(!text.contains("v1,"))
+        for attempt in try receiver.attempts() { #expect(!text.contains(attempt.headers["webhook-signature"] ?? "\u{0}")) }
+    }
+
+    @Test func anEventIsDeliveredSignedUnderItsIDWithTheEnvelopeAsBody() async throws {
+        let receiver = try WebhookReceiver()
+        let clock = Clock()
+        let sink = Self.sink(receiver, clock: clock)
+        let item = Self.item()
+        #expect(sink.batchLimit == 1)
+        #expect(await sink.deliver([item]) == .delivered)
+        await sink.shutdown()
+        let events = try receiver.waitForEvents(1)
+        let envelope = ForwardEnvelope.body(for: item)
+        #expect(events.map(\.id) == ["6F1C2A:1"])
+        #expect(events[0].body == envelope.getString(at: envelope.readerIndex, length: envelope.readableBytes))
+        #expect(events[0].timestamp == String(Int64(clock.now.timeIntervalSince1970)))
+        let attempt = try #require(try receiver.attempts().first)
+        #expect(attempt.valid && attempt.status == 200)
+        #expect(attempt.headers["content-type"] == "application/json")
+        #expect(attempt.headers["user-agent"] == "passtapd/\(PassTapVersion.string)")
+        #expect(try receiver.stats()["bad_signatures"] as? Int == 0)
+    }
+
+    @Test func aRetryIsSignedAgainWithTheAttemptsNewTimestamp() async throws {
+        let receiver = try WebhookReceiver()
+        let clock = Clock()
+        let sink = Self.sink(receiver, clock: clock)
+        try receiver.answer(500)
+        let first = await sink.deliver([Self.item()])
+        #expect(first == .retry(delivered: 0, after: nil, error: "the receiver answered 500 Internal Server Error"))
+        clock.advance(seconds: 37)
+        try receiver.reset()
+        #expect(await sink.deliver([Self.item()]) == .delivered)
+        await sink.shutdown()
+        let attempts = try receiver.attempts()
+        #expect(attempts.map(\.status) == [500, 200])
+        #expect(attempts.allSatisfy { $0.valid && $0.id == "6F1C2A:1" })
+        let stamps = attempts.compactMap { $0.timestamp.flatMap(Int64.init) }
+        #expect(stamps.count == 2 && stamps[1] - stamps[0] == 37)
+        #expect(attempts[0].headers["webhook-signature"] != attempts[1].headers["webhook-signature"])
+        #expect(try receiver.events().count == 1)
+        try Self.expectNoSecret(first, receiver)
+    }
+
+    @Test func tooManyRequestsIsRetriedAfterRetryAfterInSecondsOrAsADate() async throws {
+        let receiver = try WebhookReceiver()
+        let clock = Clock()
+        let sink = Self.sink(receiver, clock: clock)
+        try receiver.answer(429, retryAfter: "120")
+        let seconds = await sink.deliver([Self.item()])
+        #expect(seconds == .retry(delivered: 0, after: .seconds(120), error: "the receiver answered 429 Too Many Requests (Retry-After: 120 s)"))
+        // An HTTP-date counts from the injected clock, not the machine's.
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let whole = Date(timeIntervalSince1970: clock.now.timeIntervalSince1970.rounded(.down))
+        clock.advance(seconds: whole.timeIntervalSince(clock.now))
+        try receiver.answer(503, retryAfter: formatter.string(from: whole.addingTimeInterval(90)))
+        guard case .retry(0, let after, _) = await sink.deliver([Self.item()]) else {
+            Issue.record("503 was not retried")
+            return
+        }
+        #expect(after == .seconds(90))
+        await sink.shutdown()
+        try Self.expectNoSecret(seconds, receiver)
+    }
+
+    @Test func aBadRequestAnswerIsDeadAndTheNextEventStillGoes() async throws {
+        let receiver = try WebhookReceiver()
+        let sink = Self.sink(receiver, clock: Clock())
+        try receiver.refuse("6F1C2A:1")
+        let refused = await sink.deliver([Self.item(seq: 1)])
+        #expect(refused == .dead(delivered: 0, error: "the receiver answered 400 Bad Request: refused for good"))
+        #expect(await sink.deliver([Self.item(seq: 2)]) == .delivered)
+        await sink.shutdown()
+        #expect(try receiver.events().map(\.id) == ["6F1C2A:2"])
+    }
+
+    @Test func aReceiverThatIsDownIsRetriedAndReachedOnceUp() async throws {
+        let receiver = try WebhookReceiver()
+        // async-http-client tries to connect again until the request's time is up, then reports
+        // the last failure: a short timeout keeps the test short.
+        let sink = Self.sink(receiver, clock: Clock(), timeoutMilliseconds: 1500)
+        #expect(await sink.deliver([Self.item(seq: 1)]) == .delivered)
+        try receiver.down()
+        let down = await sink.deliver([Self.item(seq: 2)])
+        guard case .retry(0, nil, let error) = down else {
+            Issue.record("down gave \(down)")
+            return
+        }
+        #expect(error.contains("127.0.0.1:\(receiver.port)"))
+        try receiver.up()
+        #expect(await sink.deliver([Self.item(seq: 2)]) == .delivered)
+        await sink.shutdown()
+        #expect(try receiver.events().map(\.id) == ["6F1C2A:1", "6F1C2A:2"])
+        try Self.expectNoSecret(down, receiver)
+    }
+
+    @Test func anUntrustedCertificateWithoutCAFileIsRetriedWithATLSError() async throws {
+        let receiver = try WebhookReceiver()
+        let sink = Self.sink(receiver, clock: Clock(), caFile: .some(nil), timeoutMilliseconds: 1500)
+        let outcome = await sink.deliver([Self.item()])
+        await sink.shutdown()
+        guard case .retry(0, nil, let error) = outcome else {
+            Issue.record("an untrusted certificate gave \(outcome)")
+            return
+        }
+        #expect(error.hasPrefix("TLS with 127.0.0.1:\(receiver.port) failed"))
+        #expect(try receiver.events().isEmpty)
+        try Self.expectNoSecret(outcome, receiver)
+    }
+
+    @Test func aSlowReceiverIsRetriedAfterTimeout() async throws {
+        let receiver = try WebhookReceiver()
+        // The receiver waits 10 times the sink's timeout before answering.
+        try receiver.delay(milliseconds: 3000)
+        let sink = Self.sink(receiver, clock: Clock(), timeoutMilliseconds: 300)
+        let outcome = await sink.deliver([Self.item()])
+        await sink.shutdown()
+        #expect(outcome == .retry(delivered: 0, after: nil, error: "no answer from 127.0.0.1:\(receiver.port) within timeout_ms (300 ms)"))
+    }
+
+    /// The sink sends what it is given: an event in the withheld view (what a sink with
+    /// `include_message = false` gets from the outbox) reaches the receiver without the message.
+    @Test func aWithheldEventReachesTheReceiverWithoutItsMessage() async throws {
+        let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 4)
+        let subscription = try hub.subscribe(since: nil, queueLimit: 4, view: .passesWithheld)
+        var coffee = VASEntry(passTypeID: "pass.com.example.coffee", status: .success, sw: "9000", keyID: VASKeyID(bytes: [1, 2, 3, 4]))
+        coffee.publish(VASPayload(timestampRaw: 817_038_360, message: Array("member 0042".utf8)), variant: .a)
+        let vas = VASSessionResult(
+            offered: true, wallet: "ApplePay", version: "0100", capabilities: nil, mode: .vasOrPayment, problem: nil, entries: [coffee])
+        let result = ReadResult(card: CardInfo(atr: "3B80800101", uid: "04A1B2C3D4E5F6"), target: .isoDep, session: SessionOutcome(vas: vas))
+        _ = hub.publish(.readResult, reader: .pcsc("Virtual PCD 00 00"), payload: .readResult(result))
+        let polled = subscription.poll(orNotify: { _ in })
+        guard case .event(let published) = polled else {
+            Issue.record("no event")
+            return
+        }
+        let full = published.eventJSON(for: .full)
+        #expect(full.getString(at: full.readerIndex, length: full.readableBytes)?.contains("member 0042") == true)
+
+        let receiver = try WebhookReceiver()
+        let sink = Self.sink(receiver, clock: Clock())
+        let item = Self.item(event: published.eventJSON(for: .passesWithheld))
+        #expect(await sink.deliver([item]) == .delivered)
+        await sink.shutdown()
+        let attempt = try #require(try receiver.attempts().first)
+        let envelope = ForwardEnvelope.body(for: item)
+        #expect(attempt.body == envelope.getString(at: envelope.readerIndex, length: envelope.readableBytes))
+        #expect(attempt.body.contains(#""withheld":"access""#))
+        let everything = attempt.body + attempt.headers.map { $0.key + ": " + $0.value }.joined(separator: "\n")
+        #expect(!everything.contains("member 0042"))
+        #expect(!everything.contains(Data("member 0042".utf8).base64EncodedString()))
+    }
+}
