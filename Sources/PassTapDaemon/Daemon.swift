@@ -133,7 +133,7 @@ public struct Daemon: Sendable {
             health: HealthSources(
                 ledger: ledger, lastHealthyCheck: { health.lastHealthy }, staleAfter: checkInterval * 3,
                 webClients: webClients),
-            observer: clientObserver)
+            observer: clientObserver, forward: forwarding.forwarder)
         let readerService = ReaderBackendsService(backends: readers, supervisor: supervisor, deadline: Self.backendShutdown)
         // Everything systemd is told goes through this one notifier.
         let notifier = SystemdNotifier(socket: notifySocket) {
