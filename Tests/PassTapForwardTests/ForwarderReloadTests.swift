@@ -95,6 +95,9 @@ import Testing
         await rig.reload(to: [])
         #expect(rig.opens.values.isEmpty)
         #expect(await rig.forwarder.status().enabled == false)
+        // With no outbox, a name the config does not have is unknown.
+        await #expect(throws: ForwardControlError.unknownSink("loyalty")) { try await rig.forwarder.retry(sink: "loyalty") }
+        await #expect(throws: ForwardControlError.unknownSink("loyalty")) { try await rig.forwarder.drop(sink: "loyalty") }
         try await rig.stop()
     }
 }

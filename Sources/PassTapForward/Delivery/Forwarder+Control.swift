@@ -46,7 +46,7 @@ extension Forwarder {
 
     /// `forward.retry`: the sink's dead events are queued again, and its loop tries at once.
     public func retry(sink: String) async throws(ForwardControlError) -> ForwardRetryResult {
-        let outbox = try openedOutbox()
+        let outbox = try openedOutbox(for: sink)
         let requeued: Int
         do {
             requeued = try await outbox.requeueDead(sink: sink)
@@ -60,7 +60,7 @@ extension Forwarder {
     /// `forward.drop`: everything the sink still has to deliver goes, announced with
     /// `forward.dropped` (reason `requested`).
     public func drop(sink: String) async throws(ForwardControlError) -> ForwardDropResult {
-        let outbox = try openedOutbox()
+        let outbox = try openedOutbox(for: sink)
         let dropped: ForwardDropped?
         do {
             dropped = try await outbox.dropBacklog(sink: sink)
@@ -76,11 +76,13 @@ extension Forwarder {
         return ForwardDropResult(sink: sink, dropped: dropped?.count ?? 0)
     }
 
-    /// The open outbox, or why there is none.
-    private func openedOutbox() throws(ForwardControlError) -> any OutboxStorage {
+    /// The open outbox, or why there is none: with no outbox, a sink the config names waits
+    /// for it (`outbox_unavailable`), and any other name is unknown.
+    private func openedOutbox(for sink: String) throws(ForwardControlError) -> any OutboxStorage {
         let (outbox, error) = state.withLock { ($0.outbox, $0.outboxError) }
-        guard let outbox else { throw .outboxUnavailable(error ?? "no forwarding sink is configured") }
-        return outbox
+        if let outbox { return outbox }
+        guard live.current.forward.sinks.contains(where: { $0.name == sink }) else { throw .unknownSink(sink) }
+        throw .outboxUnavailable(error ?? "the forwarding outbox is not open")
     }
 
     private func wakeNow(_ sink: String) {
