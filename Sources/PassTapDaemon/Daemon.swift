@@ -6,6 +6,7 @@ import PCSCBackend
 import NFCBackend
 import PassTapServer
 import PassTapMetrics
+import PassTapForward
 import PassTapWeb
 import Prometheus
 import ServiceLifecycle
@@ -86,15 +87,23 @@ public struct Daemon: Sendable {
     /// Runs until SIGTERM or SIGINT (or a service fails, which is thrown).
     public func run() async throws {
         let configuration = live.current
-        let hub = EventHub(
-            lineEncoder: EventNotificationEncoder(), capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes)
-        let vasReads = VASReadQueue()
+        let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
         // `status` and the metrics read the daemon's own events on their way to the hub.
         let metrics = live.bound.metrics.listen.map { _ in
             DaemonMetrics(registry: PrometheusCollectorRegistry(), merchants: configuration.vas.passTypeIDs, version: PassTapVersion.string)
         }
+        // The hub and the forwarding parts know each other: the outbox writer records what the hub
+        // publishes, and the forwarder publishes `forward.dropped` through the hub.
+        let eventsLink = Slot<EventSink>()
+        let forwarding = Forwarding(
+            instance: daemon.instance, live: live, events: EventSink { eventsLink.value?.publish($0, $1, $2) }, metrics: metrics, logger: logger)
+        let hub = EventHub(
+            lineEncoder: EventNotificationEncoder(), capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes,
+            recorder: forwarding.writer)
+        let vasReads = VASReadQueue()
         let ledger = HealthLedger(backends: [ReaderID.Backend.pcsc, .nfc].filter { configuration.section($0).enabled }.map(\.rawValue))
         let events = ledger.sink(forwardingTo: metrics?.sink(forwardingTo: hub.sink) ?? hub.sink)
+        eventsLink.value = events
         let coordinator = TapCoordinator(live: live, vasReads: vasReads, logger: logger, events: events, observer: metrics?.sessionObserver)
         let factory = BackendFactory(tapHandler: coordinator, events: events, logger: logger)
         if !configuration.section(.pcsc).enabled {
@@ -107,7 +116,6 @@ public struct Daemon: Sendable {
         let checkInterval = watchdog.checkInterval()
         // Reads the budget every round: a reload's budget applies to the next look.
         let supervisor = ReaderSupervisor(backends: readers, live: live, logger: logger)
-        let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
         let eventLoops = MultiThreadedEventLoopGroup.singleton
         let clientObserver =
             metrics.map { metrics in
@@ -125,7 +133,7 @@ public struct Daemon: Sendable {
             health: HealthSources(
                 ledger: ledger, lastHealthyCheck: { health.lastHealthy }, staleAfter: checkInterval * 3,
                 webClients: webClients),
-            observer: clientObserver)
+            observer: clientObserver, forward: forwarding.forwarder)
         let readerService = ReaderBackendsService(backends: readers, supervisor: supervisor, deadline: Self.backendShutdown)
         // Everything systemd is told goes through this one notifier.
         let notifier = SystemdNotifier(socket: notifySocket) {
@@ -141,8 +149,10 @@ public struct Daemon: Sendable {
                 try await server.waitUntilListening()
                 await readerService.waitUntilStarted()
             })
+        // The group stops services in reverse order: the outbox closes last, after the readers,
+        // so every event they publish is kept; the forwarder (appended last) stops first.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: readerService), .init(service: server), .init(service: systemd),
+            .init(service: forwarding.closing), .init(service: readerService), .init(service: server), .init(service: systemd),
         ]
         if let metrics, let listen = live.bound.metrics.listen {
             // Bound before anything is served, so it listens before the daemon is ready, and a
@@ -166,8 +176,10 @@ public struct Daemon: Sendable {
             server,
             webSessions,
             metrics,
+            forwarding.forwarder,
             BackendReloader(backends: readers, factory: factory, deadline: Self.backendShutdown),
         ]
+        services.append(.init(service: forwarding.forwarder))
         if let configPath {
             services.append(
                 .init(

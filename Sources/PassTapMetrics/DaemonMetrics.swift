@@ -28,6 +28,13 @@ public final class DaemonMetrics: ConfigurationObserver {
         public static let readerState = "passtap_reader_state"
         public static let reloads = "passtap_config_reloads_total"
         public static let buildInfo = "passtap_build_info"
+        public static let forwardPending = "passtap_forward_pending"
+        public static let forwardOldestPendingAge = "passtap_forward_oldest_pending_age_seconds"
+        public static let forwardDelivered = "passtap_forward_delivered_total"
+        public static let forwardRetries = "passtap_forward_retries_total"
+        public static let forwardDead = "passtap_forward_dead_total"
+        public static let forwardDropped = "passtap_forward_dropped_total"
+        public static let forwardLatency = "passtap_forward_delivery_latency_seconds"
     }
 
     /// The `merchant` label of a pass type id that is not configured.
@@ -42,6 +49,10 @@ public final class DaemonMetrics: ConfigurationObserver {
     static let sessionBuckets: [Duration] = [5, 10, 25, 50, 100, 250, 500, 1000, 2000, 5000].map { .milliseconds($0) }
     /// APDU round trip buckets: a contactless exchange is about a millisecond to some tens.
     static let roundTripBuckets: [Duration] = [0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 1000].map { .microseconds($0 * 1000) }
+    /// Forwarding latency buckets, publication to delivery: some milliseconds when the receiver
+    /// is up, up to hours across an outage.
+    static let forwardLatencyBuckets: [Duration] =
+        [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600].map { .milliseconds(Int64($0 * 1000)) }
 
     private struct ReaderSeries {
         var state: [ReaderInfo.State: Meter] = [:]
@@ -73,6 +84,8 @@ public final class DaemonMetrics: ConfigurationObserver {
     private let webClients: Meter
     private let dropped: CoreMetrics.Counter
     private let buildInfo: Meter
+    /// The forwarder's series (``ForwardMetricsObserver``).
+    let forward: ForwardSeries
 
     /// Metrics in `registry`, labelling VAS reads by the pass type ids of `merchants` (others
     /// are `other`; a reload sets the list, ``configurationChanged(from:to:)``), with `version` in
@@ -80,8 +93,11 @@ public final class DaemonMetrics: ConfigurationObserver {
     public init(registry: PrometheusCollectorRegistry, merchants: [String], version: String) {
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
-        factory.durationHistogramBuckets = [Name.sessionDuration: Self.sessionBuckets, Name.apduRoundTrip: Self.roundTripBuckets]
+        factory.durationHistogramBuckets = [
+            Name.sessionDuration: Self.sessionBuckets, Name.apduRoundTrip: Self.roundTripBuckets, Name.forwardLatency: Self.forwardLatencyBuckets,
+        ]
         self.factory = factory
+        forward = ForwardSeries(factory: factory)
         state = Mutex(State(merchants: Set(merchants)))
         sessionDuration = CoreMetrics.Timer(label: Name.sessionDuration, dimensions: [], factory: factory)
         roundTrip = CoreMetrics.Timer(label: Name.apduRoundTrip, dimensions: [], factory: factory)
@@ -232,7 +248,7 @@ public final class DaemonMetrics: ConfigurationObserver {
         }
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
+    static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }

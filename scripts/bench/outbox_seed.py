@@ -34,7 +34,7 @@ SCHEMA = [
         event BLOB NOT NULL, full_event BLOB, bytes INTEGER NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS sinks (
         name TEXT PRIMARY KEY, type TEXT NOT NULL, kinds TEXT NOT NULL, cursor INTEGER NOT NULL,
-        removed_at INTEGER, position INTEGER NOT NULL DEFAULT 0)""",
+        removed_at INTEGER, until_row INTEGER, position INTEGER NOT NULL DEFAULT 0)""",
     """CREATE TABLE IF NOT EXISTS dead (
         sink TEXT NOT NULL, rowid INTEGER NOT NULL, error TEXT NOT NULL,
         requeued INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (sink, rowid)) WITHOUT ROWID""",

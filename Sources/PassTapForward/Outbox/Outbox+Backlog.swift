@@ -25,9 +25,9 @@ extension Outbox {
     /// Drops everything `sink` has still to deliver (dead events included): a removed sink is
     /// forgotten, a configured one's cursor moves to the newest row. Returns what went.
     static func drop(_ session: OutboxSession, sink: String, reason: ForwardDropped.Reason) async throws -> ForwardDropped? {
-        let (cursor, kinds, removed) = try await sinkRow(session, sink)
-        let backlog = "rowid IN (SELECT rowid FROM dead WHERE sink = ?) OR (rowid > ? AND instr(?, ',' || kind || ',') > 0)"
-        let binds: [SQLiteData] = [.text(sink), .integer(Int(cursor)), .text(kinds)]
+        let (cursor, kinds, removed, until) = try await sinkRow(session, sink)
+        let backlog = "rowid IN (SELECT rowid FROM dead WHERE sink = ?) OR (rowid > ? AND rowid <= ? AND instr(?, ',' || kind || ',') > 0)"
+        let binds: [SQLiteData] = [.text(sink), .integer(Int(cursor)), .integer(Int(until)), .text(kinds)]
         let count = try await session.integer("SELECT COUNT(*) FROM events WHERE " + backlog, binds)
         var dropped: ForwardDropped?
         if count > 0 {

@@ -9,7 +9,7 @@ extension Outbox {
         guard limit > 0 else { return [] }
         let logger = self.logger
         return try await database.run("read a batch for sink \(sink)") { session in
-            let (cursor, _, _) = try await Self.sinkRow(session, sink)
+            let (cursor, _, _, _) = try await Self.sinkRow(session, sink)
             // Which stored JSON the sink gets: the full one only with include_message, when stored.
             let columns = "e.rowid AS rowid, e.instance, e.seq, e.source, e.kind, e.reader, e.time, CASE WHEN ? AND e.full_event IS NOT NULL THEN e.full_event ELSE e.event END AS body"
             let view = SQLiteData.integer(includeMessage ? 1 : 0)
@@ -35,7 +35,7 @@ extension Outbox {
     public func markDelivered(sink: String, rowIDs: [Int64]) async throws(OutboxError) {
         guard !rowIDs.isEmpty else { return }
         try await database.run("record a delivery for sink \(sink)") { session in
-            let (cursor, _, _) = try await Self.sinkRow(session, sink)
+            let (cursor, _, _, _) = try await Self.sinkRow(session, sink)
             // Requeued dead events leave the dead list; the others move the cursor.
             let freed = try await session.query(
                 "DELETE FROM dead WHERE sink = ? AND rowid IN (\(Self.placeholders(rowIDs.count))) RETURNING rowid",
@@ -51,7 +51,7 @@ extension Outbox {
 
     public func markDead(sink: String, rowID: Int64, error: String) async throws(OutboxError) {
         try await database.run("move an event to the dead list of sink \(sink)") { session in
-            let (cursor, _, _) = try await Self.sinkRow(session, sink)
+            let (cursor, _, _, _) = try await Self.sinkRow(session, sink)
             try await session.execute(
                 """
                 INSERT INTO dead (sink, rowid, error, requeued) SELECT ?, rowid, ?, 0 FROM events WHERE rowid = ?

@@ -10,29 +10,34 @@ extension Outbox {
             for (position, sink) in active.enumerated() {
                 try await session.execute(
                     """
-                    INSERT INTO sinks (name, type, kinds, cursor, removed_at, position) VALUES (?, ?, ?, ?, NULL, ?)
-                    ON CONFLICT (name) DO UPDATE SET type = excluded.type, kinds = excluded.kinds, removed_at = NULL, position = excluded.position
+                    INSERT INTO sinks (name, type, kinds, cursor, removed_at, until_row, position) VALUES (?, ?, ?, ?, NULL, NULL, ?)
+                    ON CONFLICT (name) DO UPDATE SET type = excluded.type, kinds = excluded.kinds, removed_at = NULL, until_row = NULL,
+                        position = excluded.position
                     """,
                     [.text(sink.name), .text(sink.type.rawValue), .text(OutboxSchema.kindsText(sink.kinds.map(\.rawValue))), .integer(Int(newest)), .integer(position)])
             }
             let names = active.map { SQLiteData.text($0.name) }
             let notActive = names.isEmpty ? "" : " AND name NOT IN (\(Self.placeholders(names.count)))"
-            try await session.execute("UPDATE sinks SET removed_at = ? WHERE removed_at IS NULL" + notActive, [.integer(Self.milliseconds(now))] + names)
+            // A removed sink keeps what it owed at its removal, and nothing published after it.
+            try await session.execute(
+                "UPDATE sinks SET removed_at = ?, until_row = ? WHERE removed_at IS NULL" + notActive,
+                [.integer(Self.milliseconds(now)), .integer(Int(newest))] + names)
         }
     }
 
     public func status() async throws(OutboxError) -> OutboxStatus {
         try await database.run("read its status") { session in
             let rows = try await session.query(
-                "SELECT name, type, kinds, cursor, removed_at FROM sinks ORDER BY removed_at IS NOT NULL, position, removed_at, name")
+                "SELECT name, type, kinds, cursor, removed_at, until_row FROM sinks ORDER BY removed_at IS NOT NULL, position, removed_at, name")
             var sinks: [OutboxStatus.Sink] = []
             for row in rows {
                 let name = row.column("name")?.string ?? ""
                 let kinds = row.column("kinds")?.string ?? ","
                 let cursor = row.column("cursor")?.integer ?? 0
+                let until = row.column("until_row")?.integer ?? Int.max
                 let after = try await session.query(
-                    "SELECT COUNT(*) AS count, MIN(time) AS oldest FROM events WHERE rowid > ? AND instr(?, ',' || kind || ',') > 0",
-                    [.integer(cursor), .text(kinds)]
+                    "SELECT COUNT(*) AS count, MIN(time) AS oldest FROM events WHERE rowid > ? AND rowid <= ? AND instr(?, ',' || kind || ',') > 0",
+                    [.integer(cursor), .integer(until), .text(kinds)]
                 ).first
                 let requeued = try await session.query(
                     "SELECT COUNT(*) AS count, MIN(e.time) AS oldest FROM dead d JOIN events e ON e.rowid = d.rowid WHERE d.sink = ? AND d.requeued = 1",
@@ -61,19 +66,24 @@ extension Outbox {
         Int64(try await session.integer("SELECT seq FROM sqlite_sequence WHERE name = 'events'"))
     }
 
-    /// `sink`'s cursor and kinds (as stored), or ``OutboxError/unknownSink(_:)``.
-    static func sinkRow(_ session: OutboxSession, _ sink: String) async throws -> (cursor: Int64, kinds: String, removed: Bool) {
-        guard let row = try await session.query("SELECT cursor, kinds, removed_at FROM sinks WHERE name = ?", [.text(sink)]).first else {
+    /// `sink`'s cursor and kinds (as stored), whether it was removed, and the last row it owes
+    /// (`Int64.max` while it is configured), or ``OutboxError/unknownSink(_:)``.
+    static func sinkRow(_ session: OutboxSession, _ sink: String) async throws -> (cursor: Int64, kinds: String, removed: Bool, until: Int64) {
+        guard let row = try await session.query("SELECT cursor, kinds, removed_at, until_row FROM sinks WHERE name = ?", [.text(sink)]).first else {
             throw OutboxError.unknownSink(sink)
         }
-        return (Int64(row.column("cursor")?.integer ?? 0), row.column("kinds")?.string ?? ",", row.column("removed_at")?.integer != nil)
+        return (
+            Int64(row.column("cursor")?.integer ?? 0), row.column("kinds")?.string ?? ",", row.column("removed_at")?.integer != nil,
+            row.column("until_row")?.integer.map(Int64.init) ?? .max
+        )
     }
 
     /// Deletes the rows among those in (`after`, `through`] and `rowIDs` that no sink still
     /// needs: past every cursor (or of a kind the sink does not take) and on no dead list.
     static func collectGarbage(_ session: OutboxSession, after: Int64, through: Int64, rowIDs: [Int64] = []) async throws {
         let unneeded = """
-            NOT EXISTS (SELECT 1 FROM sinks s WHERE events.rowid > s.cursor AND instr(s.kinds, ',' || events.kind || ',') > 0)
+            NOT EXISTS (SELECT 1 FROM sinks s WHERE events.rowid > s.cursor AND (s.until_row IS NULL OR events.rowid <= s.until_row)
+                AND instr(s.kinds, ',' || events.kind || ',') > 0)
             AND NOT EXISTS (SELECT 1 FROM dead d WHERE d.rowid = events.rowid)
             """
         if through > after {

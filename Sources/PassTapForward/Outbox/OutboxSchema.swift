@@ -31,6 +31,7 @@ enum OutboxSchema {
             kinds TEXT NOT NULL,
             cursor INTEGER NOT NULL,
             removed_at INTEGER,
+            until_row INTEGER,
             position INTEGER NOT NULL DEFAULT 0
         )
         """,

@@ -136,6 +136,15 @@ import Testing
         try await outbox.setSinks([OutboxFixture.sink("a")], now: removedAt)
         var b = try Self.sink(try await outbox.status(), "b")
         #expect(b.removedAt == removedAt && b.pending == 3)
+        // Events published after the removal are not its backlog, and are not kept for it: "a"
+        // delivering them leaves nothing of them in the file.
+        try await Self.store(fixture, outbox, count: 2, instance: "j")
+        b = try Self.sink(try await outbox.status(), "b")
+        #expect(b.pending == 3)
+        let later = try await Self.batch(outbox, "a")
+        #expect(later.map(\.id) == ["i:1", "i:2", "i:3", "j:1", "j:2"])
+        try await outbox.markDelivered(sink: "a", rowIDs: later.map(\.rowID))
+        #expect(try await Self.rowCount(fixture.path) == 3)
         // Named again before it expires: active, with its old cursor.
         try await outbox.setSinks([OutboxFixture.sink("a"), OutboxFixture.sink("b")], now: removedAt)
         b = try Self.sink(try await outbox.status(), "b")

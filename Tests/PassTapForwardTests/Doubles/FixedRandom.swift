@@ -1,0 +1,18 @@
+/// Random sources for the backoff's jitter: one that always gives the same bits, and a seeded one
+/// (SplitMix64, Steele, Lea and Flood 2014).
+struct ConstantRandom: RandomNumberGenerator, Sendable {
+    var bits: UInt64
+    mutating func next() -> UInt64 { bits }
+}
+
+struct SeededRandom: RandomNumberGenerator, Sendable {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
