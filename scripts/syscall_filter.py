@@ -299,7 +299,7 @@ def main(argv):
         print(f"syscall-check: {unknown} trace line(s) were neither a call nor a signal (not counted)")
     print(f"syscall-check: socket families: {' '.join(sorted(arguments['socket'])) or 'none'}")
     if with_tcp:
-        print(f"syscall-check: {with_tcp} trace(s) opened an Internet socket ([web] or [metrics] listen): their "
+        print(f"syscall-check: {with_tcp} trace(s) opened an Internet socket ([web] or [metrics] listen, or a forwarding sink): their "
               f"socket families are judged with {os.path.basename(args.tcp_dropin)}")
     for program, program_counts in sorted(others.items()):
         # Not passtapd: reported, not judged (swift-backtrace runs only once passtapd has crashed).
