@@ -72,14 +72,8 @@ final class OutboxDatabase: Sendable {
     func run<T: Sendable>(
         _ what: String, transaction: Bool = true, _ body: @escaping @Sendable (OutboxSession) async throws -> T
     ) async throws(OutboxError) -> T {
-        let done = eventLoop.makePromise(of: Void.self)
-        let previous = tail.withLock { tail in
-            let previous = tail
-            tail = done.futureResult
-            return previous
-        }
+        let done = await waitForTurn()
         defer { done.succeed() }
-        _ = try? await previous.get()
         guard !closed.load(ordering: .acquiring) else {
             throw OutboxError.storage("the outbox \(path) is closed (passtapd is stopping)")
         }
@@ -96,6 +90,19 @@ final class OutboxDatabase: Sendable {
         }
     }
 
+    /// Joins the queue of operations and returns once every earlier one has finished; the caller
+    /// succeeds the promise it gets when its own operation is done (the next one waits for it).
+    private func waitForTurn() async -> EventLoopPromise<Void> {
+        let done = eventLoop.makePromise(of: Void.self)
+        let previous = tail.withLock { tail in
+            let previous = tail
+            tail = done.futureResult
+            return previous
+        }
+        _ = try? await previous.get()
+        return done
+    }
+
     /// An outbox dropped without ``close()`` (an error path) still closes its file and ends its
     /// thread, on that thread (sqlite-nio's connection must be closed before it goes).
     deinit {
@@ -106,14 +113,8 @@ final class OutboxDatabase: Sendable {
 
     /// Closes the connection and ends the thread, after the operations already called.
     func close() async {
-        let done = eventLoop.makePromise(of: Void.self)
-        let previous = tail.withLock { tail in
-            let previous = tail
-            tail = done.futureResult
-            return previous
-        }
+        let done = await waitForTurn()
         defer { done.succeed() }
-        _ = try? await previous.get()
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         try? await connection.close()
         try? await threadPool.shutdownGracefully()
