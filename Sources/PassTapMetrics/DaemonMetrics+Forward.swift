@@ -36,23 +36,18 @@ final class ForwardSeries: Sendable {
         var age: Meter
     }
 
-    private struct CounterKey: Hashable {
-        var name: String
-        var label: String
-        var value: String
-    }
-
     private struct State {
         var backlogs: [String: Backlog] = [:]
-        var counters: [CounterKey: CoreMetrics.Counter] = [:]
         var latencies: [String: CoreMetrics.Timer] = [:]
     }
 
     private let factory: PrometheusMetricsFactory
     private let state = Mutex(State())
+    private let counters: LabelledCounters
 
-    init(factory: PrometheusMetricsFactory) {
+    init(factory: PrometheusMetricsFactory, counters: LabelledCounters) {
         self.factory = factory
+        self.counters = counters
     }
 
     /// Sets each sink's backlog gauges; unregisters those of a sink no longer listed.
@@ -81,13 +76,7 @@ final class ForwardSeries: Sendable {
 
     /// The counter `name` with the one label `label`.
     func counter(_ name: String, _ label: (String, String)) -> CoreMetrics.Counter {
-        state.withLock { state in
-            let key = CounterKey(name: name, label: label.0, value: label.1)
-            if let counter = state.counters[key] { return counter }
-            let counter = CoreMetrics.Counter(label: name, dimensions: [label], factory: factory)
-            state.counters[key] = counter
-            return counter
-        }
+        counters.counter(name, label)
     }
 
     /// The latency histogram of `sink`.

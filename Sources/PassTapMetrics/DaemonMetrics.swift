@@ -70,8 +70,6 @@ public final class DaemonMetrics: ConfigurationObserver {
         var readers: [ReaderID: ReaderSeries] = [:]
         var vas: [VASKey: CoreMetrics.Counter] = [:]
         var backends: [String: Meter] = [:]
-        var reloads: [String: CoreMetrics.Counter] = [:]
-        var authFailures: [String: CoreMetrics.Counter] = [:]
     }
 
     /// Where every series is registered; `GET /metrics` emits it.
@@ -86,6 +84,8 @@ public final class DaemonMetrics: ConfigurationObserver {
     private let buildInfo: Meter
     /// The forwarder's series (``ForwardMetricsObserver``).
     let forward: ForwardSeries
+    /// Reload outcomes, auth failure reasons, and the forwarder's counters.
+    private let labelled: LabelledCounters
 
     /// Metrics in `registry`, labelling VAS reads by the pass type ids of `merchants` (others
     /// are `other`; a reload sets the list, ``configurationChanged(from:to:)``), with `version` in
@@ -97,7 +97,8 @@ public final class DaemonMetrics: ConfigurationObserver {
             Name.sessionDuration: Self.sessionBuckets, Name.apduRoundTrip: Self.roundTripBuckets, Name.forwardLatency: Self.forwardLatencyBuckets,
         ]
         self.factory = factory
-        forward = ForwardSeries(factory: factory)
+        labelled = LabelledCounters(factory: factory)
+        forward = ForwardSeries(factory: factory, counters: labelled)
         state = Mutex(State(merchants: Set(merchants)))
         sessionDuration = CoreMetrics.Timer(label: Name.sessionDuration, dimensions: [], factory: factory)
         roundTrip = CoreMetrics.Timer(label: Name.apduRoundTrip, dimensions: [], factory: factory)
@@ -160,13 +161,7 @@ public final class DaemonMetrics: ConfigurationObserver {
 
     /// A `/rpc` `auth` failed, answered with `reason` (`auth_failed` or `auth_rate_limited`).
     public func webAuthFailed(reason: String) {
-        let counter = state.withLock { state in
-            if let counter = state.authFailures[reason] { return counter }
-            let counter = CoreMetrics.Counter(label: Name.webAuthFailures, dimensions: [("reason", reason)], factory: factory)
-            state.authFailures[reason] = counter
-            return counter
-        }
-        counter.increment()
+        labelled.counter(Name.webAuthFailures, ("reason", reason)).increment()
     }
 
     /// A subscriber was told it missed `count` events (`events.dropped`).
@@ -176,13 +171,7 @@ public final class DaemonMetrics: ConfigurationObserver {
 
     /// A configuration reload ended with `outcome` (`applied` or `rejected`).
     public func recordReload(outcome: String) {
-        let counter = state.withLock { state in
-            if let counter = state.reloads[outcome] { return counter }
-            let counter = CoreMetrics.Counter(label: Name.reloads, dimensions: [("outcome", outcome)], factory: factory)
-            state.reloads[outcome] = counter
-            return counter
-        }
-        counter.increment()
+        labelled.counter(Name.reloads, ("outcome", outcome)).increment()
     }
 
     /// A reload: VAS reads are labelled by the merchants of `new` from now on. Series already
