@@ -44,6 +44,12 @@ let package = Package(
             pkgConfig: "libnfc",
             providers: [.apt(["libnfc-dev"])]
         ),
+        // zlib (inflate only), for Smart Tap's compressed record bundles; imported by SmartTap alone.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // <sys/timex.h> (adjtimex), for `status`'s clock check; C library only, nothing to link.
         .systemLibrary(name: "CTimex"),
 
@@ -51,7 +57,23 @@ let package = Package(
         .target(name: "ISO7816", swiftSettings: upcoming),
         .target(
             name: "PassTapCore",
-            dependencies: ["ISO7816", "VAS", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ISO7816", "VAS", "NDEF", "SmartTap", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: upcoming
+        ),
+
+        // NDEF: the record codec (NFC Forum NDEF, RTD URI, Text, Smart Poster), with bounds. Pure
+        // Swift, no dependencies: the tag layouts that carry it live in PassTapCore.
+        .target(name: "NDEF", swiftSettings: upcoming),
+
+        // Google Smart Tap 2.1: the protocol (NEGOTIATE SECURE CHANNEL, GET DATA), the collector
+        // key, the decryption (ECDH, HKDF, HMAC, AES-CTR, zlib) and the service objects.
+        .target(
+            name: "SmartTap",
+            dependencies: [
+                "ISO7816", "NDEF", "VAS", "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: upcoming
         ),
 
@@ -235,6 +257,17 @@ let package = Package(
         ),
 
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"], swiftSettings: upcoming),
+        .testTarget(name: "NDEFTests", dependencies: ["NDEF"], resources: [.copy("Vectors")], swiftSettings: upcoming),
+        .testTarget(
+            name: "SmartTapTests",
+            dependencies: [
+                "SmartTap", "NDEF", "ISO7816", "VAS",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            resources: [.copy("Vectors")],
+            swiftSettings: upcoming
+        ),
         .testTarget(name: "PassTapDashboardTests", dependencies: ["PassTapDashboard"], swiftSettings: upcoming),
         .testTarget(
             name: "VASTests",

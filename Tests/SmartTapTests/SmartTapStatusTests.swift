@@ -1,0 +1,11 @@
+import SmartTap
+import Testing
+
+@Suite struct SmartTapStatusTests {
+    /// The names are the socket contract of issue 23.
+    @Test func statusNamesAreTheWireNames() {
+        #expect(SmartTapStatus.allCases.map(\.rawValue) == [
+            "success", "no_pass", "user_must_choose", "retry", "refused", "malformed_response", "bad_mac",
+        ])
+    }
+}
