@@ -278,7 +278,7 @@ let package = Package(
         .testTarget(
             name: "PassTapCoreTests",
             dependencies: [
-                "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Crypto", package: "swift-crypto"),
+                "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "SmartTap", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: upcoming
@@ -291,7 +291,8 @@ let package = Package(
         .testTarget(
             name: "PassTapServerTests",
             dependencies: [
-                "PassTapServer", "PassTapTestSupport", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS",
+                "PassTapServer", "PassTapTestSupport", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS", "SmartTap",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -13,7 +13,7 @@ public enum ConfigLoader {
     /// Where `passtapd` looks when `--config` is not given.
     public static let defaultPath = "/etc/passtap/passtapd.toml"
 
-    /// Reads the file at `path` and validates it, loading the merchant key files, web token files
+    /// Reads the file at `path` and validates it, loading the merchant and collector key files, web token files
     /// and forward secret and password files it names.
     ///
     /// `listening` is, on a reload, the `[socket]` of the running daemon, whose group and mode
@@ -139,13 +139,16 @@ public enum ConfigLoader {
                 try metrics.integer("max_connections", in: 1...1024) ?? configuration.metrics.maxConnections
             try metrics.rejectUnknownKeys()
         }
-        // Checked before [vas], [web] and [forward] open their key, token and secret files, so a
+        // Checked before [vas], [smarttap], [web] and [forward] open their key, token and secret files, so a
         // file's error cannot hide a misspelt table.
-        root.declare("vas", "web", "forward")
+        root.declare("vas", "smarttap", "web", "forward")
         try root.rejectUnknownKeys()
         let keyPolicy = keyFilePolicy(for: configuration.socket, listening: listening)
         if var vas = try subtable("vas", of: &root) {
             configuration.vas = try readVAS(&vas, keyPolicy: keyPolicy)
+        }
+        if var smartTap = try subtable("smarttap", of: &root) {
+            configuration.smartTap = try readSmartTap(&smartTap, keyPolicy: keyPolicy)
         }
         if var web = try subtable("web", of: &root) {
             configuration.web = try readWeb(&web, keyPolicy: keyPolicy)

@@ -49,8 +49,10 @@ package struct MethodDispatcher: Sendable {
             },
             VASReadHandler(
                 merchants: {
-                    let vas = live.current.vas
-                    return vas.enabled ? vas.passTypeIDs : nil
+                    // Smart Tap alone answers vas.read too, with no merchant to name.
+                    let configuration = live.current
+                    if configuration.vas.enabled { return configuration.vas.passTypeIDs }
+                    return configuration.smartTap.enabled ? [] : nil
                 }, vasReads: vasReads,
                 pending: PendingVASReads { owner in
                     switch owner {

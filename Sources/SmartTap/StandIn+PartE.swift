@@ -1,6 +1,6 @@
 // Part E's stand-in for part D's Smart Tap API (COMMON.md's signatures), so the session, config
 // and CLI build before "D: Smart Tap API" lands. Removed when main has D's API.
-public import Crypto
+@preconcurrency public import Crypto
 public import ISO7816
 public import VAS
 

@@ -169,7 +169,8 @@ import VAS
     }
 
     /// The sink sends what it is given: an event in the withheld view (what a sink with
-    /// `include_message = false` gets from the outbox) reaches the receiver without the message.
+    /// `include_message = false` gets from the outbox) reaches the receiver without the message,
+    /// nor the Smart Tap customer id and objects (its `smarttap` is there, withheld).
     @Test func aWithheldEventReachesTheReceiverWithoutItsMessage() async throws {
         let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 4)
         let subscription = try hub.subscribe(since: nil, queueLimit: 4, view: .passesWithheld)
@@ -177,7 +178,11 @@ import VAS
         coffee.publish(VASPayload(timestampRaw: 817_038_360, message: Array("member 0042".utf8)), variant: .a)
         let vas = VASSessionResult(
             offered: true, wallet: "ApplePay", version: "0100", capabilities: nil, mode: .vasOrPayment, problem: nil, entries: [coffee])
-        let result = ReadResult(card: CardInfo(atr: "3B80800101", uid: "04A1B2C3D4E5F6"), target: .isoDep, session: SessionOutcome(vas: vas))
+        let smartTap = SmartTapSessionResult(
+            offered: true, version: "0001", status: .success, sw: "9000", customerID: "CUSTOMER-77", tapID: "TAP-88",
+            objects: [SmartTapPublishedObject(type: "loyalty", issuerID: "3388", objectID: "3388.m", value: "card 0099")])
+        let result = ReadResult(
+            card: CardInfo(atr: "3B80800101", uid: "04A1B2C3D4E5F6"), target: .isoDep, session: SessionOutcome(vas: vas, smartTap: smartTap))
         _ = hub.publish(.readResult, reader: .pcsc("Virtual PCD 00 00"), payload: .readResult(result))
         let polled = subscription.poll(orNotify: { _ in })
         guard case .event(let published) = polled else {
@@ -186,6 +191,7 @@ import VAS
         }
         let full = published.eventJSON(for: .full)
         #expect(full.getString(at: full.readerIndex, length: full.readableBytes)?.contains("member 0042") == true)
+        #expect(full.getString(at: full.readerIndex, length: full.readableBytes)?.contains(#""customer_id":"CUSTOMER-77""#) == true)
 
         let receiver = try WebhookReceiver()
         let sink = Self.sink(receiver, clock: Clock())
@@ -198,6 +204,8 @@ import VAS
         #expect(attempt.body.contains(#""withheld":"access""#))
         let everything = attempt.body + attempt.headers.map { $0.key + ": " + $0.value }.joined(separator: "\n")
         #expect(!everything.contains("member 0042"))
+        #expect(attempt.body.contains(#""smarttap":{"offered":true,"version":"0001","status":"success","sw":"9000","code":null,"problem":null,"customer_id":null,"tap_id":null,"objects":null,"withheld":"access"}"#))
+        for secret in ["CUSTOMER-77", "TAP-88", "card 0099"] { #expect(!everything.contains(secret)) }
         #expect(!everything.contains(Data("member 0042".utf8).base64EncodedString()))
     }
 }

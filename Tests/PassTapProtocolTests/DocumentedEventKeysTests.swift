@@ -15,7 +15,8 @@ import VAS
         .appendingPathComponent("docs/socket-api.md")
 
     /// The documented key paths of each event kind: every `event` notification in the document's
-    /// JSON blocks, and for `read.result` the `"vas":{...}` example of its VAS section too.
+    /// JSON blocks, and for `read.result` the `"vas":{...}` and `"smarttap":{...}` examples of its
+    /// VAS and Smart Tap sections too.
     static func documented() throws -> [String: Set<String>] {
         let text = try String(contentsOf: document, encoding: .utf8)
         var paths: [String: Set<String>] = [:]
@@ -29,7 +30,7 @@ import VAS
             if line.hasPrefix("```") {
                 block = nil
                 let joined = lines.joined(separator: "\n")
-                if joined.hasPrefix("\"vas\":") {
+                if joined.hasPrefix("\"vas\":") || joined.hasPrefix("\"smarttap\":") {
                     let object = try #require(try JSONSerialization.jsonObject(with: Data("{\(joined)}".utf8)) as? [String: Any])
                     paths["read.result", default: []].formUnion(keyPaths(object))
                 }
@@ -85,8 +86,12 @@ import VAS
         let vas = VASSessionResult(
             offered: true, wallet: "ApplePay", version: "0100", capabilities: .init(capabilities), mode: .vasOrPayment, problem: "none",
             entries: [entry])
+        let smartTap = SmartTapSessionResult(
+            offered: true, version: "0001", status: .refused, sw: "9406", code: 0x06, problem: "none", customerID: "4B3C2D1E",
+            tapID: "0F1E2D3C4B5A6978", objects: [SmartTapPublishedObject(type: "loyalty", issuerID: "3388", objectID: "3388.m", value: "member 0042")])
         let result = ReadResult(
-            card: card, target: .isoDep, session: SessionOutcome(aid: aid, vas: vas, error: CardTransportError(.cardRemoved, "gone")),
+            card: card, target: .isoDep,
+            session: SessionOutcome(aid: aid, vas: vas, smartTap: smartTap, error: CardTransportError(.cardRemoved, "gone")),
             duration: .microseconds(38_412))
         let payloads: [(EventKind, EventPayload)] = [
             (.backendDown, .backend(name: "pcsc", reason: "pcscd is not running")),

@@ -1,7 +1,9 @@
+import Crypto
 import ISO7816
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
+import SmartTap
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct MethodTests {
@@ -229,6 +231,23 @@ extension MethodTests {
         #expect(error.code.rawValue == -32011)
         #expect(error.reason == "vas_disabled")
         #expect(error.message.contains("[vas] enabled = true"))
+    }
+
+    /// With Smart Tap alone, vas.read waits for the next phone (an Android phone's pass comes in
+    /// `smarttap`), and has no merchant to name.
+    @Test func vasReadWithOnlySmartTapOnWaitsForATapAndNamesNoMerchant() async throws {
+        let collector = SmartTapCollector(collectorID: 20_180_608, keyVersion: 1, key: P256.Signing.PrivateKey())
+        var answers: [JSONRPCError] = []
+        try await ServerHarness.with(configure: { $0.smartTap = Configuration.SmartTap(enabled: true, collector: collector, keyPath: nil) }) { harness in
+            try await LineClient.with(path: harness.path) { client in
+                for params in [#"{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":1}"#, #"{"reader":"pcsc:Zeta Reader 00 00","merchants":["pass.com.example.coffee"]}"#] {
+                    let answer = try await client.call(#"{"jsonrpc":"2.0","id":7,"method":"vas.read","params":\#(params)}"#, expecting: VASReadResult.self)
+                    if case .failure(let error) = answer.outcome { answers.append(error) }
+                }
+            }
+        }
+        #expect(answers.map(\.code) == [.timeout, .invalidParams])
+        #expect(answers.last?.message.contains("pass.com.example.coffee is not configured") == true)
     }
 
     @Test func vasReadOnAnUnknownReaderIsUnknownReader() async throws {

@@ -4,7 +4,7 @@ public import ISO7816
 /// it spoke ISO-DEP, and the session's outcome (none for a memory card).
 ///
 /// On the wire the card's members come first, flattened: `atr, uid, atqa, sak, ats, target, aid,
-/// vas, error, duration_ms`, every one present (`null` when absent).
+/// vas, smarttap, error, duration_ms`, every one present (`null` when absent).
 public struct ReadResult: Sendable, Hashable {
     /// The card, as `card.inserted` published it.
     public var card: CardInfo
@@ -37,13 +37,16 @@ public struct ReadResult: Sendable, Hashable {
     public var aid: AIDSessionResult? { session?.aid }
     /// The Apple VAS part; `nil` when VAS is disabled or no APDU session ran.
     public var vas: VASSessionResult? { session?.vas }
+    /// The Google Smart Tap part; `nil` when Smart Tap is disabled, the phone is not Android, or
+    /// no APDU session ran.
+    public var smartTap: SmartTapSessionResult? { session?.smartTap }
     /// The transport failure that cut the session short, if any. Per-merchant VAS outcomes are in
     /// `vas.entries`, not here.
     public var error: ReadError? { session?.error }
 }
 
 extension ReadResult: Codable {
-    private enum CodingKeys: String, CodingKey { case target, aid, vas, error, durationMilliseconds = "duration_ms" }
+    private enum CodingKeys: String, CodingKey { case target, aid, vas, smartTap = "smarttap", error, durationMilliseconds = "duration_ms" }
 
     public func encode(to encoder: any Encoder) throws {
         try card.encode(to: encoder)
@@ -51,6 +54,7 @@ extension ReadResult: Codable {
         try container.encode(target, forKey: .target)
         try container.encode(Nullable(wrappedValue: aid), forKey: .aid)
         try container.encode(Nullable(wrappedValue: vas), forKey: .vas)
+        try container.encode(Nullable(wrappedValue: smartTap), forKey: .smartTap)
         try container.encode(Nullable(wrappedValue: error), forKey: .error)
         try container.encode(Nullable(wrappedValue: durationMilliseconds), forKey: .durationMilliseconds)
     }
@@ -62,6 +66,7 @@ extension ReadResult: Codable {
         session = try container.decodeIfPresent(AIDSessionResult.self, forKey: .aid).map { aid in
             SessionOutcome(
                 aid: aid, vas: try container.decodeIfPresent(VASSessionResult.self, forKey: .vas),
+                smartTap: try container.decodeIfPresent(SmartTapSessionResult.self, forKey: .smartTap),
                 error: try container.decodeIfPresent(ReadError.self, forKey: .error))
         }
         durationMilliseconds = try container.decodeIfPresent(Double.self, forKey: .durationMilliseconds)

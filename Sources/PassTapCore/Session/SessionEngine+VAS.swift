@@ -3,22 +3,23 @@ import ISO7816
 import VAS
 
 extension SessionEngine {
-    /// The Apple VAS exchange (vas-protocol.md §2–§5): SELECT `OSE.VAS.01`, check the answer, one
-    /// GET VAS DATA per asked merchant in configured order, decrypt, check freshness.
+    /// The Apple VAS exchange (vas-protocol.md §2–§5): SELECT `OSE.VAS.01` (through `selectOSE`,
+    /// which the Smart Tap dispatch shares), check the answer, one GET VAS DATA per asked merchant
+    /// in configured order, decrypt, check freshness.
     ///
     /// Fills `outcome.vas`; what the phone answered wrongly is recorded per merchant, never
     /// thrown. Only a lost card, a failed transport or the end of the budget throws, and the
     /// merchant a failed exchange cut off says so.
     func runVAS(
-        _ plan: VASPlan, on channel: any CardChannel, within budget: SessionBudget, into outcome: inout SessionOutcome
+        _ plan: VASPlan, on channel: any CardChannel, within budget: SessionBudget, into outcome: inout SessionOutcome,
+        selectOSE: () throws(CardTransportError) -> ResponseAPDU
     ) throws(CardTransportError) {
         let settings = plan.settings
         var result = VASSessionResult(
             offered: false, wallet: nil, version: nil, capabilities: nil, mode: settings.mode, problem: nil,
             entries: settings.merchants.map { VASEntry(passTypeID: $0.passTypeIdentifier.value, status: .notRequested) })
         defer { outcome.vas = result }
-        try budget.check()
-        let select = try send(VASApplication.selectCommand, on: channel, within: budget)
+        let select = try selectOSE()
         guard select.statusWord.isSuccess else {
             result.problem = "no VAS applet: SELECT OSE.VAS.01 answered \(select.statusWord.hex)"
             return

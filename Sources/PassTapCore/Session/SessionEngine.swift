@@ -2,9 +2,10 @@ public import Foundation
 public import ISO7816
 public import VAS
 
-/// Runs one tap's session over a card channel: the Apple VAS exchange (before or after the AID
-/// list, as configured), the PPSE lookup when enabled, and SELECT by AID in the configured order,
-/// first success wins (as Core NFC does), every attempt recorded with its status word.
+/// Runs one tap's session over a card channel: the wallet exchanges (Apple VAS, or Google Smart
+/// Tap for an Android phone; before or after the AID list, as configured), the PPSE lookup when
+/// enabled, and SELECT by AID in the configured order, first success wins (as Core NFC does),
+/// every attempt recorded with its status word.
 ///
 /// The engine is synchronous and pure apart from the channel, the clocks and the replay cache:
 /// backends call it on the reader's own thread, and unit tests drive it with an in-process fake
@@ -40,13 +41,13 @@ public struct SessionEngine: Sendable {
         var outcome = SessionOutcome()
         let budget = SessionBudget(limit: plan.budget, now: monotonicClock)
         do {
-            if let vas = plan.vas, vas.settings.order == .beforeAIDs {
-                try runVAS(vas, on: channel, within: budget, into: &outcome)
-                if vas.settings.stopOnFirstPass, outcome.vas?.readAPass == true { return outcome }
+            if plan.walletOrder == .beforeAIDs {
+                try runWallets(plan, on: channel, within: budget, into: &outcome)
+                if plan.stopsOnFirstPass, outcome.readAPass { return outcome }
             }
             try runAIDs(plan, on: channel, within: budget, into: &outcome.aid)
-            if let vas = plan.vas, vas.settings.order == .afterAIDs {
-                try runVAS(vas, on: channel, within: budget, into: &outcome)
+            if plan.walletOrder == .afterAIDs {
+                try runWallets(plan, on: channel, within: budget, into: &outcome)
             }
         } catch {
             outcome.error = error

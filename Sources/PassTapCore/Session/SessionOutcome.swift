@@ -4,13 +4,21 @@ public struct SessionOutcome: Sendable, Hashable {
     public var aid: AIDSessionResult
     /// The Apple VAS record; `nil` when VAS is disabled.
     public var vas: VASSessionResult?
+    /// The Google Smart Tap record; `nil` when Smart Tap is disabled or the phone is not Android.
+    public var smartTap: SmartTapSessionResult?
     /// The transport failure that ended the session early, if any.
     public var error: ReadError?
 
     /// Creates an outcome.
-    public init(aid: AIDSessionResult = AIDSessionResult(), vas: VASSessionResult? = nil, error: ReadError? = nil) {
+    public init(
+        aid: AIDSessionResult = AIDSessionResult(), vas: VASSessionResult? = nil, smartTap: SmartTapSessionResult? = nil, error: ReadError? = nil
+    ) {
         self.aid = aid
         self.vas = vas
+        self.smartTap = smartTap
         self.error = error
     }
+
+    /// Whether either wallet read a pass in this tap.
+    public var readAPass: Bool { vas?.readAPass == true || smartTap?.readAPass == true }
 }

@@ -1,7 +1,7 @@
 public import ISO7816
 
-/// What the session engine does on one tap: the optional Apple VAS exchange, the optional PPSE
-/// lookup, and the SELECT-by-AID order for this reader.
+/// What the session engine does on one tap: the optional wallet exchanges (Apple VAS, Google
+/// Smart Tap), the optional PPSE lookup, and the SELECT-by-AID order for this reader.
 public struct SessionPlan: Sendable, Hashable {
     /// AIDs to SELECT by name, in order; the first that answers `9000` wins.
     public var aids: [AID]
@@ -9,15 +9,25 @@ public struct SessionPlan: Sendable, Hashable {
     public var ppse: Bool
     /// The VAS exchange; `nil` when VAS is disabled.
     public var vas: VASPlan?
+    /// The Smart Tap exchange for Android phones; `nil` when Smart Tap is disabled.
+    public var smartTap: SmartTapPlan?
     /// The tap's time budget (`[session] budget_ms`): past it the session ends between two
     /// exchanges with `session_timeout`. `nil` for none.
     public var budget: Duration?
 
     /// Creates a plan.
-    public init(aids: [AID], ppse: Bool = false, vas: VASPlan? = nil, budget: Duration? = nil) {
+    public init(aids: [AID], ppse: Bool = false, vas: VASPlan? = nil, smartTap: SmartTapPlan? = nil, budget: Duration? = nil) {
         self.aids = aids
         self.ppse = ppse
         self.vas = vas
+        self.smartTap = smartTap
         self.budget = budget
     }
+
+    /// Whether the wallets come before or after the AID list; `nil` when neither wallet is
+    /// planned. VAS's settings win when both are (the daemon gives both the same `[vas]` ones).
+    public var walletOrder: Configuration.VASOrder? { vas?.settings.order ?? smartTap?.order }
+
+    /// Whether a pass read by either wallet ends the session before the AID list.
+    public var stopsOnFirstPass: Bool { vas?.settings.stopOnFirstPass ?? smartTap?.stopOnFirstPass ?? false }
 }

@@ -1,3 +1,4 @@
+import SmartTap
 import VAS
 public import Logging
 
@@ -61,10 +62,12 @@ public final class TapCoordinator: TapHandler {
         }
         // One snapshot for the whole tap: a reload during it takes effect at the next tap.
         let configuration = live.current
-        let claim = configuration.vas.enabled ? vasReads.claim(reader: reader) : nil
+        // A waiting vas.read is answered by either wallet: VAS for an iPhone, Smart Tap for Android.
+        let smartTap = configuration.smartTap.activeCollector.map { SmartTapPlan(collector: $0, wallets: configuration.vas) }
+        let claim = configuration.vas.enabled || smartTap != nil ? vasReads.claim(reader: reader) : nil
         let vas = configuration.vas.enabled ? VASPlan(settings: configuration.vas, requested: claim?.merchants) : nil
         let plan = SessionPlan(
-            aids: configuration.aids(for: reader), ppse: configuration.ppse, vas: vas,
+            aids: configuration.aids(for: reader), ppse: configuration.ppse, vas: vas, smartTap: smartTap,
             budget: .milliseconds(configuration.sessionBudgetMilliseconds))
         // The session is always timed (its read.result carries duration_ms); the round trips
         // only for an observer.
@@ -87,7 +90,7 @@ public final class TapCoordinator: TapHandler {
         return result
     }
 
-    /// One line per tap: which application, which VAS statuses; never payloads or keys.
+    /// One line per tap: which application, which VAS and Smart Tap statuses; never payloads or keys.
     private func log(_ result: ReadResult, reader: ReaderID, onDemand: Bool) {
         var metadata: Logger.Metadata = [
             "reader.id": "\(reader)",
@@ -100,6 +103,10 @@ public final class TapCoordinator: TapHandler {
         if let vas = result.vas {
             metadata["vas.offered"] = "\(vas.offered)"
             metadata["vas.statuses"] = "\(vas.entries.map(\.status.rawValue).joined(separator: ","))"
+            if onDemand { metadata["vas.on_demand"] = "true" }
+        }
+        if let smartTap = result.smartTap {
+            metadata["smarttap.status"] = "\(smartTap.status?.rawValue ?? "none")"
             if onDemand { metadata["vas.on_demand"] = "true" }
         }
         if let error = result.error {

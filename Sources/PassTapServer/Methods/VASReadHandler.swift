@@ -2,11 +2,13 @@ import PassTapCore
 import Synchronization
 import PassTapProtocol
 
-/// `vas.read`: waits for the next tap on a reader and answers its VAS result.
+/// `vas.read`: waits for the next tap on a reader and answers its wallet result (VAS for an
+/// iPhone, Smart Tap for an Android phone).
 struct VASReadHandler: MethodHandler {
     static let method = RPCMethod.vasRead
     static let role = AccessRole.read
-    /// The configured pass type ids now; `nil` when `[vas]` is disabled (a reload may change it).
+    /// The configured pass type ids now (none when only `[smarttap]` is on); `nil` when both
+    /// `[vas]` and `[smarttap]` are disabled (a reload may change it).
     let merchants: @Sendable () -> [String]?
     let vasReads: VASReadQueue
     /// `[socket] vas_reads_per_uid` and `[web] vas_reads_per_token`, counted per owner and reader.
@@ -35,7 +37,10 @@ struct VASReadHandler: MethodHandler {
     func handle(_ params: VASReadParams, context: RequestContext) async -> MethodReply<VASReadResult> {
         let method = Self.method.rawValue
         guard let configured = merchants() else {
-            return .failure(JSONRPCError(.vasDisabled, "Apple VAS is disabled: set [vas] enabled = true and configure [[vas.merchants]] in passtapd.toml"))
+            return .failure(
+                JSONRPCError(
+                    .vasDisabled,
+                    "Apple VAS is disabled: set [vas] enabled = true and configure [[vas.merchants]] in passtapd.toml (or [smarttap] for Android phones)"))
         }
         guard VASReadParams.timeoutRange.contains(params.timeoutMilliseconds) else {
             return .failure(.invalidParams(method: method, "timeout_ms must be from \(VASReadParams.timeoutRange.lowerBound) to \(VASReadParams.timeoutRange.upperBound)"))

@@ -5,7 +5,8 @@ import VAS
 extension MerchantKeyFormat: ExpressibleByArgument {}
 
 /// `passtap keygen --pass-type-id ID --out DIR [--owner USER[:GROUP]]`: a new merchant key for
-/// one pass type, offline.
+/// one pass type, offline; with `--smarttap --collector-id N --key-version V`, a new Google Smart
+/// Tap collector key instead (``runSmartTap()``).
 ///
 /// Writes the private key to `DIR/<pass-type-id>.pem` (mode 0600, never over an existing file;
 /// DIR is created with mode 0700 when missing), gives it to `--owner` if set, and prints what goes
@@ -13,7 +14,7 @@ extension MerchantKeyFormat: ExpressibleByArgument {}
 struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keygen",
-        abstract: "Make a new Apple VAS merchant key (P-256) for a pass type, offline.",
+        abstract: "Make a new Apple VAS merchant key (P-256) for a pass type, or a Google Smart Tap collector key, offline.",
         discussion: """
             Writes the private key to DIR/<pass-type-id>.pem with mode 0600 (DIR is created with \
             mode 0700 if missing) and prints the key id, the pass.json "nfc" entry with its \
@@ -21,13 +22,25 @@ struct Keygen: ParsableCommand {
             file is never replaced: to rotate, give another --out (for example a dated folder). \
             --owner gives the key file (and a folder keygen created) to that user and group, \
             e.g. --owner passtapd for the packaged daemon; the mode stays 0600. \
-            Exit codes: 0 written, 64 usage (bad pass type id or --owner), 67 no such user or \
+            With --smarttap --collector-id N --key-version V it writes a Smart Tap collector key \
+            to DIR/smarttap-N-vV.pem instead and prints the public key (PEM) and key version to \
+            register in Google's console, and the [smarttap] lines for passtapd.toml. \
+            Exit codes: 0 written, 64 usage (bad pass type id, collector id, key version or --owner), 67 no such user or \
             group, 73 the file exists or cannot be created, 77 not permitted to give it away \
             (only root may; nothing is left behind).
             """)
 
     @Option(name: .customLong("pass-type-id"), help: ArgumentHelp("The pass's passTypeIdentifier, e.g. pass.com.example.loyalty.", valueName: "id"))
-    var passTypeID: String
+    var passTypeID: String?
+
+    @Flag(name: .customLong("smarttap"), help: "Make a Google Smart Tap collector key instead of a VAS merchant key.")
+    var smartTap = false
+
+    @Option(name: .customLong("collector-id"), help: ArgumentHelp("With --smarttap: the collector id Google's console gave, e.g. 20180608.", valueName: "n"))
+    var collectorID: UInt32?
+
+    @Option(name: .customLong("key-version"), help: ArgumentHelp("With --smarttap: the version to register this key under, e.g. 1 (a new one for each rotation).", valueName: "v"))
+    var keyVersion: UInt32?
 
     @Option(help: ArgumentHelp("Folder for the key file (created with mode 0700 if missing).", valueName: "dir"))
     var out: String
@@ -38,10 +51,15 @@ struct Keygen: ParsableCommand {
     @Option(help: ArgumentHelp("Give the key file to this user (and group; default: the user's primary group). Needs root.", valueName: "user[:group]"))
     var owner: String?
 
-    @Flag(help: "Print one JSON object (path, key_id, encryption_public_key, pass_type_id, format, owner) instead of text.")
+    @Flag(help: "Print one JSON object (path, key_id, encryption_public_key, pass_type_id, format, owner; with --smarttap: path, collector_id, key_version, public_key_pem, format, owner) instead of text.")
     var json = false
 
     func validate() throws {
+        if smartTap { return try validateSmartTap() }
+        guard collectorID == nil, keyVersion == nil else {
+            throw ValidationError("--collector-id and --key-version go with --smarttap")
+        }
+        guard let passTypeID else { throw ValidationError("--pass-type-id is required (or --smarttap for a Smart Tap collector key)") }
         do {
             _ = try PassTypeIdentifier(passTypeID)
         } catch {
@@ -53,6 +71,8 @@ struct Keygen: ParsableCommand {
     }
 
     func run() throws {
+        if smartTap { return try runSmartTap() }
+        guard let passTypeID else { return }
         let key = MerchantKey.generate()
         let (path, keyOwner) = try KeyTools.writeNewFile(
             named: "\(passTypeID).pem", in: out, owner: owner, kind: "merchant key",

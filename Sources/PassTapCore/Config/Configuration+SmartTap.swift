@@ -1,0 +1,49 @@
+public import SmartTap
+
+extension Configuration {
+    /// `[smarttap]`: Google Wallet Smart Tap on every tap, for one collector (docs/smarttap.md).
+    ///
+    /// The collector's key is loaded and checked like a VAS merchant key; a reload reads it again,
+    /// so a new `key_version` and `key` rotate it. Equal when the switch, the collector id, the
+    /// key version, the key file and the key (by its public half) are; the key never appears in
+    /// its description.
+    public struct SmartTap: Sendable, Hashable, CustomStringConvertible {
+        /// `enabled`: whether sessions run Smart Tap for Android phones.
+        public var enabled: Bool = false
+        /// `collector_id`, `key_version` and the loaded `key`; `nil` when `[smarttap]` names none
+        /// (then `enabled` is false: the loader refuses Smart Tap without a collector).
+        public var collector: SmartTapCollector?
+        /// `key`: the collector's private key file, resolved against the config file's folder.
+        public var keyPath: String?
+
+        /// Smart Tap off, no collector.
+        public init() {}
+
+        /// Smart Tap for `collector`, whose key was read from `keyPath`.
+        public init(enabled: Bool, collector: SmartTapCollector?, keyPath: String?) {
+            self.enabled = enabled
+            self.collector = collector
+            self.keyPath = keyPath
+        }
+
+        /// The collector when Smart Tap is on; `nil` when it is off.
+        public var activeCollector: SmartTapCollector? { enabled ? collector : nil }
+
+        public var description: String {
+            guard let collector else { return "Smart Tap off" }
+            return "Smart Tap \(enabled ? "on" : "off"): collector \(collector.collectorID), key version \(collector.keyVersion)"
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.enabled == rhs.enabled && lhs.keyPath == rhs.keyPath && lhs.collector?.collectorID == rhs.collector?.collectorID
+                && lhs.collector?.keyVersion == rhs.collector?.keyVersion && lhs.collector?.publicKeyPEM == rhs.collector?.publicKeyPEM
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(enabled)
+            hasher.combine(keyPath)
+            hasher.combine(collector?.collectorID)
+            hasher.combine(collector?.keyVersion)
+        }
+    }
+}

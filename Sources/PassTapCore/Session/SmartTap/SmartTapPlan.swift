@@ -1,0 +1,34 @@
+public import SmartTap
+public import VAS
+
+/// The Google Smart Tap part of one tap's plan: the collector, and the `[vas]` settings that
+/// apply to both wallets (mode, order, stop on first pass).
+public struct SmartTapPlan: Sendable, Hashable {
+    /// The collector whose passes are asked for, with its key.
+    public var collector: SmartTapCollector
+    /// `[vas] mode`, as Smart Tap's POS capabilities (``smartTapMode``).
+    public var mode: VASMode
+    /// `[vas] order`: the wallets before or after the AID list.
+    public var order: Configuration.VASOrder
+    /// `[vas] stop_on_first_pass`: after a pass is read, skip SELECT by AID.
+    public var stopOnFirstPass: Bool
+
+    /// A plan for `collector` with the mode, order and stop of `wallets` (`[vas]`, whether VAS is
+    /// on or not).
+    public init(collector: SmartTapCollector, wallets: Configuration.VAS) {
+        self.collector = collector
+        mode = wallets.mode
+        order = wallets.order
+        stopOnFirstPass = wallets.stopOnFirstPass
+    }
+
+    /// The VAS mode as Smart Tap's POS capabilities: `vas_only` asks for a pass only,
+    /// `vas_or_payment` for a pass over payment, `vas_and_payment` for a pass and payment.
+    public var smartTapMode: SmartTapMode {
+        switch mode {
+        case .vasOnly: .passOnly
+        case .vasOrPayment: .passOverPayment
+        case .vasAndPayment: .passAndPayment
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import ISO7816
+import PassTapCore
+import Testing
+import VAS
+
+/// `read.result`'s `smarttap`: where the one encoder puts it, `null` when there is none, and what
+/// a subscriber without the `read` role sees of it.
+@Suite struct SmartTapResultTests {
+    static let reader = ReaderID.pcsc("Test Reader 00 00")
+    static let card = CardInfo(atr: "3B80800101", uid: "04A1B2C3D4E5F6")
+
+    static let read = SmartTapSessionResult(
+        offered: true, version: "0001", status: .success, sw: "9000", customerID: "4B3C2D1E", tapID: "0F1E2D3C",
+        objects: [SmartTapPublishedObject(type: "loyalty", issuerID: "3388000000012345678", objectID: "3388.member-0042", value: "member 0042")])
+
+    static func event(_ smartTap: SmartTapSessionResult?) -> Event {
+        let result = ReadResult(card: card, target: .isoDep, session: SessionOutcome(smartTap: smartTap), duration: .milliseconds(12))
+        return Event(seq: 3, time: Date(timeIntervalSince1970: 1_800_000_000), kind: .readResult, reader: reader, payload: .readResult(result))
+    }
+
+    static func text(_ event: Event) throws -> String { String(decoding: try JSONEncoder().encode(event), as: UTF8.self) }
+
+    static func object(_ event: Event) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(event)) as? [String: Any])
+    }
+
+    @Test func smartTapIsWrittenOnceAfterVASAndBeforeError() throws {
+        let text = try Self.text(Self.event(Self.read))
+        let vas = try #require(text.range(of: "\"vas\":"))
+        let smartTap = try #require(text.range(of: "\"smarttap\":"))
+        let error = try #require(text.range(of: "\"error\":"))
+        #expect(vas.upperBound <= smartTap.lowerBound && smartTap.upperBound <= error.lowerBound)
+        #expect(text.components(separatedBy: "\"smarttap\":").count == 2)
+        #expect(text.contains(#""smarttap":{"offered":true,"version":"0001","status":"success","sw":"9000","code":null,"problem":null,"customer_id":"4B3C2D1E","tap_id":"0F1E2D3C","objects":[{"type":"loyalty","issuer_id":"3388000000012345678","object_id":"3388.member-0042","value":"member 0042"}],"withheld":null}"#), "\(text)")
+    }
+
+    @Test func noSmartTapIsNullAndARefusalCarriesItsCodeInHex() throws {
+        #expect(try Self.object(Self.event(nil))["smarttap"] is NSNull)
+        let refused = SmartTapSessionResult(offered: true, version: "0001", status: .refused, sw: "9406", code: 0x06, problem: "refused")
+        let written = try #require(try Self.object(Self.event(refused))["smarttap"] as? [String: Any])
+        #expect(written["code"] as? String == "06" && written["status"] as? String == "refused" && written["sw"] as? String == "9406")
+        #expect(written["objects"] as? [Any] != nil && written["customer_id"] is NSNull)
+    }
+
+    @Test func theResultDecodesToWhatWasEncoded() throws {
+        let event = Self.event(Self.read)
+        let decoded = try JSONDecoder().decode(Event.self, from: JSONEncoder().encode(event))
+        guard case .readResult(let result) = decoded.payload else { throw CancellationError() }
+        #expect(result.smartTap == Self.read)
+    }
+
+    @Test func withoutTheReadRoleThePayloadIsWithheldAndTheStatusStays() throws {
+        let viewed = Self.event(Self.read).viewed(as: .passesWithheld)
+        guard case .readResult(let result) = viewed.payload else { throw CancellationError() }
+        let smartTap = try #require(result.smartTap)
+        #expect(smartTap.withheld == .access)
+        #expect(smartTap.customerID == nil && smartTap.tapID == nil && smartTap.objects.isEmpty)
+        #expect(smartTap.status == .success && smartTap.sw == "9000" && smartTap.version == "0001" && smartTap.offered)
+        let text = try Self.text(viewed)
+        #expect(text.contains(#""customer_id":null,"tap_id":null,"objects":null,"withheld":"access""#), "\(text)")
+        for secret in ["4B3C2D1E", "0F1E2D3C", "member 0042", "3388"] { #expect(!text.contains(secret)) }
+        // With the read role, as published.
+        #expect(Self.event(Self.read).viewed(as: .full) == Self.event(Self.read))
+    }
+
+    @Test func aNonSuccessRecordIsMarkedWithheldTooSoEveryRecordSaysTheSame() throws {
+        let viewed = Self.event(SmartTapSessionResult(offered: true, status: .noPass, sw: "9001", problem: "no pass")).viewed(as: .passesWithheld)
+        guard case .readResult(let result) = viewed.payload else { throw CancellationError() }
+        #expect(result.smartTap?.withheld == .access && result.smartTap?.problem == "no pass")
+    }
+}
