@@ -223,7 +223,7 @@ let package = Package(
         .executableTarget(
             name: "passtap",
             dependencies: [
-                "PassTapProtocol", "ISO7816", "PassTapCore", "VAS",
+                "PassTapProtocol", "ISO7816", "PassTapCore", "VAS", "SmartTap",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),

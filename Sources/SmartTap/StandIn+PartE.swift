@@ -27,7 +27,16 @@ public struct SmartTapCollector: Sendable, Hashable, CustomStringConvertible {
     public func hash(into h: inout Hasher) { h.combine(collectorID); h.combine(keyVersion) }
 }
 
-public enum SmartTapMode: Sendable, Hashable { case passOnly, passOverPayment, passAndPayment }
+public enum SmartTapMode: Sendable, Hashable {
+    case passOnly, passOverPayment, passAndPayment
+    public init(_ mode: VASMode) {
+        switch mode {
+        case .vasOnly: self = .passOnly
+        case .vasOrPayment: self = .passOverPayment
+        case .vasAndPayment: self = .passAndPayment
+        }
+    }
+}
 
 public struct SmartTapServiceObject: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable { case loyalty, offer, giftCard = "gift_card", generic }

@@ -16,12 +16,19 @@ extension KeyToolsTests {
         let snippet = "  [smarttap]\n  enabled = true\n  collector_id = 20180608\n  key_version = 1\n  key = \"\(path)\""
         #expect(made.stdout.contains(snippet), "\(made.stdout)")
 
-        // Nothing of the private key reaches the terminal.
+        // Nothing of the private key reaches the terminal: not its PEM lines, not its scalar
+        // (SEC1: 30 77 02 01 01 04 20, then the 32 bytes) in hex or Base64.
         let pem = try String(contentsOfFile: path, encoding: .utf8)
         #expect(pem.hasPrefix("-----BEGIN EC PRIVATE KEY-----\n"))
-        for line in pem.split(separator: "\n") where !line.hasPrefix("-----") {
-            #expect(!made.stdout.contains(line) && !made.stderr.contains(line))
-        }
+        let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }
+        let der = try #require(Data(base64Encoded: body.joined()))
+        let scalar = Data(der[7..<39])
+        let output = made.stdout + made.stderr
+        for line in body where line.count == 64 { #expect(!output.contains(line)) }
+        #expect(!output.contains(scalar.map { String(format: "%02x", $0) }.joined()))
+        #expect(!output.uppercased().contains(scalar.map { String(format: "%02X", $0) }.joined()))
+        #expect(!output.contains(scalar.base64EncodedString().dropLast(4)))
+        #expect(!output.contains("PRIVATE KEY"))
 
         // The printed lines make a config passtapd accepts, with Smart Tap on.
         let config = folder.appendingPathComponent("passtapd.toml").path

@@ -7,6 +7,7 @@ import PassTapForward
 import PassTapProtocol
 import PassTapTestSupport
 import Synchronization
+import SmartTap
 import Testing
 import VAS
 
@@ -204,7 +205,7 @@ import VAS
         #expect(attempt.body.contains(#""withheld":"access""#))
         let everything = attempt.body + attempt.headers.map { $0.key + ": " + $0.value }.joined(separator: "\n")
         #expect(!everything.contains("member 0042"))
-        #expect(attempt.body.contains(#""smarttap":{"offered":true,"version":"0001","status":"success","sw":"9000","code":null,"problem":null,"customer_id":null,"tap_id":null,"objects":null,"withheld":"access"}"#))
+        #expect(attempt.body.contains(#""smarttap":{"code":null,"customer_id":null,"objects":null,"offered":true,"problem":null,"status":"success","sw":"9000","tap_id":null,"version":"0001","withheld":"access"}"#))
         for secret in ["CUSTOMER-77", "TAP-88", "card 0099"] { #expect(!everything.contains(secret)) }
         #expect(!everything.contains(Data("member 0042".utf8).base64EncodedString()))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PassTapCore
 import PassTapDaemon
+import SmartTap
 import Testing
 import VAS
 

@@ -3,6 +3,7 @@ import ISO7816
 import NIOCore
 import PassTapCore
 import PassTapProtocol
+import SmartTap
 import Testing
 import VAS
 

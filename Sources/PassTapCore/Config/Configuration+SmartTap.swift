@@ -26,6 +26,13 @@ extension Configuration {
             self.keyPath = keyPath
         }
 
+        /// `collector_id`; `nil` without a collector.
+        public var collectorID: UInt32? { collector?.collectorID }
+        /// `key_version`; `nil` without a collector.
+        public var keyVersion: UInt32? { collector?.keyVersion }
+        /// The public half of `key`, as PEM; `nil` without a collector.
+        public var publicKeyPEM: String? { collector?.publicKeyPEM }
+
         /// The collector when Smart Tap is on; `nil` when it is off.
         public var activeCollector: SmartTapCollector? { enabled ? collector : nil }
 
@@ -35,15 +42,15 @@ extension Configuration {
         }
 
         public static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.enabled == rhs.enabled && lhs.keyPath == rhs.keyPath && lhs.collector?.collectorID == rhs.collector?.collectorID
-                && lhs.collector?.keyVersion == rhs.collector?.keyVersion && lhs.collector?.publicKeyPEM == rhs.collector?.publicKeyPEM
+            lhs.enabled == rhs.enabled && lhs.keyPath == rhs.keyPath && lhs.collectorID == rhs.collectorID
+                && lhs.keyVersion == rhs.keyVersion && lhs.publicKeyPEM == rhs.publicKeyPEM
         }
 
         public func hash(into hasher: inout Hasher) {
             hasher.combine(enabled)
             hasher.combine(keyPath)
-            hasher.combine(collector?.collectorID)
-            hasher.combine(collector?.keyVersion)
+            hasher.combine(collectorID)
+            hasher.combine(keyVersion)
         }
     }
 }

@@ -3,11 +3,12 @@ import ISO7816
 import PassTapCore
 import PassTapProtocol
 
-/// `passtap vas-read READER`: wait for the next tap on a reader and print its Apple VAS entries.
+/// `passtap vas-read READER`: wait for the next tap on a reader and print its Apple VAS entries, or
+/// its Smart Tap record for an Android phone.
 struct VASRead: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vas-read",
-        abstract: "Wait for the next tap on a reader and print its Apple VAS passes (the vas.read method).",
+        abstract: "Wait for the next tap on a reader and print its Apple VAS or Google Smart Tap passes (the vas.read method).",
         discussion: """
             A card already on the reader does not count: the next card to arrive is read. --merchant \
             (repeatable) asks only those configured pass type ids in that tap. Exit codes: 0 when a \
@@ -44,7 +45,8 @@ struct VASRead: AsyncParsableCommand {
             let reader = UntrustedText.escaped(result.reader.rawValue)
             print("[\(reader)] uid=\(tap.card.uid?.hex ?? "-")" + (tap.error.map { " error=\($0.code.rawValue) (\(UntrustedText.escaped($0.message)))" } ?? ""))
             if let vas = tap.vas { VASLines.render(vas).forEach { print("  " + $0) } }
+            if let smartTap = tap.smartTap { SmartTapLines.render(smartTap).forEach { print("  " + $0) } }
         }
-        guard result.result.vas?.readAPass == true else { throw ExitCode(65) }
+        guard result.result.session?.readAPass == true else { throw ExitCode(65) }
     }
 }

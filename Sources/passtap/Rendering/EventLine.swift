@@ -43,6 +43,9 @@ enum EventLine {
             if let vas = result.vas {
                 line += VASLines.render(vas).map { "\n    " + $0 }.joined()
             }
+            if let smartTap = result.smartTap {
+                line += SmartTapLines.render(smartTap).map { "\n    " + $0 }.joined()
+            }
         case .configReloaded(let reload):
             line += " file=\(UntrustedText.quoted(reload.file))"
             line += " changed=" + (reload.changed.isEmpty ? "none" : reload.changed.joined(separator: ","))

@@ -24,11 +24,5 @@ public struct SmartTapPlan: Sendable, Hashable {
 
     /// The VAS mode as Smart Tap's POS capabilities: `vas_only` asks for a pass only,
     /// `vas_or_payment` for a pass over payment, `vas_and_payment` for a pass and payment.
-    public var smartTapMode: SmartTapMode {
-        switch mode {
-        case .vasOnly: .passOnly
-        case .vasOrPayment: .passOverPayment
-        case .vasAndPayment: .passAndPayment
-        }
-    }
+    public var smartTapMode: SmartTapMode { SmartTapMode(mode) }
 }
