@@ -43,10 +43,8 @@ extension ConfigLoader {
         do {
             smartTap.collector = try SmartTapCollector.load(
                 path: full, collectorID: UInt32(collectorID), keyVersion: UInt32(keyVersion), policy: keyPolicy)
-        } catch let error as MerchantKeyError {
-            throw table.error("key", "collector \(collectorID): key file \(error.path): \(error.reason)")
         } catch {
-            throw table.error("key", "collector \(collectorID): key file \(full): \(error)")
+            throw table.error("key", "collector \(collectorID): key file \(error.path): \(error.reason)")
         }
         smartTap.keyPath = full
         return smartTap

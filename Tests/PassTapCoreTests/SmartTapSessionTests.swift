@@ -27,6 +27,7 @@ import VAS
         vas.order = order
         vas.stopOnFirstPass = stop
         vas.mode = mode
+        vas.freshnessSeconds = 0
         vas.merchants = [.test("pass.com.example.coffee", keys: [coffeeKey])]
         return vas
     }
