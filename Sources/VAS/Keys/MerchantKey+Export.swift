@@ -27,10 +27,6 @@ extension MerchantKey {
         Data(compressedPublicKeySPKI).base64EncodedString()
     }
 
-    /// The public key as PEM text: an uncompressed-point SubjectPublicKeyInfo under `PUBLIC KEY`,
-    /// the form Google's console takes for a Smart Tap collector key (`passtap keygen --smarttap`).
-    public var publicKeyPEM: String { publicKey.pemRepresentation + "\n" }
-
     /// The private key as PEM text. This is key material: write it only to a 0600 file.
     public func privateKeyPEM(format: MerchantKeyFormat) -> String {
         switch format {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SmartTap
 import VAS
 
 /// `passtap keygen --smarttap --collector-id N --key-version V --out DIR`: a Google Smart Tap
@@ -18,12 +19,21 @@ extension Keygen {
     func runSmartTap() throws {
         guard let collectorID, let keyVersion else { return }
         let key = MerchantKey.generate()
+        // The public key as passtapd will derive it from the file: through the collector it loads.
+        var contents = Array(key.privateKeyPEM(format: format).utf8)
+        defer { SecretBytes.zero(&contents) }
+        let publicKeyPEM: String
+        do {
+            publicKeyPEM = try SmartTapCollector(collectorID: collectorID, keyVersion: keyVersion, keyFileContents: contents).publicKeyPEM + "\n"
+        } catch {
+            throw KeyTools.exit(error)
+        }
         let (path, keyOwner) = try KeyTools.writeNewFile(
             named: "smarttap-\(collectorID)-v\(keyVersion).pem", in: out, owner: owner, kind: "collector key",
             ifItExists: "to rotate, give the new key another --key-version (and register it in Google's console)"
         ) { path throws(MerchantKeyError) in try key.write(toFile: path, format: format) }
         let made = SmartTapMade(
-            path: path, collectorID: collectorID, keyVersion: keyVersion, publicKeyPEM: key.publicKeyPEM,
+            path: path, collectorID: collectorID, keyVersion: keyVersion, publicKeyPEM: publicKeyPEM,
             format: format.rawValue, owner: keyOwner?.description)
         if json { return try KeyTools.json(made) }
         let ownership = keyOwner.map { ", owner \($0)" } ?? ""
