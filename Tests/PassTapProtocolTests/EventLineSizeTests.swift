@@ -161,7 +161,7 @@ import VAS
         let records: [NDEFRecord] =
             switch kind {
             case "control_characters": [text(8000), text(8000)]
-            case "many_records": (0..<250).map { _ in text(120) }
+            case "many_records": (0..<200).map { _ in text(120) }
             default: [NDEFRecord(tnf: .media, type: Array("application/octet-stream".utf8), payload: [UInt8](repeating: 0x22, count: 30_000))]
             }
         outcome.ndef = NDEFReadResult(tagType: .type4, message: NDEFMessage(records: records).encoded())
@@ -171,7 +171,7 @@ import VAS
         let (bytes, params) = try Self.readResultLine(card: info, outcome)
         #expect(bytes <= NDJSON.maximumLineBytes, "read.result line of \(bytes) bytes")
         let ndef = try #require(params["ndef"] as? [String: Any])
-        let ndefBytes = try JSONSerialization.data(withJSONObject: ndef).count
+        let ndefBytes = try JSONEncoder().encode(try #require(outcome.ndef)).count
         #expect(ndefBytes <= NDEFReadResult.maximumEncodedBytes, "ndef of \(ndefBytes) bytes")
         #expect(ndef["record_count"] as? Int == records.count)
         #expect(ndef["truncated"] as? Bool == true)

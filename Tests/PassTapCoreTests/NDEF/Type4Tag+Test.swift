@@ -4,7 +4,8 @@ import PassTapTestSupport
 
 /// A Type 4 tag's files for ``ScriptedCard``'s `onCommand`: the NDEF application answers SELECT
 /// by name (through `applications`), its files SELECT by file id (`00 A4 00 0C`) and READ BINARY
-/// (`00 B0`), which refuses (`6700`) an Le over the container's MLe, as a strict tag does.
+/// (`00 B0`), which refuses (`6700`) an Le over the container's MLe in the NDEF file, as a strict
+/// tag does.
 final class Type4Tag {
     static let application = "D2760000850101"
 
@@ -45,7 +46,7 @@ final class Type4Tag {
             guard let id = selected, let file = files[id], command.count == 5 else { return [0x69, 0x86] }
             let offset = Int(command[2]) << 8 | Int(command[3])
             let length = command[4] == 0 ? 256 : Int(command[4])
-            guard length <= mle else { return [0x67, 0x00] }
+            guard length <= mle || id == 0xE103 else { return [0x67, 0x00] }
             guard offset < file.count else { return [0x6B, 0x00] }
             return Array(file[offset..<min(file.count, offset + length)]) + [0x90, 0x00]
         default:

@@ -59,6 +59,13 @@ public struct NDEFRecordReport: Sendable, Hashable, Codable {
 
     /// The report of `record`, decoded with `limits`.
     public init(_ record: NDEFRecord, limits: NDEFLimits) {
+        uri = nil
+        text = nil
+        language = nil
+        encoding = nil
+        titles = nil
+        action = nil
+        problem = nil
         tnf = Self.name(of: record.tnf)
         type = CardText.printable(record.type, maxBytes: Self.maximumLabelBytes)
         id = CardText.printable(record.id, maxBytes: Self.maximumLabelBytes)

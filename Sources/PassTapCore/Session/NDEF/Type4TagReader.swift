@@ -50,7 +50,7 @@ struct Type4TagReader {
             throw .problem("no NDEF application: SELECT D2760000850101 answered \(application.statusWord.hex)")
         }
         try selectFile(Self.capabilityContainerFileID, what: "the capability container E103")
-        let ccAnswer = try send(Self.readBinary(offset: 0, length: Type4CapabilityContainer.length))
+        let ccAnswer = try send(Self.readBinaryCommand(offset: 0, length: Type4CapabilityContainer.length))
         guard ccAnswer.statusWord.isSuccess else {
             throw .problem("READ BINARY of the capability container answered \(ccAnswer.statusWord.hex)")
         }
@@ -78,7 +78,7 @@ struct Type4TagReader {
 
     /// READ BINARY of exactly `length` bytes (1 to 255) at `offset`.
     private mutating func readBinary(offset: Int, length: Int) throws(NDEFTagFailure) -> [UInt8] {
-        let answer = try send(Self.readBinary(offset: offset, length: length))
+        let answer = try send(Self.readBinaryCommand(offset: offset, length: length))
         guard answer.statusWord.isSuccess else {
             throw .problem("READ BINARY of the NDEF file at offset \(offset) answered \(answer.statusWord.hex)")
         }
@@ -97,7 +97,7 @@ struct Type4TagReader {
     }
 
     /// `00 B0 <offset> <length>`.
-    static func readBinary(offset: Int, length: Int) -> CommandAPDU {
+    static func readBinaryCommand(offset: Int, length: Int) -> CommandAPDU {
         CommandAPDU(cla: 0x00, ins: 0xB0, p1: UInt8(offset >> 8), p2: UInt8(offset & 0xFF), le: length)
     }
 
