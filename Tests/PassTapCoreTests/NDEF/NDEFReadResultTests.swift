@@ -42,6 +42,26 @@ import Testing
         #expect(try Self.json(ReadResult(card: Self.card, target: .isoDep, session: SessionOutcome())).contains(#""ndef":null,"sak""#))
     }
 
+    @Test func eachRecordKindIsReportedWithWhatTheCodecDecoded() throws {
+        let poster = NDEFRecord.smartPoster(
+            uri: "https://example.com/menu", titles: [NDEFText(language: "en", text: "Menu"), NDEFText(language: "de", text: "Karte")], action: 0)
+        let records = [
+            poster, NDEFRecord.text("Grüezi", language: "de-CH", encoding: .utf16), NDEFRecord.media("text/plain", id: Array("#1".utf8), payload: [0x41]),
+            NDEFRecord.external("example.com:loyalty", payload: [0x01]), NDEFRecord(tnf: .wellKnown, type: [0x55], payload: []),
+        ]
+        let result = NDEFReadResult(tagType: .type4, message: Self.message(records))
+        #expect(result.problem == nil && result.recordCount == 5)
+        let reports = try #require(result.records)
+        #expect(reports[0].content == "smart_poster" && reports[0].type == "Sp")
+        #expect(reports[0].uri == "https://example.com/menu" && reports[0].action == 0)
+        #expect(reports[0].titles == [.init(language: "en", text: "Menu"), .init(language: "de", text: "Karte")])
+        #expect(reports[1].content == "text" && reports[1].text == "Grüezi" && reports[1].language == "de-CH" && reports[1].encoding == "utf16")
+        #expect(reports[2].content == "media" && reports[2].tnf == "media" && reports[2].type == "text/plain" && reports[2].id == "#1")
+        #expect(reports[3].content == "external" && reports[3].tnf == "external" && reports[3].type == "example.com:loyalty")
+        // A URI record without its prefix byte: the record is kept, marked malformed with the reason.
+        #expect(reports[4].content == "malformed" && reports[4].problem?.isEmpty == false && reports[4].payloadLength == 0)
+    }
+
     @Test func theRawHexIsPublishedUpTo8KiBAndLeftOutAbove() throws {
         // A media record (no decoded text beside its hex): 16 bytes of header and type.
         func media(_ count: Int) -> [UInt8] {

@@ -18,6 +18,12 @@ public struct NDEFRecordReport: Sendable, Hashable, Codable {
         public var language: String
         /// The text.
         public var text: String
+
+        /// A text in `language`.
+        public init(language: String, text: String) {
+            self.language = language
+            self.text = text
+        }
     }
 
     /// The TNF: `empty`, `well_known`, `media`, `absolute_uri`, `external`, `unknown`, `unchanged`.
