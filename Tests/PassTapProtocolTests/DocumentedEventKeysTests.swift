@@ -90,9 +90,11 @@ import VAS
         let smartTap = SmartTapSessionResult(
             offered: true, version: "0001", status: .refused, sw: "9406", code: 0x06, problem: "none", customerID: "4B3C2D1E",
             tapID: "0F1E2D3C4B5A6978", objects: [SmartTapPublishedObject(type: "loyalty", issuerID: "3388", objectID: "3388.m", value: "member 0042")])
+        // One URI record, https://example.com.
+        let ndef = NDEFReadResult(tagType: .type2, message: [0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8))
         let result = ReadResult(
             card: card, target: .isoDep,
-            session: SessionOutcome(aid: aid, vas: vas, smartTap: smartTap, error: CardTransportError(.cardRemoved, "gone")),
+            session: SessionOutcome(aid: aid, vas: vas, ndef: ndef, smartTap: smartTap, error: CardTransportError(.cardRemoved, "gone")),
             duration: .microseconds(38_412))
         let payloads: [(EventKind, EventPayload)] = [
             (.backendDown, .backend(name: "pcsc", reason: "pcscd is not running")),

@@ -7,7 +7,8 @@ public enum EventView: Sendable, Hashable, CaseIterable {
     /// Everything, decrypted passes included: a connection with the `read` role.
     case full
     /// Every event, with each VAS entry's payload and the Smart Tap payload left out and
-    /// `withheld: "access"` (``VASEntry/withholding(_:)``, ``SmartTapSessionResult/withholding(_:)``):
-    /// a connection without the `read` role.
+    /// `withheld: "access"` (``VASEntry/withholding(_:)``, ``SmartTapSessionResult/withholding(_:)``),
+    /// and a tag's NDEF records and hex too (``NDEFReadResult/withholding(_:)``): a connection
+    /// without the `read` role.
     case passesWithheld
 }

@@ -70,6 +70,7 @@ extension ConfigSetting {
         ConfigSetting("smarttap.key_version", differs: { $0.smartTap.keyVersion != $1.smartTap.keyVersion }),
         // The key file is read again on every reload: a new key in the same file is a change.
         ConfigSetting("smarttap.key", differs: { $0.smartTap.keyPath != $1.smartTap.keyPath || $0.smartTap.publicKeyPEM != $1.smartTap.publicKeyPEM }),
+        ConfigSetting("ndef.enabled", \.ndef.enabled),
         ConfigSetting("pcsc", differs: { $0.section(.pcsc) != $1.section(.pcsc) }),
         ConfigSetting("libnfc", differs: { $0.section(.nfc) != $1.section(.nfc) || $0.libnfc != $1.libnfc }),
         // The token files are read again on every reload: a new secret in the same file is a change.
