@@ -19,7 +19,8 @@ extension Event {
         let entries = result.session?.vas?.entries ?? []
         guard !entries.isEmpty || result.ndef != nil || result.smartTap != nil else { return nil }
         if !entries.isEmpty { result.session?.vas?.entries = entries.map { $0.withholding(.access) } }
-        result.session?.smartTap = result.smartTap?.withholding(.access)
+        let smartTap = result.smartTap
+        result.session?.smartTap = smartTap?.withholding(.access)
         result.ndef = result.ndef?.withholding(.access)
         var event = self
         event.payload = .readResult(result)
