@@ -295,7 +295,7 @@ class Target:
         return bytes([0x00, 0x04 if size <= 4 else 0x44 if size <= 7 else 0x84])
 
     def sak(self):
-        return 0x00 if self.is_memory else 0x20
+        return self.card.sak if self.is_memory else 0x20
 
     def target_data(self):
         """Tg, SENS_RES, SEL_RES, NFCID length, NFCID [, ATS with its TL, once RATS is done]."""

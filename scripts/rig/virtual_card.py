@@ -38,7 +38,8 @@ keys take the built-in card's; "base": NAME starts from a built-in profile):
   "atr": "3B..." replaces that derived ATR. kind "memory" is a memory tag behind a CCID reader
   (MIFARE Ultralight by default: ATR 3B8F8001804F0CA0000003060300030000000068, no ATS), with
   "pages" (hex, whole 4-byte pages; default 16 pages of an empty Ultralight), "page_read_bytes"
-  16 or 4 (also --page-read-bytes) and "loop_pages" (pages past the end repeat the user memory).
+  16 or 4 (also --page-read-bytes), "loop_pages" (pages past the end repeat the user memory) and
+  "sak" (hex, default "00"; the emulated PN532 reports it).
   "type4": {"files": {"E103": hex, "E104": hex}, "mle": N}: a Type 4 tag's files under the
   NDEF application D2760000850101 (which "applications" must list).
 Answers (iso-dep): FF CA 00 00 00 -> UID + 9000 (6A81 with uid_supported false or --no-uid);
@@ -96,7 +97,8 @@ BUILTIN_PROFILES = {
     # An NTAG/Ultralight sticker read through a CCID reader (its UID is the one docs/socket-api.md shows).
     "memory-ultralight": {"kind": "memory", "atr": ULTRALIGHT_ATR, "uid": "04A23C1A7F2D80"},
     # A MIFARE Classic 1K (card name 0001): a memory card whose pages PassTap must not read.
-    "memory-classic": {"kind": "memory", "atr": "3B8F8001804F0CA000000306030001000000006A", "uid": "C1A55C1C"},
+    # Its SAK 08 is what an ISO 14443 A poll gives (pn532_emulator.py).
+    "memory-classic": {"kind": "memory", "atr": "3B8F8001804F0CA000000306030001000000006A", "uid": "C1A55C1C", "sak": "08"},
     # NDEF tags (tag_memory.py): NTAG215s (an ACR122U gives them the Ultralight ATR) and Type 4 tags.
     **builtin_tag_profiles(),
 }
@@ -152,6 +154,7 @@ class Card:
             pages = bytes.fromhex(profile["pages"]) if "pages" in profile else ultralight_pages(bytes.fromhex(profile["uid"]))
             self.memory = Type2Memory(pages, loop=profile.get("loop_pages", False))
             self.page_read_bytes = profile.get("page_read_bytes", 16)
+            self.sak = int(profile.get("sak", "00"), 16)
             if self.page_read_bytes not in PAGE_READ_SIZES:
                 raise ValueError("page_read_bytes must be 16 or 4, not %r" % self.page_read_bytes)
         else:
