@@ -129,25 +129,24 @@ def ntag215_pages(data, uid=NTAG215_UID, cc=NTAG215_CC):
 
 class Type2Memory:
     """A Type 2 tag's pages as READ answers them: 16 bytes from a page, rolling over to page 0,
-    None (NAK) for a page past the last. With `loop`, no page is past the last: every page from
-    the end on repeats the user memory (page 4 on) again, so its TLVs never end."""
+    None (NAK) for a page past the last. With `loop` N, the memory from page 4 on is its first N
+    pages repeated without end: no page is past the last, and its TLVs never end."""
 
-    def __init__(self, pages, loop=False):
+    def __init__(self, pages, loop=0):
         if len(pages) % 4 or len(pages) < 32:
             raise ValueError("a Type 2 tag's memory is whole pages, at least 8")
+        if loop and not 0 < loop <= len(pages) // 4 - 4:
+            raise ValueError("loop_pages must be 1 to %d, not %r" % (len(pages) // 4 - 4, loop))
         self.pages = bytes(pages)
-        self.loop = loop
+        self.loop = int(loop)
 
     @property
     def page_count(self):
         return len(self.pages) // 4
 
     def byte(self, address):
-        if address < len(self.pages):
-            return self.pages[address]
-        if self.loop:
-            user = self.pages[16:]
-            return user[(address - 16) % len(user)]
+        if self.loop and address >= 16:
+            return self.pages[16 + (address - 16) % (self.loop * 4)]
         return self.pages[address % len(self.pages)]  # READ's rollover to page 0
 
     def read(self, page):
@@ -176,24 +175,31 @@ def type4_profile(ndef, mle=0x00F6, mlc=0x00F6, nlen=None):
     }
 
 
-def type2_profile(data, loop=False, cc=NTAG215_CC):
-    return {"kind": "memory", "uid": NTAG215_UID, "pages": ntag215_pages(data, cc=cc).hex().upper(), "loop_pages": loop}
+def type2_profile(data, cc=NTAG215_CC):
+    return {"kind": "memory", "uid": NTAG215_UID, "pages": ntag215_pages(data, cc=cc).hex().upper()}
+
+
+def loop_profile(pattern, cc):
+    """A tag whose memory from page 4 on is `pattern` (whole pages) repeated without end."""
+    if len(pattern) % 4:
+        raise ValueError("a loop's pattern is whole pages")
+    pages = type2_header(NTAG215_UID) + cc + (pattern * NTAG215_PAGES)[: (NTAG215_PAGES - 4) * 4]
+    return {"kind": "memory", "uid": NTAG215_UID, "pages": pages.hex().upper(), "loop_pages": len(pattern) // 4}
 
 
 def builtin_tag_profiles():
     """The rig's tags by profile name (virtual_card.py and pn532_emulator.py --profile NAME)."""
     sample = sample_message()
     # A TLV loop: the CC claims the largest data area (FF: 2040 bytes, more than 255 pages can
-    # address), and the user memory is Lock Control TLVs with no NDEF TLV and no terminator,
-    # repeated for every page past the end.
-    locks = (LOCK_CONTROL_TLV * 101)[: 126 * 4]
+    # address), and the memory from page 4 on is four Lock Control TLVs (5 pages) over and over,
+    # past the last page too: no NDEF TLV, no terminator.
     return {
         "ntag215-ndef": type2_profile(ndef_tlv(sample) + TERMINATOR),
         "ntag215-empty": type2_profile(ndef_tlv(b"") + TERMINATOR),
         "ntag215-lock-control": type2_profile(LOCK_CONTROL_TLV + b"\x00\x00" + ndef_tlv(sample) + TERMINATOR),
         # NDEF TLV length 2000: past the 496 bytes the CC gives (the message is then cut short).
         "ntag215-beyond-cc": type2_profile(bytes.fromhex("03FF07D0") + sample + TERMINATOR),
-        "ntag215-tlv-loop": type2_profile(locks, loop=True, cc=bytes.fromhex("E110FF00")),
+        "ntag215-tlv-loop": loop_profile(LOCK_CONTROL_TLV * 4, cc=bytes.fromhex("E110FF00")),
         "type4-ndef": type4_profile(sample),
         # 10 000 empty records: 30 000 bytes, only a Type 4 tag holds that many.
         "type4-many-records": type4_profile(empty_records(10_000), mle=0x00FF, mlc=0x00FF),

@@ -38,7 +38,7 @@ keys take the built-in card's; "base": NAME starts from a built-in profile):
   "atr": "3B..." replaces that derived ATR. kind "memory" is a memory tag behind a CCID reader
   (MIFARE Ultralight by default: ATR 3B8F8001804F0CA0000003060300030000000068, no ATS), with
   "pages" (hex, whole 4-byte pages; default 16 pages of an empty Ultralight), "page_read_bytes"
-  16 or 4 (also --page-read-bytes), "loop_pages" (pages past the end repeat the user memory) and
+  16 or 4 (also --page-read-bytes), "loop_pages" N (the memory from page 4 on is its first N pages without end) and
   "sak" (hex, default "00"; the emulated PN532 reports it).
   "type4": {"files": {"E103": hex, "E104": hex}, "mle": N}: a Type 4 tag's files under the
   NDEF application D2760000850101 (which "applications" must list).
@@ -152,7 +152,7 @@ class Card:
             self.ats = None
             self.atr = bytes.fromhex(profile.get("atr", ULTRALIGHT_ATR))
             pages = bytes.fromhex(profile["pages"]) if "pages" in profile else ultralight_pages(bytes.fromhex(profile["uid"]))
-            self.memory = Type2Memory(pages, loop=profile.get("loop_pages", False))
+            self.memory = Type2Memory(pages, loop=profile.get("loop_pages", 0))
             self.page_read_bytes = profile.get("page_read_bytes", 16)
             self.sak = int(profile.get("sak", "00"), 16)
             if self.page_read_bytes not in PAGE_READ_SIZES:
