@@ -123,7 +123,8 @@ extension PCSCScenarioTests {
 
         @Test(.enabled(if: getuid() == 0, "needs root to run a client as another user"))
         func anObservePeerSeesOnlyTheTagTypeAndTheRecordCount() throws {
-            let config = "[socket]\ngroup = \"nogroup\"\n" + NDEFTags.session + "[access]\nread = [\"uid:0\"]\n"
+            // Continues the rig's [socket] table.
+            let config = "group = \"nogroup\"\n" + NDEFTags.session + "[access]\nread = [\"uid:0\"]\n"
             let (rig, ledger) = try Self.rig("ntag215-ndef", config: config)
             defer { rig.stop() }
             chmod(rig.directory.path, 0o755)
