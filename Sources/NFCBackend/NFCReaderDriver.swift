@@ -51,7 +51,7 @@ final class NFCReaderDriver: ReaderDriver {
     }
 
     private var polling: NFCPolling { port.polling }
-    fileprivate var isStopping: Bool { port.signal.isStopped }
+    var isStopping: Bool { port.signal.isStopped }
     private var readerID: ReaderID { port.spec.id }
 
     func waitForCard() -> CardWait {
@@ -114,7 +114,7 @@ final class NFCReaderDriver: ReaderDriver {
     /// Selects the tap's card again for a request that came after the session let it go: up to
     /// ``reacquireCycles`` cycles (ECP, select). Throws `card_removed` when nothing answers, or
     /// when another card does (told apart only where UIDs are fixed).
-    fileprivate func reacquire() throws(CardTransportError) {
+    func reacquire() throws(CardTransportError) {
         if let lost { throw CardTransportError(.readerUnavailable, lost.reason) }
         guard case .rearming = phase else { return }
         for _ in 0..<Self.reacquireCycles {
@@ -200,7 +200,11 @@ final class NFCReaderDriver: ReaderDriver {
         let ats = isoDep ? HexBytes([UInt8(truncatingIfNeeded: target.atsAfterLength.count + 1)] + target.atsAfterLength) : nil
         let card = CardInfo(
             atr: HexBytes(atr), uid: HexBytes(target.uid), atqa: HexBytes(target.atqa), sak: HexBytes([target.sak]), ats: ats)
-        return Tap(card: card, target: isoDep ? .isoDep : .memory, channel: isoDep ? NFCChannel(driver: self, device: device, polling: polling) : nil)
+        // A memory card's pages are read only for a Type 2 tag (never a MIFARE Classic's).
+        let memory = ContactlessATR.isType2Tag(atqa: target.atqa, sak: target.sak) ? NFCTagMemory(driver: self, device: device, polling: polling) : nil
+        return Tap(
+            card: card, target: isoDep ? .isoDep : .memory, channel: isoDep ? NFCChannel(driver: self, device: device, polling: polling) : nil,
+            memory: memory)
     }
 
     /// A poll cycle that failed: a lost device ends the reader at once; a stop's abort is not a
@@ -224,7 +228,7 @@ final class NFCReaderDriver: ReaderDriver {
         return fault
     }
 
-    fileprivate func transportError(_ error: NFCError) -> CardTransportError {
+    func transportError(_ error: NFCError) -> CardTransportError {
         if error.code == .aborted, port.signal.isStopped {
             return CardTransportError(.readerUnavailable, "passtapd is stopping")
         }

@@ -74,9 +74,13 @@ final class PCSCReaderDriver: ReaderDriver {
         arrivalCount = watch.state >> 16
         let atr = (try? connection.atr()) ?? watch.atr
         let uid = readUID(connection)
-        // PC/SC part 3: a storage card's ATR names it (MIFARE, NTAG...); it takes no APDUs.
-        let target: TargetKind = ContactlessATR.Kind(atr: atr).speaksISO7816 ? .isoDep : .memory
-        return .card(Tap(card: CardInfo(atr: HexBytes(atr), uid: uid.map(HexBytes.init)), target: target, channel: connection))
+        // PC/SC part 3: a storage card's ATR names it (MIFARE, NTAG...); it takes no APDUs. Only a
+        // Type 2 tag's pages are read (never a MIFARE Classic's).
+        let kind = ContactlessATR.Kind(atr: atr)
+        let target: TargetKind = kind.speaksISO7816 ? .isoDep : .memory
+        var memory: PCSCTagMemory?
+        if case .storageCard(let card) = kind, card.isType2Tag { memory = PCSCTagMemory(connection: connection) }
+        return .card(Tap(card: CardInfo(atr: HexBytes(atr), uid: uid.map(HexBytes.init)), target: target, channel: connection, memory: memory))
     }
 
     func waitForRemoval() -> PresenceWait {

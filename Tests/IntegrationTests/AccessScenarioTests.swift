@@ -22,7 +22,12 @@ extension PCSCScenarioTests {
         /// prints): it sends `lines`, ends its input, and prints every line it gets up to the first `read.result` or
         /// the daemon's close. Returns the process and the file its output goes to.
         static func nobody(_ vas: PhoneRig, lines: [String], name: String) throws -> (Spawned, URL) {
-            let output = vas.rig.directory.appendingPathComponent("\(name).out")
+            try nobody(vas.rig, lines: lines, name: name)
+        }
+
+        /// ``nobody(_:lines:name:)`` on any rig whose socket and folder `nobody` reaches.
+        static func nobody(_ rig: Rig, lines: [String], name: String) throws -> (Spawned, URL) {
+            let output = rig.directory.appendingPathComponent("\(name).out")
             let script = """
                 import json, socket, sys
                 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -38,7 +43,7 @@ extension PCSCScenarioTests {
                 """
             let process = try Spawned.start(
                 "/usr/bin/setpriv",
-                ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, vas.rig.socketPath] + lines,
+                ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, rig.socketPath] + lines,
                 stdout: output.path, stderr: output.path + ".err")
             return (process, output)
         }

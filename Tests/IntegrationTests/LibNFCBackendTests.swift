@@ -17,11 +17,12 @@ import Glibc
 @Suite(.serialized) struct LibNFCBackendTests {
     static let mastercard = "A0000000041010"
 
-    /// A new emulator, and the backend driving it (with a handler that selects Mastercard), started.
-    static func start() throws -> (PN532Emulator, RecordedEvents, SelectingTapHandler, NFCReaderBackend) {
-        let emulator = try PN532Emulator()
+    /// A new emulator (with `emulatorArguments`), and the backend driving it (with a handler that
+    /// selects Mastercard, then reads `pages` of a Type 2 tag), started.
+    static func start(emulatorArguments: [String] = [], pages: [UInt8] = []) throws -> (PN532Emulator, RecordedEvents, SelectingTapHandler, NFCReaderBackend) {
+        let emulator = try PN532Emulator(arguments: emulatorArguments)
         let events = RecordedEvents()
-        let handler = SelectingTapHandler(aid: Self.mastercard)
+        let handler = SelectingTapHandler(aid: Self.mastercard, pages: pages)
         var configuration = Configuration()
         configuration.backends[.nfc] = Configuration.BackendSection()
         configuration.libnfc.devices = ["pn532_uart:" + emulator.link]

@@ -361,11 +361,11 @@ extension PCSCScenarioTests {
 
 /// pcscd (through `scripts/rig/pcscd-rig`) and the virtual card in control mode, for one test,
 /// plus the event log and tap handler a backend under test reports to.
-private final class PCSCBackendFixture {
+final class PCSCBackendFixture {
     let directory: URL
     private(set) var port: Int?
     let events = RecordedEvents()
-    let handler = SelectingTapHandler(aid: PCSCScenarioTests.PCSCBackendTests.mastercard)
+    let handler = SelectingTapHandler(aid: PCSCScenarioTests.PCSCBackendTests.mastercard, pages: PCSCScenarioTests.PCSCBackendTests.pagesRead)
     /// The virtual cards by number: 1 on the first reader (vpcd on ``port``), 2 on the second.
     private var cardProcesses: [Int: Spawned] = [:]
     private var backends: [PCSCReaderBackend] = []
@@ -609,19 +609,24 @@ final class RecordedEvents: Sendable {
     }
 }
 
-/// A tap handler that selects one application over the channel it is given and records the answer.
+/// A tap handler that selects one application over the channel it is given and records the
+/// answer, then reads the given pages of a Type 2 tag's memory when the tap has one.
 final class SelectingTapHandler: TapHandler {
     struct Tap: Sendable {
         let reader: ReaderID
         let card: CardInfo
         let answer: Result<[UInt8], CardTransportError>
+        /// What reading each page gave, in order; nil when the tap had no ``TagMemory``.
+        var pages: [Result<[UInt8], CardTransportError>]?
     }
 
     private let select: [UInt8]
+    private let pagesToRead: [UInt8]
     private let taps = Mutex<(recorded: [Tap], cursor: Int)>(([], 0))
 
-    init(aid: String) {
+    init(aid: String, pages: [UInt8] = []) {
         select = (try? CommandAPDU.select(aid: AID(hex: aid)).bytes) ?? []
+        pagesToRead = pages
     }
 
     func handleTap(reader: ReaderID, tap: PassTapCore.Tap) {
@@ -635,7 +640,10 @@ final class SelectingTapHandler: TapHandler {
         } else {
             answer = .failure(CardTransportError(.transportFailed, "the tap has no channel"))
         }
-        taps.withLock { $0.recorded.append(Tap(reader: reader, card: tap.card, answer: answer)) }
+        let pages = tap.memory.map { memory in
+            pagesToRead.map { page in Result { () throws(CardTransportError) in try memory.read(page: page) } }
+        }
+        taps.withLock { $0.recorded.append(Tap(reader: reader, card: tap.card, answer: answer, pages: pages)) }
     }
 
     /// The next tap handled after the last one returned; fails after `timeout`.

@@ -37,6 +37,8 @@ Line commands (each answered with one JSON line {"ok": true, ...} or {"ok": fals
                     would corrupt them (libnfc: NFC_EIO, "Data checksum mismatch")
   frames            {"frames": [{"t_ns", "dir", "kind", "hex"}, ...]} since start or `clear`
   clear             forget the recorded frames and ECP frames
+  profile NAME      with the target out of the field: the next taps are the card NAME (a built-in
+                    profile of virtual_card.py, e.g. ntag215-ndef, or a profile file)
   stats             counters and CLOCK_MONOTONIC ns timings (see the README)
   quit              exit
   anything else goes to the card or phone (e.g. the phone's misbehave, apdus, requires-ecp).
@@ -51,7 +53,8 @@ What it answers (PN532 user manual command codes; libnfc-notes.md lists what lib
   (PN532 v1.6, ISO 14443A/B + 18092), 04 GetGeneralStatus, 06 ReadRegister / 08 WriteRegister (a
   register map that remembers writes), 0C/0E GPIO, 10 SetSerialBaudRate, 12 SetParameters,
   14 SAMConfiguration, 16 PowerDown (field off), 32 RFConfiguration (item 01 switches the field),
-  4A InListPassiveTarget (106 A: the target; FeliCa, B, Jewel: none), 40 InDataExchange,
+  4A InListPassiveTarget (106 A: the target; FeliCa, B, Jewel: none), 40 InDataExchange (a memory
+  tag: READ 30 page, 16 bytes, status 14 past its last page; the NTAG215s of tag_memory.py too),
   42 InCommunicateThru, 44 InDeselect, 52 InRelease, 54 InSelect, 60 InAutoPoll, 56 InJumpForDEP
   (no DEP target). Anything else: the syntax-error frame 00 00 FF 01 FF 7F 81 00, logged.
 Target behaviour: ISO 14443-3 states. A target in the field answers a poll (REQA) when idle; once
@@ -255,14 +258,6 @@ class Pending:
 # --- the RF target -----------------------------------------------------------------------------
 
 
-def ultralight_pages(uid):
-    """16 pages of a MIFARE Ultralight with this 7-byte UID: UID + BCCs, lock bytes, OTP, zeros."""
-    uid = (uid + bytes(7))[:7]
-    bcc0 = 0x88 ^ uid[0] ^ uid[1] ^ uid[2]
-    bcc1 = uid[3] ^ uid[4] ^ uid[5] ^ uid[6]
-    return uid[:3] + bytes([bcc0]) + uid[3:7] + bytes([bcc1, 0x48, 0x00, 0x00]) + bytes(4) + bytes(48)
-
-
 class Target:
     """The card or phone as the PN532 sees it over ISO 14443 A: present or not, and its state
     (idle: answers a poll; active: selected; halt: deselected, answers no poll until the field
@@ -280,7 +275,6 @@ class Target:
         self.block = 1  # the PICC's ISO-DEP block number
         self.last_block = None
         self.chained = b""  # I-block chaining from the host, raw path
-        self.pages = ultralight_pages(card.uid) if self.is_memory else b""
 
     def reset(self):
         """Power lost (field off, removed): back to idle, forgotten by the chip."""
@@ -301,7 +295,7 @@ class Target:
         return bytes([0x00, 0x04 if size <= 4 else 0x44 if size <= 7 else 0x84])
 
     def sak(self):
-        return 0x00 if self.is_memory else 0x20
+        return self.card.sak if self.is_memory else 0x20
 
     def target_data(self):
         """Tg, SENS_RES, SEL_RES, NFCID length, NFCID [, ATS with its TL, once RATS is done]."""
@@ -319,11 +313,9 @@ class Target:
         self.card.begin_tap()
 
     def read_pages(self, page):
-        """Ultralight READ: 4 pages from `page` (rolling over), or None (NAK) past the last page."""
-        if page >= len(self.pages) // 4:
-            return None
-        data = self.pages[page * 4 :] + self.pages
-        return data[:16]
+        """Type 2 READ: 4 pages from `page` (rolling over), or None (NAK) past the last page
+        (the card's memory, tag_memory.Type2Memory: an Ultralight's 16 pages, an NTAG215's 135)."""
+        return self.card.memory.read(page)
 
     def i_block_answer(self, answer, cid=b""):
         """The PICC toggles its block number on each I-block and answers with it; the block is
@@ -713,8 +705,7 @@ class Chip:
             return [BAD_CONTEXT]
         if target.is_memory:  # not ISO-DEP: MIFARE Ultralight commands only
             if len(data) == 2 and data[0] == 0x30:
-                pages = target.read_pages(data[1])
-                return [OK] + list(pages) if pages is not None else [MIFARE_ERROR]  # NAK past the end
+                return self.exchange_apdu(target, data, page_read=True)
             target.raw(data)  # an APDU: no answer, and the tag falls back to idle
             return [TIMEOUT]
         if not target.layer4:
@@ -726,7 +717,9 @@ class Chip:
         apdu, self.host_chain = self.host_chain + data, b""
         return self.exchange_apdu(target, apdu)
 
-    def exchange_apdu(self, target, apdu):
+    def exchange_apdu(self, target, apdu, page_read=False):
+        """An APDU to an ISO-DEP target, or (`page_read`) a Type 2 READ to a memory tag; either is
+        an exchange that pull-after, stall and delay apply to."""
         now = self.clock()
         self.apdus += 1
         self.tap_apdus += 1
@@ -743,11 +736,16 @@ class Chip:
             log(self.verbose, "stalling InDataExchange", self.tap_apdus, "until the target is removed")
             tap = self.taps
             return Pending(0x40, None, on_change=lambda: None if self.still_there(tap) else bytes([0x41, TIMEOUT]))
-        answer = self.card.answer(apdu)
-        target.i_block_answer(answer)
-        log(self.verbose, "APDU", apdu.hex().upper(), "->", answer.hex().upper())
+        if page_read:
+            pages = target.read_pages(apdu[1])
+            reply = [OK] + list(pages) if pages is not None else [MIFARE_ERROR]  # NAK past the end
+            log(self.verbose, "READ", apdu.hex().upper(), "->", bytes(reply).hex().upper())
+        else:
+            answer = self.card.answer(apdu)
+            target.i_block_answer(answer)
+            log(self.verbose, "APDU", apdu.hex().upper(), "->", answer.hex().upper())
+            reply = self.exchange_answer(OK, answer)
         self.last_apdu_ns = self.clock()
-        reply = self.exchange_answer(OK, answer)
         if self.delay_ns:
             return self.delayed(0x40, bytes([0x41]) + bytes(reply))
         return reply
@@ -1065,13 +1063,21 @@ class Emulator:
             return {"ok": True}
         if command == "stats":
             return dict({"ok": True}, **self.stats())
+        if command == "profile":
+            if chip.target.present:
+                raise ValueError("remove the target before changing its profile")
+            if chip.target.is_phone:
+                raise ValueError("a virtual phone keeps its profile")
+            self.card = chip.card = Card(load_profile(rest[0]))
+            chip.target = Target(self.card)
+            return {"ok": True, "profile": rest[0]}
         if command == "quit":
             self.quit = True
             return {"ok": True, "quit": True}
         reply = self.card.control(command, rest)
         if reply is not None:
             return reply
-        known = "tap, remove, vanish, reappear, stall, delay MS, pull-after N, garble [N], frames, clear, stats, quit"
+        known = "tap, remove, vanish, reappear, stall, delay MS, pull-after N, garble [N], profile NAME, frames, clear, stats, quit"
         known = ", ".join(filter(None, [known, self.card.control_commands]))
         return {"ok": False, "error": "unknown command %r (%s)" % (command, known)}
 
@@ -1233,7 +1239,7 @@ def main():
     parser.add_argument("--control", help="Unix socket for line commands")
     parser.add_argument("--record", help="append every frame to this file as JSON lines")
     parser.add_argument("--ready-file", help="written once the pty, link and socket are ready")
-    parser.add_argument("--profile", help="card profile JSON file, or memory-ultralight (default: the demo card)")
+    parser.add_argument("--profile", help="card profile JSON file, or a built-in profile's name (virtual_card.py --help; default: the demo card)")
     parser.add_argument("--no-uid", action="store_true", help="as virtual_card.py (only the vpcd UID read uses it)")
     parser.add_argument("--phone", help="phone file (JSON): be a virtual iPhone with these Wallet passes")
     parser.add_argument("--requires-ecp", action="store_true", help="the phone waits for ECP (overrides the file)")

@@ -18,13 +18,17 @@ Modes:
         delay MS         answer every APDU MS milliseconds late, this tap and later ones
                          (`delay 0`: on time again)
         stats            JSON: taps, and timings (CLOCK_MONOTONIC ns) of the last tap
+        profile NAME     with no card in the field: the next taps are the card NAME (a built-in
+                         profile or a profile file), with this command line's options
         quit             exit
   Every command is answered with one JSON line {"ok": true, ...} or {"ok": false, "error": ...}.
   --phone FILE                   be a virtual iPhone with Apple Wallet passes (virtual_iphone.py:
                                  phone file format, misbehaviours and its extra line commands)
 
-Profile (--profile FILE, JSON, or a built-in profile's name: memory-ultralight;
-every key optional, missing keys take the built-in card's):
+Profile (--profile FILE, JSON, or a built-in profile's name: memory-ultralight, memory-classic,
+and the NDEF tags of tag_memory.py: ntag215-ndef, ntag215-empty, ntag215-lock-control,
+ntag215-beyond-cc, ntag215-tlv-loop, type4-ndef, type4-many-records; every key optional, missing
+keys take the built-in card's; "base": NAME starts from a built-in profile):
   {"kind": "iso-dep", "ats": "0B787781024B4F4E411411", "uid": "04A1B2C3", "uid_supported": true,
    "applications": [{"aid": "A0000000041010", "fci": "6F..."}],
    "chain": ["A0000000041010"],          # SELECT answers 61xx; the FCI comes by GET RESPONSE
@@ -32,11 +36,19 @@ every key optional, missing keys take the built-in card's):
   ats: the card's ATS without CRC (TL T0 [TA1 TB1 TC1] historical bytes); the ATR is the one a
   PC/SC part 3 reader builds for an ISO 14443-4 card: 3B 8n 80 01, the n historical bytes, TCK.
   "atr": "3B..." replaces that derived ATR. kind "memory" is a memory tag behind a CCID reader
-  (MIFARE Ultralight by default: ATR 3B8F8001804F0CA0000003060300030000000068, no ATS).
+  (MIFARE Ultralight by default: ATR 3B8F8001804F0CA0000003060300030000000068, no ATS), with
+  "pages" (hex, whole 4-byte pages; default 16 pages of an empty Ultralight), "page_read_bytes"
+  16 or 4 (also --page-read-bytes), "loop_pages" N (the memory from page 4 on is its first N pages without end) and
+  "sak" (hex, default "00"; the emulated PN532 reports it).
+  "type4": {"files": {"E103": hex, "E104": hex}, "mle": N}: a Type 4 tag's files under the
+  NDEF application D2760000850101 (which "applications" must list).
 Answers (iso-dep): FF CA 00 00 00 -> UID + 9000 (6A81 with uid_supported false or --no-uid);
 SELECT by name 00 A4 04 00 Lc AID [Le] -> FCI + 9000, or 6A82 for an absent AID;
-GET RESPONSE 00 C0 00 00 Le -> the pending FCI (6F00 if none); other INS -> 6D00.
-Answers (memory), as an ACR122U gives them: FF CA 00 00 -> UID + 9000; other FF (pseudo-APDU
+GET RESPONSE 00 C0 00 00 Le -> the pending FCI (6F00 if none); with "type4" files, SELECT by file
+id 00 A4 00 0C 02 id (in the NDEF application; 6A82 otherwise) and READ BINARY 00 B0 offset Le
+(6700 when Le is over "mle", 6B00 past the end); other INS -> 6D00.
+Answers (memory), as an ACR122U gives them: FF CA 00 00 -> UID + 9000; FF B0 00 page Le -> the tag's
+READ from that page (16 bytes, or 4 with page_read_bytes 4) + 9000, 6300 past the last page; other FF (pseudo-APDU
 for the reader, e.g. FF CA 01 00 for the ATS it has not) -> 6A81 "function not supported";
 any other APDU -> 6300 "operation failed" (the tag does not speak ISO 7816-4).
 """
@@ -50,6 +62,10 @@ import struct
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from tag_memory import NDEF_APPLICATION, Type2Memory, builtin_tag_profiles, ultralight_pages  # noqa: E402
 
 # The built-in card is an ISO 14443-4 (ISO-DEP) payment card. Its historical bytes, 4B4F4E41 1411
 # ("KONA", 14 11), are a real contactless Mastercard's: pcsc-tools' smartcard_list.txt lists the
@@ -80,7 +96,13 @@ DEFAULT_PROFILE = {
 BUILTIN_PROFILES = {
     # An NTAG/Ultralight sticker read through a CCID reader (its UID is the one docs/socket-api.md shows).
     "memory-ultralight": {"kind": "memory", "atr": ULTRALIGHT_ATR, "uid": "04A23C1A7F2D80"},
+    # A MIFARE Classic 1K (card name 0001): a memory card whose pages PassTap must not read.
+    # Its SAK 08 is what an ISO 14443 A poll gives (pn532_emulator.py).
+    "memory-classic": {"kind": "memory", "atr": "3B8F8001804F0CA000000306030001000000006A", "uid": "C1A55C1C", "sak": "08"},
+    # NDEF tags (tag_memory.py): NTAG215s (an ACR122U gives them the Ultralight ATR) and Type 4 tags.
+    **builtin_tag_profiles(),
 }
+PAGE_READ_SIZES = (16, 4)
 
 
 def historical_bytes(ats):
@@ -129,6 +151,12 @@ class Card:
         if self.kind == "memory":
             self.ats = None
             self.atr = bytes.fromhex(profile.get("atr", ULTRALIGHT_ATR))
+            pages = bytes.fromhex(profile["pages"]) if "pages" in profile else ultralight_pages(bytes.fromhex(profile["uid"]))
+            self.memory = Type2Memory(pages, loop=profile.get("loop_pages", 0))
+            self.page_read_bytes = profile.get("page_read_bytes", 16)
+            self.sak = int(profile.get("sak", "00"), 16)
+            if self.page_read_bytes not in PAGE_READ_SIZES:
+                raise ValueError("page_read_bytes must be 16 or 4, not %r" % self.page_read_bytes)
         else:
             self.ats = bytes.fromhex(profile["ats"])
             self.atr = bytes.fromhex(profile["atr"]) if "atr" in profile else atr_from_ats(self.ats)
@@ -138,17 +166,25 @@ class Card:
         self.chain = {aid.upper() for aid in profile["chain"]}
         self.le_correction = {aid.upper() for aid in profile["le_correction"]}
         self.pending = b""
+        type4 = profile.get("type4") or {}
+        self.type4_files = {name.upper(): bytes.fromhex(data) for name, data in type4.get("files", {}).items()}
+        self.type4_mle = type4.get("mle", 0xFFFF)
+        self.selected_aid = None
+        self.selected_file = None
+        self.largest_read = 0
 
     def begin_tap(self):
-        """Called when a tap connects, before its first APDU. The plain card keeps no tap state."""
+        """Called when a tap connects, before its first APDU: nothing is selected."""
+        self.selected_aid = None
+        self.selected_file = None
 
     def control(self, command, args):
         """A subclass's own line command: its JSON reply, or None when the command is not its."""
         return None
 
     def status(self):
-        """Extra fields for the `stats` reply."""
-        return {}
+        """Extra fields for the `stats` reply: the largest READ BINARY Le a Type 4 tag was asked for."""
+        return {"largest_read": self.largest_read} if self.type4_files else {}
 
     def answer(self, apdu):
         if self.kind == "memory":
@@ -163,7 +199,39 @@ class Card:
             return self.select(apdu)
         if cla == 0x00 and ins == 0xC0:
             return self.get_response(apdu)
+        if self.type4_files and cla == 0x00 and ins == 0xA4 and p1 == 0x00:
+            return self.select_file(apdu)
+        if self.type4_files and cla == 0x00 and ins == 0xB0:
+            return self.read_binary(apdu)
         return b"\x6D\x00"
+
+    def select_file(self, apdu):
+        """Type 4 SELECT by file id (00 A4 00 0C 02 id), inside the NDEF application only."""
+        if len(apdu) < 7 or apdu[4] != 2:
+            return b"\x67\x00"
+        name = apdu[5:7].hex().upper()
+        if self.selected_aid != NDEF_APPLICATION or name not in self.type4_files:
+            self.selected_file = None
+            return b"\x6A\x82"
+        self.selected_file = name
+        return b"\x90\x00"
+
+    def read_binary(self, apdu):
+        """READ BINARY 00 B0 offset Le from the selected file. An Le over the CC's MLe is refused
+        (6700), so a reader that ignores MLe sees it; an offset past the file's end gets 6B00."""
+        if self.selected_file is None:
+            return b"\x69\x86"
+        if len(apdu) != 5:
+            return b"\x67\x00"
+        offset = apdu[2] << 8 | apdu[3]
+        le = apdu[4] or 256
+        self.largest_read = max(self.largest_read, le)
+        if le > self.type4_mle:
+            return b"\x67\x00"
+        data = self.type4_files[self.selected_file]
+        if offset > len(data):
+            return b"\x6B\x00"
+        return data[offset : offset + le] + b"\x90\x00"
 
     def answer_as_memory_tag(self, apdu):
         """What an ACR122U answers for a MIFARE Ultralight: only the reader's own GET DATA (UID)
@@ -171,9 +239,20 @@ class Card:
         sent to a tag that does not answer ISO 7816-4."""
         if apdu[:4] == b"\xFF\xCA\x00\x00" and self.uid_supported:
             return self.uid + b"\x90\x00"
+        if apdu[:3] == b"\xFF\xB0\x00" and len(apdu) == 5:
+            return self.read_binary_pages(apdu[3], apdu[4] or 256)
         if apdu[:1] == b"\xFF":
             return b"\x6A\x81"
         return b"\x63\x00"
+
+    def read_binary_pages(self, page, le):
+        """FF B0 00 page Le, PC/SC part 3 READ BINARY: the tag's READ (16 bytes from the page)
+        as an ACR122U passes it on, or the one page (4 bytes) as some readers do; past the last
+        page the tag NAKs and the reader answers 6300."""
+        data = self.memory.read(page)
+        if data is None:
+            return b"\x63\x00"
+        return data[: min(le, self.page_read_bytes)] + b"\x90\x00"
 
     def select(self, apdu):
         if len(apdu) < 6 or len(apdu) < 5 + apdu[4]:
@@ -182,8 +261,11 @@ class Card:
         aid = apdu[5 : 5 + lc].hex().upper()
         le = apdu[5 + lc] if len(apdu) > 5 + lc else None
         fci = self.applications.get(aid)
+        self.selected_file = None
         if fci is None:
+            self.selected_aid = None
             return b"\x6A\x82"
+        self.selected_aid = aid
         if aid in self.le_correction and fci and le != len(fci) & 0xFF:
             return bytes([0x6C, len(fci) & 0xFF])
         if aid in self.chain and fci:
@@ -352,6 +434,13 @@ class Controller:
             with self.timing.lock:
                 self.timing.delay_s = milliseconds / 1000
             return {"ok": True, "delay_ms": milliseconds}
+        if command == "profile":
+            if self.tap is not None:
+                raise ValueError("remove the card before changing its profile")
+            if type(self.card) is not Card:
+                raise ValueError("a virtual phone keeps its profile")
+            self.card = Card(profile_with_options(load_profile(rest[0]), self.args))
+            return {"ok": True, "profile": rest[0]}
         if command == "stats":
             current = dict(self.tap.stats) if self.tap is not None else self.last_stats
             present = self.tap is not None and not self.tap.closed.is_set()
@@ -395,21 +484,38 @@ class Controller:
 
 
 def load_profile(name):
-    """The profile --profile names: a built-in one's name, a JSON file, or None (the demo card)."""
+    """The profile --profile names: a built-in one's name, a JSON file, or None (the demo card).
+    A file's "base" names a built-in profile its other keys change."""
     if name in BUILTIN_PROFILES and not os.path.exists(name):
         return dict(BUILTIN_PROFILES[name])
     if name:
         with open(name) as handle:
-            return json.load(handle)
+            profile = json.load(handle)
+        base = profile.pop("base", None)
+        if base is not None:
+            if base not in BUILTIN_PROFILES:
+                raise ValueError("base %r is not a built-in profile (%s)" % (base, ", ".join(BUILTIN_PROFILES)))
+            profile = dict(BUILTIN_PROFILES[base], **profile)
+        return profile
     return {}
+
+
+def profile_with_options(profile, args):
+    """`profile` changed by the command line's --no-uid and --page-read-bytes."""
+    if getattr(args, "no_uid", False):
+        profile["uid_supported"] = False
+    if getattr(args, "page_read_bytes", None):
+        profile["page_read_bytes"] = args.page_read_bytes
+    return profile
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=35963, help="vpcd's port (its CHANNELID)")
-    parser.add_argument("--profile", help="card profile JSON file, or memory-ultralight (default: a built-in demo card)")
+    parser.add_argument("--profile", help="card profile JSON file, or a built-in profile's name (%s; default: the demo card)" % ", ".join(BUILTIN_PROFILES))
     parser.add_argument("--no-uid", action="store_true", help="answer the UID read with 6A81, like readers without it")
+    parser.add_argument("--page-read-bytes", type=int, choices=PAGE_READ_SIZES, help="a memory tag's FF B0 answers 16 bytes (as an ACR122U) or 4 (one page)")
     parser.add_argument("--tap-every", type=float, help="seconds between taps (demo mode)")
     parser.add_argument("--hold", type=float, default=0.5, help="seconds a tap stays (demo mode)")
     parser.add_argument("--control", help="Unix socket for line commands (test mode)")
@@ -417,9 +523,7 @@ def main():
     parser.add_argument("-v", "--verbose", action="store_true", help="log APDUs to stderr")
     args = parser.parse_args()
 
-    profile = load_profile(args.profile)
-    if args.no_uid:
-        profile["uid_supported"] = False
+    profile = profile_with_options(load_profile(args.profile), args)
     if args.phone:
         from virtual_iphone import Phone
 
