@@ -17,6 +17,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case rpc
     /// The TOML config loader.
     case config
+    /// The NDEF codec: a tag's message or a Smart Tap answer, nested records, decoding, re-encoding.
+    case ndef
 
     /// Runs one input.
     public func run(_ input: [UInt8]) throws(FuzzFinding) {
@@ -27,6 +29,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .fci: try SessionFuzzing.runFCI(input)
         case .rpc: try RPCFuzzing.shared.run(input)
         case .config: try ConfigFuzzing.shared.run(input)
+        case .ndef: try NDEFFuzzing.run(input)
         }
     }
 }
