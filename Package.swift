@@ -238,7 +238,7 @@ let package = Package(
         .target(
             name: "PassTapFuzzTargets",
             dependencies: [
-                "ISO7816", "VAS", "SmartTap", "PassTapCore", "PassTapProtocol", "PassTapServer", "PassTapConfig", "PassTapTestSupport",
+                "ISO7816", "VAS", "SmartTap", "NDEF", "PassTapCore", "PassTapProtocol", "PassTapServer", "PassTapConfig", "PassTapTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -138,6 +138,25 @@ ST_READ_DATA = smarttap_get_data(smarttap_bundle(ST_PLAIN), ST_READER_SESSION)
 READER = "pcsc:Fuzz Reader 00 00"
 
 
+def ndef_vectors():
+    """The NDEF codec's published vectors, `section/name` -> bytes."""
+    vectors, section = {}, ""
+    with open(os.path.join(ROOT, "Tests", "NDEFTests", "Vectors", "messages.txt")) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("["):
+                section = line[1:-1]
+            elif "=" in line:
+                name, value = line.split("=", 1)
+                vectors[section + "/" + name.strip()] = bytes.fromhex("".join(value.split()))
+    return vectors
+
+
+NDEF_VECTORS = ndef_vectors()
+
+
 def rpc_lines(*lines):
     return "\n".join(lines).encode()
 
@@ -232,6 +251,23 @@ SEEDS = {
         + chunk(ST_READ_DATA[:40] + b"\x91\x00") + chunk(ST_READ_DATA[40:80] + b"\x91\x00") + chunk(ST_READ_DATA[80:] + OK),
         "read-older-phone": b"\x00" + chunk(ose_android(False)) + chunk(ST_APPLET + OK) + chunk(ST_NEGOTIATED + OK) + chunk(ST_READ_DATA + OK),
         "read-apple": b"\x00" + chunk(vas_select()),
+    },
+    "ndef": {
+        # Published messages (Tests/NDEFTests/Vectors/SOURCES.md): nfcpy's NTAG203 Text, libnfc's
+        # Smart Poster, ndeflib's Smart Poster with an action, Smart Tap's NEGOTIATE request and
+        # GET DATA response (kormax/google-smart-tap).
+        "text": bytes.fromhex("D101075402656E74657374"),
+        "smart-poster": bytes.fromhex("D1021C53709101095402656E4C69626E666351010B55036C69626E66632E6F7267"),
+        "smart-poster-action": bytes.fromhex("D10221537091010A55036E666370792E6F72671101085402656E6E6663707951030161637400"),
+        "smart-tap-negotiate": NDEF_VECTORS["kormax-smart-tap/negotiate-request"],
+        "smart-tap-get-data": NDEF_VECTORS["kormax-smart-tap/get-data-response"],
+        "smart-tap-push-data": NDEF_VECTORS["kormax-smart-tap/push-data-request"],
+        "utf16-text": bytes.fromhex("D1010F5482656EFFFE480065006C006C006F00"),
+        "chunked": bytes.fromhex("BA030201612F626931323600023334160001355101015500"),
+        "long-record": bytes.fromhex("C50000000100") + bytes(256),
+        "three-empty": bytes.fromhex("900000100000500000"),
+        "many-records": b"\x90\x00\x00" + b"\x10\x00\x00" * 300 + b"\x50\x00\x00",
+        "truncated": bytes.fromhex("D10105550041"),
     },
     "config": {
         "shipped": open(os.path.join(ROOT, "Config", "passtapd.toml"), "rb").read(),

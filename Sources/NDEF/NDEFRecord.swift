@@ -25,19 +25,34 @@ public struct NDEFRecord: Sendable, Hashable {
     /// The record's payload parsed as an NDEF message one level below this record's: how a Smart
     /// Poster (RTD-SP 1.0 §3) and the Smart Tap records carry their records.
     ///
-    /// - Parameter limits: the limits the message holding this record was parsed with; the nested
-    ///   message is parsed with ``NDEFLimits/nested`` of them, and a caller descending further
-    ///   passes that down.
-    /// - Throws: ``NDEFError`` with code ``NDEFError/Code/tooDeep`` when no level is left, or the
-    ///   payload's own fault (offsets count from the payload's first byte).
-    public func nestedMessage(limits: NDEFLimits = .standard) throws(NDEFError) -> NDEFMessage {
+    /// - Parameters:
+    ///   - limits: the limits the message holding this record was parsed with; the nested message
+    ///     is parsed with ``NDEFLimits/nested`` of them, and a caller descending further passes
+    ///     that down.
+    ///   - prefix: payload bytes before the nested message (Smart Tap's `ngr` and `srq` records
+    ///     start with a 2-byte version, `cpr` with 70 bytes of nonce, flag, key and key version).
+    /// - Throws: ``NDEFError`` with code ``NDEFError/Code/tooDeep`` when no level is left,
+    ///   ``NDEFError/Code/truncated`` when the payload is shorter than `prefix`, or the nested
+    ///   message's own fault. Offsets count from the payload's first byte.
+    public func nestedMessage(limits: NDEFLimits = .standard, skipping prefix: Int = 0) throws(NDEFError) -> NDEFMessage {
         let inner = limits.nested
         guard inner.maxDepth >= 1 else {
             throw NDEFError(
                 code: .tooDeep, offset: nil,
                 message: "the message nested in a \(typeDescription) record goes past the nesting limit (NDEFLimits.maxDepth)")
         }
-        return try NDEFMessage(parsing: payload, limits: inner)
+        guard prefix >= 0, prefix <= payload.count else {
+            throw NDEFError(
+                code: .truncated, offset: payload.count,
+                message: "the \(typeDescription) payload has \(payload.count) bytes, fewer than the \(prefix) before its nested message")
+        }
+        do throws(NDEFError) {
+            return try NDEFMessage(parsing: Array(payload[prefix...]), limits: inner)
+        } catch {
+            var shifted = error
+            shifted.offset = error.offset.map { $0 + prefix }
+            throw shifted
+        }
     }
 
     /// The type for messages: printable ASCII as text, anything else as hex.

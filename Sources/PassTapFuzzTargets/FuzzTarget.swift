@@ -20,6 +20,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A Google Smart Tap read: the phone's answers through `SmartTapReader`, or one GET DATA
     /// answer decrypted with a fixed key.
     case smarttap
+    /// The NDEF codec: a tag's message or a Smart Tap answer, nested records, decoding, re-encoding.
+    case ndef
 
     /// Runs one input.
     public func run(_ input: [UInt8]) throws(FuzzFinding) {
@@ -31,6 +33,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .rpc: try RPCFuzzing.shared.run(input)
         case .config: try ConfigFuzzing.shared.run(input)
         case .smarttap: try SmartTapFuzzing.run(input)
+        case .ndef: try NDEFFuzzing.run(input)
         }
     }
 }

@@ -182,9 +182,12 @@ extension PCSCScenarioTests {
             #expect(result["target"] as? String == "memory")
             #expect(result["uid"] as? String == uid)
             #expect(result["aid"] is NSNull && result["vas"] is NSNull && result["error"] is NSNull, "\(result)")
-            // Only the UID read reached the card: no SELECT was sent.
+            // An Ultralight is a Type 2 tag: its capability container was read (this blank one
+            // has none, a problem), and nothing else reached the card but the UID read: no SELECT.
+            let ndef = try #require(result["ndef"] as? [String: Any], "\(result)")
+            #expect(ndef["tag_type"] as? String == "type2" && ndef["problem"] is String, "\(ndef)")
             let stats = try rig.cardCommand("stats")
-            #expect((stats["last"] as? [String: Any])?["apdus"] as? Int == 1, "\(stats)")
+            #expect((stats["last"] as? [String: Any])?["apdus"] as? Int == 2, "\(stats)")
 
             // card.transmit still reaches the reader (a CCID reader's pseudo-APDUs for the tag).
             let caller = try LineSocket(path: rig.socketPath)
