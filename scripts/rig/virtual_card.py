@@ -21,7 +21,9 @@ Modes:
         quit             exit
   Every command is answered with one JSON line {"ok": true, ...} or {"ok": false, "error": ...}.
   --phone FILE                   be a virtual iPhone with Apple Wallet passes (virtual_iphone.py:
-                                 phone file format, misbehaviours and its extra line commands)
+                                 phone file format, misbehaviours and its extra line commands), or,
+                                 when the file's "wallet" is "AndroidPay", a virtual Android phone
+                                 with Google Wallet passes read by Smart Tap (virtual_android.py)
 
 Profile (--profile FILE, JSON, or a built-in profile's name: memory-ultralight;
 every key optional, missing keys take the built-in card's):
@@ -404,6 +406,18 @@ def load_profile(name):
     return {}
 
 
+def load_phone(path, profile):
+    """The phone a phone file describes: a virtual Android phone (virtual_android.py) when its
+    "wallet" is "AndroidPay", else a virtual iPhone (virtual_iphone.py)."""
+    with open(path) as handle:
+        wallet = json.load(handle).get("wallet")
+    if wallet == "AndroidPay":
+        from virtual_android import Phone
+    else:
+        from virtual_iphone import Phone
+    return Phone.from_file(path, profile)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host", default="127.0.0.1")
@@ -413,7 +427,7 @@ def main():
     parser.add_argument("--tap-every", type=float, help="seconds between taps (demo mode)")
     parser.add_argument("--hold", type=float, default=0.5, help="seconds a tap stays (demo mode)")
     parser.add_argument("--control", help="Unix socket for line commands (test mode)")
-    parser.add_argument("--phone", help="phone file (JSON): be a virtual iPhone with these Wallet passes")
+    parser.add_argument("--phone", help="phone file (JSON): be a virtual iPhone, or (wallet AndroidPay) Android phone, with these passes")
     parser.add_argument("-v", "--verbose", action="store_true", help="log APDUs to stderr")
     args = parser.parse_args()
 
@@ -421,9 +435,7 @@ def main():
     if args.no_uid:
         profile["uid_supported"] = False
     if args.phone:
-        from virtual_iphone import Phone
-
-        card = Phone.from_file(args.phone, profile)
+        card = load_phone(args.phone, profile)
     else:
         card = Card(profile)
     # Exit cleanly on both, even when started with SIGINT ignored (a background job of a script).
