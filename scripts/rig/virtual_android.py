@@ -69,7 +69,8 @@ Control commands (added to virtual_card.py's; one JSON line each):
   `stats` gains "smarttap": counters since start (select_ose, select_smart_tap, negotiate,
   auth_failed, get_data, get_more_data, success, no_pass) and its "last": what the last GET DATA
   asked for (collector_id, key_version, live_auth, service_types, pos_capabilities hex,
-  compressed, bundle_bytes, response_bytes, chunks, objects).
+  compressed, bundle_bytes, response_bytes, chunks, objects), and its "busy_ns": the time the phone
+  spent answering in the last or current tap (its Python cryptography), for the bench.
 
 Sources (docs/smarttap.md, "Testing without a phone", has the links):
   Google's Smart Tap reference (developers.google.com/wallet/smart-tap): the commands, the status
@@ -91,6 +92,7 @@ import hmac
 import json
 import os
 import threading
+import time
 import zlib
 
 from cryptography.exceptions import InvalidSignature
@@ -335,6 +337,7 @@ class Phone(Card):
         self.last = None
         self.selected = False
         self.session = Session()
+        self.busy_ns = 0
 
     @classmethod
     def from_file(cls, path, profile=None):
@@ -391,11 +394,16 @@ class Phone(Card):
             self.received = []
             self.selected = False
             self.session = Session()
+            self.busy_ns = 0
 
     def answer(self, apdu):
         with self.lock:
+            started = time.monotonic_ns()
             self.received.append(apdu.hex().upper())
-            return self.route(apdu)
+            try:
+                return self.route(apdu)
+            finally:
+                self.busy_ns += time.monotonic_ns() - started
 
     def route(self, apdu):
         aid = selected_aid(apdu)
@@ -661,4 +669,4 @@ class Phone(Card):
 
     def status(self):
         with self.lock:
-            return {"smarttap": dict(self.counters, last=self.last)}
+            return {"smarttap": dict(self.counters, last=self.last, busy_ns=self.busy_ns)}
