@@ -7,16 +7,20 @@ public struct Tap {
     /// The exchange with the card, used only by the reader's thread; `nil` when the backend cannot
     /// exchange APDUs with this card (requests then get `not_iso_dep`).
     public var channel: (any CardChannel)?
+    /// The page memory of a Type 2 tag (Ultralight, NTAG), used only by the reader's thread; `nil`
+    /// for every other card, and from backends that cannot read pages.
+    public var memory: (any TagMemory)?
     /// Whether the reader's thread running this tap was given up as stuck (the reader runs on a
     /// new thread now): what the tap handler publishes after that would follow the new thread's
     /// events, so it publishes nothing. Set by the reader's lifecycle.
     public var isAbandoned: @Sendable () -> Bool = { false }
 
     /// Creates a tap.
-    public init(card: CardInfo, target: TargetKind, channel: (any CardChannel)?) {
+    public init(card: CardInfo, target: TargetKind, channel: (any CardChannel)?, memory: (any TagMemory)? = nil) {
         self.card = card
         self.target = target
         self.channel = channel
+        self.memory = memory
     }
 }
 

@@ -22,9 +22,9 @@
 /// where they are (the caller owns and zeroes them), PEM bodies are gathered and Base64-decoded
 /// into arrays of their own that are zeroed before returning, and the scalar is copied once, into
 /// the array returned, which the caller zeroes once the key is made (``SecretBytes``).
-enum MerchantKeyDecoder {
+package enum MerchantKeyDecoder {
     /// No key file in any accepted format is larger.
-    static let maximumFileSize = 16 * 1024
+    package static let maximumFileSize = 16 * 1024
     /// `1.2.840.10045.3.1.7` (prime256v1 / secp256r1).
     static let p256OID: [UInt8] = [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]
     /// `1.2.840.10045.2.1` (id-ecPublicKey).
@@ -33,7 +33,7 @@ enum MerchantKeyDecoder {
     private static let maximumElements = 16
 
     /// The 32-byte scalar, in a new array the caller zeroes.
-    static func scalar(from bytes: [UInt8], path: String) throws(MerchantKeyError) -> [UInt8] {
+    package static func scalar(from bytes: [UInt8], path: String) throws(MerchantKeyError) -> [UInt8] {
         guard bytes.count <= maximumFileSize else {
             throw MerchantKeyError(.tooLarge, path: path, "\(bytes.count) bytes; a P-256 key file is well under \(maximumFileSize)")
         }

@@ -36,7 +36,7 @@ public struct MerchantKeyError: Error, Hashable, Sendable, CustomStringConvertib
     /// What was found and what to do; never holds key bytes.
     public let reason: String
 
-    init(_ code: Code, path: String, _ reason: String) {
+    package init(_ code: Code, path: String, _ reason: String) {
         self.code = code
         self.path = path
         self.reason = reason

@@ -25,7 +25,10 @@ final class LineSocket {
     private var buffer: [UInt8] = []
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        // Connected through a local first: `deinit` also runs when a fully initialised class
+        // throws, and a second close of this number closes whatever another thread of the test
+        // process opened meanwhile (SocketClientDescriptorTests).
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -40,6 +43,7 @@ final class LineSocket {
             close(fd)
             throw Failure.connect(path: path, errno: code)
         }
+        self.fd = fd
     }
 
     deinit { close(fd) }

@@ -9,6 +9,13 @@ import Glibc
 struct Spawned {
     let pid: pid_t
 
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+    /// module does not declare.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
     /// Starts `executable` with `arguments`; stdout and stderr go to the given files (appended),
     /// stdin is /dev/null. `environment` is added to the test process's own.
     static func start(
@@ -20,6 +27,12 @@ struct Spawned {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        // Nothing else is inherited: libnfc opens its serial port and its abort pipe without
+        // O_CLOEXEC, and a child holding that pipe's read end would keep an in-process test's
+        // abort from waking libnfc (closing the read end is how pn532_uart aborts).
+        guard let closeFrom = Self.addCloseFrom, closeFrom(&actions, 3) == 0 else {
+            throw POSIXError(.ENOSYS)
+        }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         // The calling thread (a test worker) blocks signals; the child must not inherit that, or

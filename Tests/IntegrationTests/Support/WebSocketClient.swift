@@ -44,7 +44,9 @@ final class WebSocketClient {
 
     /// Connects to 127.0.0.1:`port` (no request sent yet).
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Connected through a local first, as LineSocket is: `deinit` also runs when a fully
+        // initialised class throws, and must not close this number a second time.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -57,6 +59,7 @@ final class WebSocketClient {
             close(fd)
             throw Failure.connect(port: port, errno: code)
         }
+        self.fd = fd
     }
 
     deinit { close(fd) }
