@@ -238,7 +238,7 @@ let package = Package(
         .target(
             name: "PassTapFuzzTargets",
             dependencies: [
-                "ISO7816", "VAS", "PassTapCore", "PassTapProtocol", "PassTapServer", "PassTapConfig", "PassTapTestSupport",
+                "ISO7816", "VAS", "SmartTap", "PassTapCore", "PassTapProtocol", "PassTapServer", "PassTapConfig", "PassTapTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -278,14 +278,14 @@ let package = Package(
         .testTarget(
             name: "PassTapCoreTests",
             dependencies: [
-                "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Crypto", package: "swift-crypto"),
+                "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "PassTapProtocolTests",
-            dependencies: ["PassTapProtocol", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["PassTapProtocol", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: upcoming
         ),
         .testTarget(

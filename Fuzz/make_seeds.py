@@ -10,6 +10,7 @@ import hashlib
 import os
 import struct
 import sys
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -69,6 +70,70 @@ CARD_DATA_FCI = tlv(
     ),
 )
 NDEF_FCI = tlv("6F", tlv("84", bytes.fromhex("D2760000850101")))
+
+# Smart Tap (the `smarttap` target, Sources/PassTapFuzzTargets/SmartTapFuzzing.swift).
+def ndef(records):
+    """An NDEF message of (tnf, type, payload, id) records: short records when the payload fits."""
+    out = b""
+    for index, (tnf, kind, payload, ident) in enumerate(records):
+        header = tnf | (0x80 if index == 0 else 0) | (0x40 if index == len(records) - 1 else 0)
+        short = len(payload) < 256
+        header |= (0x10 if short else 0) | (0x08 if ident else 0)
+        out += bytes([header, len(kind)]) + (bytes([len(payload)]) if short else struct.pack(">I", len(payload)))
+        out += (bytes([len(ident)]) if ident else b"") + kind + ident + payload
+    return out
+
+
+def ext(kind, payload):
+    return (4, kind, payload, b"")
+
+
+ST_SESSION = bytes(range(1, 9))
+ST_SECRET = hashlib.sha256(b"PassTap fuzz smart tap secret").digest()
+ST_DEVICE_KEY = b"\x02" + b"\x5a" * 32
+ST_INFO = b"PassTap fuzz smart tap info"
+ST_PLAIN = ndef([ext(b"asv", ndef([
+    ext(b"i", b"\x04" + bytes.fromhex("0000000bb8")),
+    ext(b"ly", ndef([ext(b"oid", b"\x04" + bytes(range(1, 9))), (1, b"T", b"\x00member 0042", b"n")])),
+    ext(b"cus", ndef([ext(b"cid", b"\x04" + bytes(16)), ext(b"cut", b"\x04" + bytes(range(16)))])),
+]))])
+
+
+def smarttap_bundle(body, flags=0x01, tamper=False):
+    from cryptography.hazmat.primitives import hashes, hmac as chmac
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+    okm = HKDF(algorithm=hashes.SHA256(), length=48, salt=ST_DEVICE_KEY, info=ST_INFO).derive(ST_SECRET)
+    iv = bytes(range(0xA0, 0xAC))
+    encryptor = Cipher(algorithms.AES(okm[:16]), modes.CTR(iv + bytes(4))).encryptor()
+    ciphertext = encryptor.update(body) + encryptor.finalize()
+    mac = chmac.HMAC(okm[16:], hashes.SHA256())
+    mac.update(iv + ciphertext)
+    if tamper:
+        ciphertext = bytes([ciphertext[0] ^ 1]) + ciphertext[1:]
+    return bytes([flags]) + iv + ciphertext + mac.finalize()
+
+
+def smarttap_get_data(bundle, session=ST_SESSION):
+    return ndef([ext(b"srs", ndef([ext(b"ses", session + b"\x02\x01"), ext(b"reb", bundle)]))])
+
+
+ST_READER_SESSION = b"\x42" * 8
+ST_NONCE = b"\x5a" * 32
+ST_PHONE_KEY = bytes.fromhex("03dfee38dbdb68a607383ad622640b180cc7e27d796b4e788c40e5d994291c71fc")
+
+
+def ose_android(material=True):
+    fields = tlv("50", b"AndroidPay") + tlv("C0", b"\x00\x01")
+    if material:
+        fields += tlv("C2", ST_NONCE) + tlv("C3", ST_PHONE_KEY)
+    return tlv("6F", fields)
+
+
+ST_NEGOTIATED = ndef([ext(b"nrs", ndef([ext(b"ses", ST_READER_SESSION + b"\x01\x01"), ext(b"dpk", ST_PHONE_KEY)]))])
+ST_APPLET = b"\x00\x00\x00\x01" + ndef([(4, b"mdn", b"\x04" + ST_NONCE, b"mdn")])
+ST_READ_DATA = smarttap_get_data(smarttap_bundle(ST_PLAIN), ST_READER_SESSION)
+
 
 READER = "pcsc:Fuzz Reader 00 00"
 
@@ -152,6 +217,21 @@ SEEDS = {
             '{"jsonrpc":"2.0","id":{"a":1},"method":"status"}',
             '\ufeff{"jsonrpc":"2.0","id":1,"method":"status"}',
         ),
+    },
+    "smarttap": {
+        "bundle": b"\x01" + smarttap_get_data(smarttap_bundle(ST_PLAIN)),
+        "bundle-compressed": b"\x01" + smarttap_get_data(smarttap_bundle(zlib.compress(ST_PLAIN), 0x03)),
+        "bundle-bad-mac": b"\x01" + smarttap_get_data(smarttap_bundle(ST_PLAIN, tamper=True)),
+        "bundle-bomb": b"\x01" + smarttap_get_data(smarttap_bundle(zlib.compress(bytes(200000), 9), 0x03)),
+        "bundle-other-session": b"\x01" + smarttap_get_data(smarttap_bundle(ST_PLAIN), bytes(8)),
+        "bundle-short": b"\x01" + smarttap_get_data(b"\x01" + bytes(20)),
+        "read-no-pass": b"\x00" + chunk(ose_android()) + chunk(ST_NEGOTIATED + OK) + chunk(b"\x90\x01"),
+        "read-choose": b"\x40" + chunk(ose_android()) + chunk(ST_NEGOTIATED + OK) + chunk(b"\x93\x02"),
+        "read-refused": b"\x80" + chunk(ose_android()) + chunk(ST_NEGOTIATED + OK) + chunk(b"\x94\x06"),
+        "read-more-data": b"\x00" + chunk(ose_android()) + chunk(ST_NEGOTIATED + OK)
+        + chunk(ST_READ_DATA[:40] + b"\x91\x00") + chunk(ST_READ_DATA[40:80] + b"\x91\x00") + chunk(ST_READ_DATA[80:] + OK),
+        "read-older-phone": b"\x00" + chunk(ose_android(False)) + chunk(ST_APPLET + OK) + chunk(ST_NEGOTIATED + OK) + chunk(ST_READ_DATA + OK),
+        "read-apple": b"\x00" + chunk(vas_select()),
     },
     "config": {
         "shipped": open(os.path.join(ROOT, "Config", "passtapd.toml"), "rb").read(),

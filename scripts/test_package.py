@@ -185,7 +185,8 @@ class InstalledPackageTests(unittest.TestCase):
         control = run(["dpkg-deb", "-f", str(self.deb), "Version", "Depends"])
         self.assertEqual(control.stdout.splitlines()[0], f"Version: {version}")
         # Depends as dpkg-shlibdeps found it: the C libraries the binaries link, never the toolchain.
-        for library in ("libc6", "libpcsclite1", "libnfc6"):
+        # zlib1g: SmartTap inflates compressed record bundles through CZlib.
+        for library in ("libc6", "libpcsclite1", "libnfc6", "zlib1g"):
             self.assertIn(library, control.stdout)
         self.assertNotIn("swift", control.stdout.lower())
         # The sinks trust the system's CAs; SQLite is built into passtapd (sqlite-nio's copy).

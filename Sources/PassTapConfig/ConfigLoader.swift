@@ -128,6 +128,10 @@ public enum ConfigLoader {
             try session.rejectUnknownKeys()
         }
         configuration.readerOverrides = try readerOverrides(of: &root)
+        if var ndef = try subtable("ndef", of: &root) {
+            configuration.ndef.enabled = try ndef.bool("enabled") ?? configuration.ndef.enabled
+            try ndef.rejectUnknownKeys()
+        }
         if var metrics = try subtable("metrics", of: &root) {
             if let listen = try metrics.string("listen") {
                 guard let address = ListenAddress.parse(listen) else {

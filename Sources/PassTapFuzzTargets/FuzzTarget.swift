@@ -17,6 +17,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case rpc
     /// The TOML config loader.
     case config
+    /// A Google Smart Tap read: the phone's answers through `SmartTapReader`, or one GET DATA
+    /// answer decrypted with a fixed key.
+    case smarttap
 
     /// Runs one input.
     public func run(_ input: [UInt8]) throws(FuzzFinding) {
@@ -27,6 +30,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .fci: try SessionFuzzing.runFCI(input)
         case .rpc: try RPCFuzzing.shared.run(input)
         case .config: try ConfigFuzzing.shared.run(input)
+        case .smarttap: try SmartTapFuzzing.run(input)
         }
     }
 }

@@ -167,20 +167,13 @@ public struct SmartTapReader: Sendable {
         }
 
         // 4. and 5. The record bundle.
+        guard let shared = SmartTapSessionKeys.sharedSecret(readerKey: readerKey, deviceKey: channel.deviceKey) else {
+            throw .stopped(SmartTapFailure(.malformedResponse, "the phone's ephemeral key is not a P-256 point", sw: response.statusWord))
+        }
+        let keys = SmartTapSessionKeys(
+            sharedSecret: shared, deviceKey: channel.deviceKey, info: SmartTapSessionKeys.info(signedData: signedData, signature: signature))
         let values = try lift { () throws(SmartTapFailure) in
-            let bundle = try SmartTapServiceResponse(data: data, sessionID: sessionID, limits: limits).bundle
-            let shared: [UInt8]
-            do {
-                let deviceKey = try P256.KeyAgreement.PublicKey(compressedRepresentation: channel.deviceKey)
-                shared = try readerKey.sharedSecretFromKeyAgreement(with: deviceKey).withUnsafeBytes { Array($0) }
-            } catch {
-                throw SmartTapFailure(.malformedResponse, "the phone's ephemeral key is not a P-256 point")
-            }
-            let keys = SmartTapSessionKeys(
-                sharedSecret: shared, deviceKey: channel.deviceKey, info: SmartTapSessionKeys.info(signedData: signedData, signature: signature))
-            var plaintext = try bundle.open(with: keys)
-            if bundle.isCompressed { plaintext = try SmartTapInflater.inflate(plaintext, limit: limits.maxInflatedBytes) }
-            return try SmartTapServiceValues(decrypted: plaintext, limits: limits)
+            try Self.serviceValues(getData: data, sessionID: sessionID, keys: keys, limits: limits)
         }
         let status: SmartTapStatus = values.objects.isEmpty || noPass ? .noPass : .success
         return SmartTapOutcome(
@@ -188,6 +181,15 @@ public struct SmartTapReader: Sendable {
             problem: status == .noPass ? "the phone sent no pass for collector \(collector.collectorID)" : nil,
             customerID: values.customerID, tapID: values.tapID, objects: values.objects
         )
+    }
+
+    /// Steps 4 and 5 on the joined GET DATA answer: the bundle's HMAC, AES-CTR, zlib when
+    /// flagged, then the service values.
+    static func serviceValues(getData data: [UInt8], sessionID: [UInt8], keys: SmartTapSessionKeys, limits: SmartTapLimits) throws(SmartTapFailure) -> SmartTapServiceValues {
+        let bundle = try SmartTapServiceResponse(data: data, sessionID: sessionID, limits: limits).bundle
+        var plaintext = try bundle.open(with: keys)
+        if bundle.isCompressed { plaintext = try SmartTapInflater.inflate(plaintext, limit: limits.maxInflatedBytes) }
+        return try SmartTapServiceValues(decrypted: plaintext, limits: limits)
     }
 
     /// `9100`: more data, send GET MORE DATA.

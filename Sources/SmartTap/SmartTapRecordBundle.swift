@@ -34,21 +34,26 @@ struct SmartTapRecordBundle: Sendable, Hashable {
 
     /// Checks the HMAC first, then decrypts: `bad_mac` when the MAC does not match.
     func open(with keys: SmartTapSessionKeys) throws(SmartTapFailure) -> [UInt8] {
-        guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: iv + ciphertext, using: keys.macKey) else {
+        guard Self.authenticates(iv + ciphertext, mac: mac, key: keys.macKey) else {
             throw SmartTapFailure(.badMAC, "the record bundle's HMAC does not match; it was not decrypted")
         }
-        do {
-            let nonce = try AES._CTR.Nonce(nonceBytes: iv)
-            return Array(try AES._CTR.decrypt(ciphertext, using: keys.aesKey, nonce: nonce))
-        } catch {
-            throw SmartTapFailure(.malformedResponse, "AES-CTR refused the record bundle (\(error))")
+        guard let plaintext = Self.ctr(ciphertext, key: keys.aesKey, counterBlock: iv + [0, 0, 0, 0]) else {
+            throw SmartTapFailure(.malformedResponse, "AES-CTR refused the record bundle")
         }
+        return plaintext
     }
 
-    /// Seals `plaintext` the way a phone does: for tests and the rig's reference.
-    static func seal(_ plaintext: [UInt8], flags: UInt8, iv: [UInt8], keys: SmartTapSessionKeys) throws -> [UInt8] {
-        let ciphertext = Array(try AES._CTR.encrypt(plaintext, using: keys.aesKey, nonce: AES._CTR.Nonce(nonceBytes: iv)))
-        let mac = Array(HMAC<SHA256>.authenticationCode(for: iv + ciphertext, using: keys.macKey))
-        return [flags] + iv + ciphertext + mac
+    /// HMAC-SHA256 of `message` under `key` equals `mac` (compared in constant time).
+    static func authenticates(_ message: [UInt8], mac: [UInt8], key: SymmetricKey) -> Bool {
+        HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: message, using: key)
+    }
+
+    /// AES-CTR from the 16-byte initial counter block (the bundle's 12-byte IV and a 32-bit
+    /// counter starting at 0); the same call encrypts and decrypts. `nil` for a bad key or block.
+    static func ctr(_ bytes: [UInt8], key: SymmetricKey, counterBlock: [UInt8]) -> [UInt8]? {
+        guard counterBlock.count == 16, let nonce = try? AES._CTR.Nonce(nonceBytes: counterBlock),
+            let output = try? AES._CTR.decrypt(bytes, using: key, nonce: nonce)
+        else { return nil }
+        return Array(output)
     }
 }

@@ -1,4 +1,5 @@
 import ISO7816
+import NDEF
 
 /// The session record (`ses`) a phone answers with: the session id the terminal chose, the
 /// phone's sequence number and a status byte (`01` OK).

@@ -26,6 +26,15 @@ struct SmartTapSessionKeys {
         }
     }
 
+    /// ECDH: the shared secret Z (32 bytes) of the reader's ephemeral key and the phone's
+    /// compressed ephemeral key, or `nil` when `deviceKey` is not a compressed P-256 point.
+    static func sharedSecret(readerKey: P256.KeyAgreement.PrivateKey, deviceKey: [UInt8]) -> [UInt8]? {
+        guard deviceKey.count == 33, let key = try? P256.KeyAgreement.PublicKey(compressedRepresentation: deviceKey),
+            let secret = try? readerKey.sharedSecretFromKeyAgreement(with: key)
+        else { return nil }
+        return secret.withUnsafeBytes { Array($0) }
+    }
+
     /// HKDF-SHA256 (RFC 5869): extract with `salt`, expand with `info` to `length` bytes.
     static func hkdf(inputKeyMaterial: [UInt8], salt: [UInt8], info: [UInt8], length: Int) -> [UInt8] {
         let key = HKDF<SHA256>.deriveKey(

@@ -85,8 +85,11 @@ import VAS
         let vas = VASSessionResult(
             offered: true, wallet: "ApplePay", version: "0100", capabilities: .init(capabilities), mode: .vasOrPayment, problem: "none",
             entries: [entry])
+        // One URI record, https://example.com.
+        let ndef = NDEFReadResult(tagType: .type2, message: [0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8))
         let result = ReadResult(
-            card: card, target: .isoDep, session: SessionOutcome(aid: aid, vas: vas, error: CardTransportError(.cardRemoved, "gone")),
+            card: card, target: .isoDep,
+            session: SessionOutcome(aid: aid, vas: vas, ndef: ndef, error: CardTransportError(.cardRemoved, "gone")),
             duration: .microseconds(38_412))
         let payloads: [(EventKind, EventPayload)] = [
             (.backendDown, .backend(name: "pcsc", reason: "pcscd is not running")),

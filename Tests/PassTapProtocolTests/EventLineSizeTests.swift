@@ -5,6 +5,7 @@ import PassTapCore
 import PassTapProtocol
 import PassTapTestSupport
 import Testing
+import NDEF
 import VAS
 
 /// Every event line is at most 64 KiB (`NDJSON.maximumLineBytes`) whatever a card answers: each
@@ -142,5 +143,37 @@ import VAS
         #expect(ppse["omitted"] as? Int == 60 - PaymentDirectory.maximumApplications)
         let labels = (ppse["applications"] as? [[String: Any]])?.compactMap { $0["label"] as? String }
         #expect(labels == Array(repeating: String(repeating: "A", count: 16) + "...[40 bytes]", count: PaymentDirectory.maximumApplications))
+    }
+
+    /// The worst card of the test above, with its application refused (so the Type 4 NDEF read
+    /// runs), carrying the largest `ndef` each kind of hostile message can get published: the line
+    /// still fits, and `ndef` stays within its own cap.
+    @Test(arguments: ["control_characters", "many_records", "one_large_record"])
+    func theWorstNDEFTagStillGivesALineUnder64KiB(kind: String) throws {
+        let card = ScriptedCard()
+        card.applications[VASApplication.aid.hex] = Self.vasSelectAnswer(
+            label: Array("ApplePay".utf8), version: [UInt8](repeating: 0x7E, count: 8000))
+        let plan = SessionPlan(aids: (0..<60).map { try! AID(bytes: [0xA0, 0x00, 0x00, 0x09, 0x99, UInt8($0)]) }, vas: try Self.vasPlan())
+        var outcome = SessionEngine().run(plan, on: card)
+        func text(_ count: Int) -> NDEFRecord {
+            NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x02, 0x65, 0x6E] + [UInt8](repeating: 0x01, count: count))
+        }
+        let records: [NDEFRecord] =
+            switch kind {
+            case "control_characters": [text(8000), text(8000)]
+            case "many_records": (0..<200).map { _ in text(120) }
+            default: [NDEFRecord(tnf: .media, type: Array("application/octet-stream".utf8), payload: [UInt8](repeating: 0x22, count: 30_000))]
+            }
+        outcome.ndef = NDEFReadResult(tagType: .type4, message: NDEFMessage(records: records).encoded())
+        let info = CardInfo(
+            atr: HexBytes([UInt8](repeating: 0x3B, count: 33)), uid: HexBytes([UInt8](repeating: 4, count: 10)),
+            atqa: [0x00, 0x44], sak: [0x20], ats: HexBytes([UInt8](repeating: 0x78, count: 254)))
+        let (bytes, params) = try Self.readResultLine(card: info, outcome)
+        #expect(bytes <= NDJSON.maximumLineBytes, "read.result line of \(bytes) bytes")
+        let ndef = try #require(params["ndef"] as? [String: Any])
+        let ndefBytes = try JSONEncoder().encode(try #require(outcome.ndef)).count
+        #expect(ndefBytes <= NDEFReadResult.maximumEncodedBytes, "ndef of \(ndefBytes) bytes")
+        #expect(ndef["record_count"] as? Int == records.count)
+        #expect(ndef["truncated"] as? Bool == true)
     }
 }

@@ -96,6 +96,8 @@ public struct Configuration: Sendable, Hashable {
     public var sessionBudgetMilliseconds: Int = 2000
     /// `[vas]`: Apple VAS.
     public var vas = VAS()
+    /// `[ndef]`: tags' NDEF messages.
+    public var ndef = NDEF()
     /// `[libnfc]`: the libnfc backend's devices and polling (whether it runs: `backends[.nfc]`).
     public var libnfc = LibNFC()
     /// `[[reader]]` entries, in file order; the first whose `match` fits a reader applies.

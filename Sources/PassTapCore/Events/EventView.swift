@@ -7,6 +7,7 @@ public enum EventView: Sendable, Hashable, CaseIterable {
     /// Everything, decrypted passes included: a connection with the `read` role.
     case full
     /// Every event, with each VAS entry's payload left out and `withheld: "access"`
-    /// (``VASEntry/withholding(_:)``): a connection without the `read` role.
+    /// (``VASEntry/withholding(_:)``), and a tag's NDEF records and hex too
+    /// (``NDEFReadResult/withholding(_:)``): a connection without the `read` role.
     case passesWithheld
 }

@@ -4,7 +4,7 @@ public import ISO7816
 /// it spoke ISO-DEP, and the session's outcome (none for a memory card).
 ///
 /// On the wire the card's members come first, flattened: `atr, uid, atqa, sak, ats, target, aid,
-/// vas, error, duration_ms`, every one present (`null` when absent).
+/// vas, ndef, error, duration_ms`, every one present (`null` when absent).
 public struct ReadResult: Sendable, Hashable {
     /// The card, as `card.inserted` published it.
     public var card: CardInfo
@@ -17,13 +17,17 @@ public struct ReadResult: Sendable, Hashable {
     /// `nil` when none ran (a memory card).
     public var durationMilliseconds: Double?
 
+    /// A memory card's NDEF record (Type 2, read without APDUs); a Type 4 one is the session's.
+    private var memoryNDEF: NDEFReadResult?
+
     /// The result of a tap: `session` is the APDU session's outcome, `nil` for a memory card, and
-    /// `duration` the time it took.
-    public init(card: CardInfo, target: TargetKind, session: SessionOutcome?, duration: Duration? = nil) {
+    /// `duration` the time it took; `ndef` is a memory card's Type 2 NDEF record.
+    public init(card: CardInfo, target: TargetKind, session: SessionOutcome?, duration: Duration? = nil, ndef: NDEFReadResult? = nil) {
         self.card = card
         self.target = target
         self.session = session
         self.durationMilliseconds = duration.map(Self.milliseconds)
+        self.memoryNDEF = ndef
     }
 
     /// `duration` in milliseconds, rounded to three decimals (the microsecond).
@@ -37,13 +41,25 @@ public struct ReadResult: Sendable, Hashable {
     public var aid: AIDSessionResult? { session?.aid }
     /// The Apple VAS part; `nil` when VAS is disabled or no APDU session ran.
     public var vas: VASSessionResult? { session?.vas }
+    /// The tag's NDEF record: a memory card's Type 2 read, or the session's Type 4 read; `nil`
+    /// when none was looked for.
+    public var ndef: NDEFReadResult? {
+        get { session?.ndef ?? memoryNDEF }
+        set {
+            if session != nil {
+                session?.ndef = newValue
+            } else {
+                memoryNDEF = newValue
+            }
+        }
+    }
     /// The transport failure that cut the session short, if any. Per-merchant VAS outcomes are in
     /// `vas.entries`, not here.
     public var error: ReadError? { session?.error }
 }
 
 extension ReadResult: Codable {
-    private enum CodingKeys: String, CodingKey { case target, aid, vas, error, durationMilliseconds = "duration_ms" }
+    private enum CodingKeys: String, CodingKey { case target, aid, vas, ndef, error, durationMilliseconds = "duration_ms" }
 
     public func encode(to encoder: any Encoder) throws {
         try card.encode(to: encoder)
@@ -51,6 +67,7 @@ extension ReadResult: Codable {
         try container.encode(target, forKey: .target)
         try container.encode(Nullable(wrappedValue: aid), forKey: .aid)
         try container.encode(Nullable(wrappedValue: vas), forKey: .vas)
+        try container.encode(Nullable(wrappedValue: ndef), forKey: .ndef)
         try container.encode(Nullable(wrappedValue: error), forKey: .error)
         try container.encode(Nullable(wrappedValue: durationMilliseconds), forKey: .durationMilliseconds)
     }
@@ -62,8 +79,10 @@ extension ReadResult: Codable {
         session = try container.decodeIfPresent(AIDSessionResult.self, forKey: .aid).map { aid in
             SessionOutcome(
                 aid: aid, vas: try container.decodeIfPresent(VASSessionResult.self, forKey: .vas),
+                ndef: try container.decodeIfPresent(NDEFReadResult.self, forKey: .ndef),
                 error: try container.decodeIfPresent(ReadError.self, forKey: .error))
         }
+        if session == nil { memoryNDEF = try container.decodeIfPresent(NDEFReadResult.self, forKey: .ndef) }
         durationMilliseconds = try container.decodeIfPresent(Double.self, forKey: .durationMilliseconds)
     }
 }

@@ -4,7 +4,8 @@ public import VAS
 
 /// Runs one tap's session over a card channel: the Apple VAS exchange (before or after the AID
 /// list, as configured), the PPSE lookup when enabled, and SELECT by AID in the configured order,
-/// first success wins (as Core NFC does), every attempt recorded with its status word.
+/// first success wins (as Core NFC does), every attempt recorded with its status word; then, when
+/// none of that succeeded, the Type 4 NDEF read.
 ///
 /// The engine is synchronous and pure apart from the channel, the clocks and the replay cache:
 /// backends call it on the reader's own thread, and unit tests drive it with an in-process fake
@@ -47,6 +48,9 @@ public struct SessionEngine: Sendable {
             try runAIDs(plan, on: channel, within: budget, into: &outcome.aid)
             if let vas = plan.vas, vas.settings.order == .afterAIDs {
                 try runVAS(vas, on: channel, within: budget, into: &outcome)
+            }
+            if plan.ndef, !outcome.foundSomething {
+                try runNDEF(on: channel, within: budget, into: &outcome)
             }
         } catch {
             outcome.error = error

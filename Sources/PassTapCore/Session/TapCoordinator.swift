@@ -2,8 +2,10 @@ import VAS
 public import Logging
 
 /// The daemon's ``TapHandler``: picks the plan for the reader (shaped by a waiting `vas.read`, if
-/// any), runs the session engine on an ISO-DEP card, publishes the tap's `read.result` and
-/// answers that `vas.read`. A memory card gets a `read.result` with its identity alone.
+/// any), runs the session engine on an ISO-DEP card (a Type 4 NDEF read last, when nothing else
+/// succeeded), publishes the tap's `read.result` and answers that `vas.read`. A memory card gets
+/// a `read.result` with its identity, and a Type 2 tag (one with ``Tap/memory``) its NDEF message
+/// too, read page by page without APDUs.
 ///
 /// Its settings (AIDs, reader overrides, PPSE, budget, VAS merchants, keys and freshness) come
 /// from a ``LiveConfiguration`` that a reload swaps; each tap takes one snapshot at its start.
@@ -51,20 +53,24 @@ public final class TapCoordinator: TapHandler {
     /// Runs the tap and returns what it published (for tests).
     @discardableResult
     public func read(reader: ReaderID, tap: Tap) -> ReadResult {
+        // One snapshot for the whole tap: a reload during it takes effect at the next tap.
+        let configuration = live.current
         guard tap.target == .isoDep, let channel = tap.channel else {
-            // No APDU session for a card without ISO-DEP: its identity is the whole result, and a
-            // waiting vas.read is left for a tap that can answer it.
-            let result = ReadResult(card: tap.card, target: tap.target, session: nil)
+            // No APDU session for a card without ISO-DEP: its identity, and a Type 2 tag's NDEF
+            // message, are the whole result; a waiting vas.read is left for a tap that can answer it.
+            let ndef = configuration.ndef.enabled ? tap.memory.map {
+                engine.readType2($0, budget: .milliseconds(configuration.sessionBudgetMilliseconds))
+            } : nil
+            let result = ReadResult(card: tap.card, target: tap.target, session: nil, ndef: ndef)
+            if tap.isAbandoned() { return result }
             events.publish(.readResult, reader, .readResult(result))
             log(result, reader: reader, onDemand: false)
             return result
         }
-        // One snapshot for the whole tap: a reload during it takes effect at the next tap.
-        let configuration = live.current
         let claim = configuration.vas.enabled ? vasReads.claim(reader: reader) : nil
         let vas = configuration.vas.enabled ? VASPlan(settings: configuration.vas, requested: claim?.merchants) : nil
         let plan = SessionPlan(
-            aids: configuration.aids(for: reader), ppse: configuration.ppse, vas: vas,
+            aids: configuration.aids(for: reader), ppse: configuration.ppse, vas: vas, ndef: configuration.ndef.enabled,
             budget: .milliseconds(configuration.sessionBudgetMilliseconds))
         // The session is always timed (its read.result carries duration_ms); the round trips
         // only for an observer.
@@ -101,6 +107,10 @@ public final class TapCoordinator: TapHandler {
             metadata["vas.offered"] = "\(vas.offered)"
             metadata["vas.statuses"] = "\(vas.entries.map(\.status.rawValue).joined(separator: ","))"
             if onDemand { metadata["vas.on_demand"] = "true" }
+        }
+        if let ndef = result.ndef {
+            metadata["ndef.tag_type"] = "\(ndef.tagType.rawValue)"
+            metadata["ndef.records"] = "\(ndef.recordCount)"
         }
         if let error = result.error {
             metadata["session.error"] = "\(error.code)"

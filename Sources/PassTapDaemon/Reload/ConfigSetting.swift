@@ -65,6 +65,7 @@ extension ConfigSetting {
         ConfigSetting("vas.freshness_s", \.vas.freshnessSeconds),
         ConfigSetting("vas.publish_stale", \.vas.publishStale),
         ConfigSetting("vas.merchants", \.vas.merchants),
+        ConfigSetting("ndef.enabled", \.ndef.enabled),
         ConfigSetting("pcsc", differs: { $0.section(.pcsc) != $1.section(.pcsc) }),
         ConfigSetting("libnfc", differs: { $0.section(.nfc) != $1.section(.nfc) || $0.libnfc != $1.libnfc }),
         // The token files are read again on every reload: a new secret in the same file is a change.

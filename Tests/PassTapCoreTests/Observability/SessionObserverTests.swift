@@ -24,6 +24,7 @@ import Testing
     @Test func eachExchangeAndTheSessionAreTimedOnTheInjectedClock() throws {
         var configuration = Configuration()
         configuration.aids = [try AID(hex: "A0000000031010"), try AID(hex: "A0000000041010")]
+        configuration.ndef.enabled = false  // no Type 4 SELECT after the list: two exchanges exactly
         let clock = TestClock()
         let card = ScriptedCard()
         card.onExchange = { clock.advance(by: .milliseconds(7)) }
@@ -48,6 +49,7 @@ import Testing
     @Test func theReadResultCarriesTheSessionsDurationWithoutAnObserver() throws {
         var configuration = Configuration()
         configuration.aids = [try AID(hex: "A0000000041010")]
+        configuration.ndef.enabled = false  // one exchange exactly
         let clock = TestClock()
         let card = ScriptedCard()
         card.onExchange = { clock.advance(by: .microseconds(12_345_678)) }
