@@ -52,6 +52,20 @@ import VAS
         #expect(!response.vasMayBePerformed)
     }
 
+    /// A Google Wallet phone's whole answer as kormax/google-smart-tap's README publishes it
+    /// (Vectors/SOURCES.md): its Smart Tap directory nests five levels (6F A5 BF0C 61 73), which
+    /// a parser bounded at four levels refused, so no Android phone was told from an iPhone.
+    @Test func aPublishedAndroidAnswerWithItsSmartTapDirectoryParses() throws {
+        let data = try [UInt8](hex: """
+            6F8184500A416E64726F6964506179C0020001C108CC00000000008080C22056D2EC8F857F0049AA54F1CA1DE2791B5693A7014E6E4565D5644B1C2A3051\
+            36C32103DFEE38DBDB68A607383AD622640B180CC7E27D796B4E788C40E5D994291C71FCA523BF0C20611E4F09A000000476D0000111870101730EDF6D02\
+            0000DF4D020001DF620103
+            """)
+        let response = try VASSelectResponse(ResponseAPDU(data: data, statusWord: .success))
+        #expect(response.wallet == .androidPay)
+        #expect(!response.vasMayBePerformed)
+    }
+
     @Test func otherWalletsKeepTheirLabel() throws {
         let response = try VASSelectResponse(data: Self.fci(["500D" + Array("SamsungWallet".utf8).hexString, Self.capabilities]))
         #expect(response.wallet == .other("SamsungWallet"))

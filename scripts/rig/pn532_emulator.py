@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PassTap's emulated NXP PN532: the PN532 UART protocol on a pseudo-terminal, for libnfc's real
-pn532_uart driver, with virtual_card.py's card (or virtual_iphone.py's phone) as the RF target.
+pn532_uart driver, with virtual_card.py's card (or virtual_iphone.py's or virtual_android.py's phone) as the RF target.
 
 One card model, two transports: virtual_card.py taps vsmartcard-vpcd over TCP; this program is a
 PN532 that libnfc opens as `pn532_uart:LINK`. It answers every command libnfc 1.8 sends at once
@@ -76,7 +76,7 @@ import tty
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from virtual_card import Card, load_profile  # noqa: E402
+from virtual_card import Card, load_phone, load_profile  # noqa: E402
 
 ACK = bytes.fromhex("0000FF00FF00")
 NACK = bytes.fromhex("0000FFFF0000")
@@ -1223,13 +1223,13 @@ def make_card(args):
         if args.requires_ecp or args.ecp_cycles is not None:
             raise SystemExit("pn532_emulator: --requires-ecp and --ecp-cycles need --phone")
         return Card(profile)
-    from virtual_iphone import Phone
-
-    phone = Phone.from_file(args.phone, profile)
+    phone = load_phone(args.phone, profile)
+    if (args.requires_ecp or args.ecp_cycles is not None) and not hasattr(phone, "checked_ecp_cycles"):
+        raise SystemExit("pn532_emulator: --requires-ecp and --ecp-cycles are for a virtual iPhone, not an Android phone")
     if args.requires_ecp:
         phone.requires_ecp = True
     if args.ecp_cycles is not None:
-        phone.ecp_cycles = Phone.checked_ecp_cycles(args.ecp_cycles)
+        phone.ecp_cycles = phone.checked_ecp_cycles(args.ecp_cycles)
     return phone
 
 

@@ -23,7 +23,9 @@ Modes:
         quit             exit
   Every command is answered with one JSON line {"ok": true, ...} or {"ok": false, "error": ...}.
   --phone FILE                   be a virtual iPhone with Apple Wallet passes (virtual_iphone.py:
-                                 phone file format, misbehaviours and its extra line commands)
+                                 phone file format, misbehaviours and its extra line commands), or,
+                                 when the file's "wallet" is "AndroidPay", a virtual Android phone
+                                 with Google Wallet passes read by Smart Tap (virtual_android.py)
 
 Profile (--profile FILE, JSON, or a built-in profile's name: memory-ultralight, memory-classic,
 and the NDEF tags of tag_memory.py: ntag215-ndef, ntag215-empty, ntag215-lock-control,
@@ -509,6 +511,18 @@ def profile_with_options(profile, args):
     return profile
 
 
+def load_phone(path, profile):
+    """The phone a phone file describes: a virtual Android phone (virtual_android.py) when its
+    "wallet" is "AndroidPay", else a virtual iPhone (virtual_iphone.py)."""
+    with open(path) as handle:
+        wallet = json.load(handle).get("wallet")
+    if wallet == "AndroidPay":
+        from virtual_android import Phone
+    else:
+        from virtual_iphone import Phone
+    return Phone.from_file(path, profile)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host", default="127.0.0.1")
@@ -519,15 +533,13 @@ def main():
     parser.add_argument("--tap-every", type=float, help="seconds between taps (demo mode)")
     parser.add_argument("--hold", type=float, default=0.5, help="seconds a tap stays (demo mode)")
     parser.add_argument("--control", help="Unix socket for line commands (test mode)")
-    parser.add_argument("--phone", help="phone file (JSON): be a virtual iPhone with these Wallet passes")
+    parser.add_argument("--phone", help="phone file (JSON): be a virtual iPhone, or (wallet AndroidPay) Android phone, with these passes")
     parser.add_argument("-v", "--verbose", action="store_true", help="log APDUs to stderr")
     args = parser.parse_args()
 
     profile = profile_with_options(load_profile(args.profile), args)
     if args.phone:
-        from virtual_iphone import Phone
-
-        card = Phone.from_file(args.phone, profile)
+        card = load_phone(args.phone, profile)
     else:
         card = Card(profile)
     # Exit cleanly on both, even when started with SIGINT ignored (a background job of a script).

@@ -54,11 +54,12 @@ public struct VASSelectResponse: Hashable, Sendable {
         self.nonce = fci.first(VASTag.mobileNonce)?.value
     }
 
-    /// The answer's one `6F` template, parsed within the limits a SELECT answer needs.
+    /// The answer's one `6F` template, parsed within the limits a SELECT answer needs: six levels,
+    /// as a Google Wallet phone's Smart Tap directory nests five (`6F A5 BF0C 61 73`).
     static func fciTemplate(of data: [UInt8]) throws(VASResponseError) -> TLVNode {
         let nodes: [TLVNode]
         do {
-            nodes = try BERTLVParser.parse(data, limits: TLVLimits(maxDepth: 4, maxNodes: 64))
+            nodes = try BERTLVParser.parse(data, limits: TLVLimits(maxDepth: 6, maxNodes: 64))
         } catch {
             throw .malformedTLV(error)
         }

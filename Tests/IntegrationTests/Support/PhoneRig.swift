@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import VAS
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The scenario rig with a phone: a ``Rig`` whose virtual iPhone (`scripts/rig/virtual_iphone.py`,
 /// which encrypts with Python's `cryptography`, not our code) holds the coffee pass, and a
 /// ledger subscribed from the first event, so a scenario can also check that it saw every event
@@ -10,7 +14,27 @@ import VAS
 /// The rig's folder holds three merchant keys, `loyalty.pem`, `coffee.pem` and `stranger.pem`
 /// (the last configured for no merchant); ``config(merchants:session:vas:socket:extra:keyFolder:)``
 /// writes a config that names them.
+///
+/// With `android`, one card is a virtual Android phone (`scripts/rig/virtual_android.py`, its own
+/// cryptography in Python) with two Google Wallet passes of collector ``collectorID``: the loyalty
+/// pass ``androidLoyaltyID`` (value ``message``) and an offer; the folder then also holds the
+/// collector's key, `collector.pem`, which ``smartTap(keyVersion:)`` configures.
 final class PhoneRig {
+    /// Which card the Android phone is, if any.
+    enum Android {
+        /// None: card 1 is the iPhone.
+        case none
+        /// Card 1 is the Android phone (no iPhone).
+        case only
+        /// Card 2, on the second reader, is the Android phone; card 1 stays the iPhone.
+        case second
+    }
+
+    static let collectorID = 20_180_608
+    static let androidLoyaltyID = "00000000000000A1"
+    static let androidOfferID = "00000000000000B2"
+    static let androidOffer = "10% off"
+    static let customerID = "00112233445566778899AABBCCDDEEFF"
     static let loyalty = "pass.com.example.loyalty"
     static let coffee = "pass.com.example.coffee"
     /// The coffee pass's message.
@@ -29,9 +53,15 @@ final class PhoneRig {
     /// pass for. With `waitForReader`, returns once the ledger has seen the reader added (a
     /// config with no reader passes `false`). `secrets` are written to the rig's folder, mode
     /// 0600, by file name (web token files).
-    init(config: String, phoneKey: String = "coffee.pem", waitForReader: Bool = true, secrets: [String: String] = [:]) throws {
+    init(
+        config: String, phoneKey: String = "coffee.pem", waitForReader: Bool = true, secrets: [String: String] = [:], android: Android = .none
+    ) throws {
         var ids: [String: String] = [:]
-        rig = try Rig(config: config, cardArguments: ["--phone", "{rig}/phone.json"]) { folder in
+        let androidArguments = ["--phone", "{rig}/android.json"]
+        rig = try Rig(
+            config: config, cardArguments: android == .only ? androidArguments : ["--phone", "{rig}/phone.json"],
+            secondCardArguments: android == .second ? androidArguments : nil
+        ) { folder in
             for name in ["loyalty", "coffee", "stranger"] {
                 let key = MerchantKey.generate()
                 try key.write(toFile: folder.appendingPathComponent("\(name).pem").path, format: .sec1)
@@ -43,6 +73,7 @@ final class PhoneRig {
                 ]
             ]
             try JSONSerialization.data(withJSONObject: phone).write(to: folder.appendingPathComponent("phone.json"))
+            if android != .none { try PhoneRig.writeAndroidPhone(in: folder) }
             for (name, secret) in secrets {
                 let path = folder.appendingPathComponent(name).path
                 guard FileManager.default.createFile(atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
@@ -77,11 +108,40 @@ final class PhoneRig {
         return text + extra
     }
 
+    /// The collector's key (`collector.pem`, mode 0600) and the Android phone's file (`android.json`)
+    /// in `folder`: the phone trusts that key, version 1, and holds a loyalty pass and an offer.
+    private static func writeAndroidPhone(in folder: URL) throws {
+        let key = MerchantKey.generate()
+        let path = folder.appendingPathComponent("collector.pem").path
+        try key.write(toFile: path, format: .sec1)
+        chmod(path, 0o600)
+        let phone: [String: Any] = [
+            "wallet": "AndroidPay", "customer_id": customerID,
+            "collectors": [["collector_id": collectorID, "key_version": 1, "key": path]],
+            "passes": [
+                ["collector_id": collectorID, "type": "loyalty", "object_id": androidLoyaltyID, "value": message],
+                ["collector_id": collectorID, "type": "offer", "object_id": androidOfferID, "value": androidOffer],
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: phone).write(to: folder.appendingPathComponent("android.json"))
+    }
+
+    /// The `[smarttap]` table for the rig's collector key (`key_version` as given: the phone trusts 1).
+    static func smartTap(keyVersion: Int = 1) -> String {
+        "[smarttap]\nenabled = true\ncollector_id = \(collectorID)\nkey_version = \(keyVersion)\nkey = \"{rig}/collector.pem\"\n"
+    }
+
+    /// The `smarttap` member of a `read.result` (or of a `vas.read` result).
+    static func smartTap(_ result: [String: Any]) throws -> [String: Any] {
+        try #require(result["smarttap"] as? [String: Any], "read.result has no smarttap: \(result)")
+    }
+
     /// Taps the phone as `tap-for 1200` does (it stays 1.2 s, then leaves); returns the tap's
     /// `read.result` once the phone has left again.
+    /// `card` 2 is the phone on the second reader.
     @discardableResult
-    func tap() throws -> [String: Any] {
-        try rig.cardCommand("tap-for 1200")
+    func tap(card: Int = 1) throws -> [String: Any] {
+        try rig.cardCommand("tap-for 1200", card: card)
         let result = try ledger.next("read.result")
         try ledger.next("card.removed")
         return result
