@@ -202,7 +202,12 @@ import Glibc
         #expect(result["ats"] is NSNull)
         #expect(result["atr"] as? String == "3B8F8001804F0CA0000003060300030000000068")
         #expect(result["aid"] is NSNull && result["vas"] is NSNull && result["error"] is NSNull)
-        #expect(try !Self.hostFrames(rig).contains { $0.hasPrefix("D440") }, "an APDU was sent to a memory tag")
+        // A Type 2 tag's pages are read (READ, `30 page`, in InDataExchange): that, and nothing
+        // else, goes to it; no SELECT or other APDU.
+        let ndef = try #require(result["ndef"] as? [String: Any], "\(result)")
+        #expect(ndef["tag_type"] as? String == "type2", "\(ndef)")
+        let exchanges = try Self.hostFrames(rig).filter { $0.hasPrefix("D440") }
+        #expect(!exchanges.isEmpty && exchanges.allSatisfy { $0.hasPrefix("D4400130") }, "not only page reads: \(exchanges)")
     }
 
     @Test func theDeviceVanishesAndComesBackAndTheNextTapIsRead() throws {
