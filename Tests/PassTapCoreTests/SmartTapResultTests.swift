@@ -72,3 +72,42 @@ import VAS
         #expect(result.smartTap?.withheld == .access && result.smartTap?.problem == "no pass")
     }
 }
+
+/// What a hostile phone chooses cannot grow `smarttap` past a few KiB: it needs no collector
+/// secret to pass the MAC check (the keys come from its own ephemeral key), so the published
+/// result bounds every value it sends.
+@Suite struct SmartTapResultBoundsTests {
+    static let huge = String(repeating: "A", count: 40_000)
+
+    @Test func oversizedValuesAndVersionAreLeftOutAndCounted() throws {
+        let objects = (0..<20).map { _ in SmartTapServiceObject(type: .loyalty, issuerID: Self.huge, objectID: "1234", value: Self.huge) }
+        let outcome = SmartTapOutcome(
+            status: .success, sw: "9000", version: Self.huge, customerID: Self.huge, tapID: "0F1E", objects: objects)
+        let result = SmartTapSessionResult(outcome)
+        let encoded = try JSONEncoder().encode(result)
+        #expect(encoded.count < 16 * 1024, "\(encoded.count) bytes")
+        #expect(result.version == nil && result.customerID == nil && result.tapID == "0F1E")
+        #expect(result.objects.count == SmartTapSessionResult.maximumObjects)
+        #expect(result.objects.allSatisfy { $0.value == nil && $0.issuerID == nil && $0.objectID == "1234" })
+        let problem = try #require(result.problem)
+        #expect(problem.contains("version") && problem.contains("4 service objects") && problem.contains("33 values"), "\(problem)")
+    }
+
+    @Test func aStatusOtherThanSuccessPublishesNoPayload() {
+        let outcome = SmartTapOutcome(
+            status: .noPass, sw: "9102", version: "0001", customerID: "4B3C", tapID: "0F1E",
+            objects: [SmartTapServiceObject(type: .offer, value: "10% off")])
+        let result = SmartTapSessionResult(outcome)
+        #expect(result.customerID == nil && result.tapID == nil && result.objects.isEmpty)
+        #expect(result.status == .noPass && result.version == "0001")
+    }
+
+    @Test func valuesWithinTheBoundsArePublishedAsTheyCame() {
+        let value = String(repeating: "7", count: SmartTapSessionResult.maximumValueCharacters)
+        let outcome = SmartTapOutcome(
+            status: .success, sw: "9000", version: "0001", customerID: "4B3C", tapID: "0F1E",
+            objects: [SmartTapServiceObject(type: .loyalty, issuerID: "1000", objectID: "42", value: value)])
+        let result = SmartTapSessionResult(outcome)
+        #expect(result.objects.first?.value == value && result.customerID == "4B3C" && result.problem == nil)
+    }
+}

@@ -52,13 +52,48 @@ public struct SmartTapSessionResult: Sendable, Hashable {
         self.objects = objects
     }
 
-    /// What the Smart Tap reader came to, as published.
+    /// What the Smart Tap reader came to, as published: within ``maximumVersionCharacters`` and
+    /// ``maximumValueCharacters`` (the phone chooses these bytes: a hostile phone needs no
+    /// collector secret to pass the MAC check, so nothing it sends may grow the event line past
+    /// its 64 KiB), and with the payload only when the status is `success`.
     public init(_ outcome: SmartTapOutcome) {
+        var left = 0
+        func bounded(_ text: String?) -> String? {
+            guard let text, text.count > Self.maximumValueCharacters else { return text }
+            left += 1
+            return nil
+        }
+        let success = outcome.status == .success
+        let version = outcome.version.flatMap { $0.count > Self.maximumVersionCharacters ? nil : $0 }
+        let objects: [SmartTapPublishedObject] = success
+            ? outcome.objects.prefix(Self.maximumObjects).map { object in
+                SmartTapPublishedObject(
+                    type: object.type.rawValue, issuerID: bounded(object.issuerID), objectID: bounded(object.objectID),
+                    value: bounded(object.value))
+            } : []
+        let customerID = success ? bounded(outcome.customerID) : nil
+        let tapID = success ? bounded(outcome.tapID) : nil
+        var notes: [String] = []
+        if let problem = outcome.problem { notes.append(problem) }
+        if outcome.version != nil, version == nil {
+            notes.append("the phone's Smart Tap version is longer than \(Self.maximumVersionCharacters / 2) bytes: left out")
+        }
+        if success, outcome.objects.count > Self.maximumObjects {
+            notes.append("\(outcome.objects.count - Self.maximumObjects) service objects past the first \(Self.maximumObjects) left out")
+        }
+        if left > 0 { notes.append("\(left) values longer than \(Self.maximumValueCharacters) characters left out") }
         self.init(
-            offered: outcome.version != nil, version: outcome.version, status: outcome.status, sw: outcome.sw, code: outcome.code,
-            problem: outcome.problem, customerID: outcome.customerID, tapID: outcome.tapID,
-            objects: outcome.objects.map(SmartTapPublishedObject.init))
+            offered: outcome.version != nil, version: version, status: outcome.status, sw: outcome.sw, code: outcome.code,
+            problem: notes.isEmpty ? nil : notes.joined(separator: "; "), customerID: customerID, tapID: tapID, objects: objects)
     }
+
+    /// The longest `version` published, in hex characters (8 bytes, as VAS's `version`).
+    public static let maximumVersionCharacters = 16
+    /// The longest customer id, tap id, issuer id, object id or value published; a longer one is
+    /// `null`, and `problem` counts it.
+    public static let maximumValueCharacters = 256
+    /// The most service objects published (the reader keeps at most 16).
+    public static let maximumObjects = 16
 
     /// Whether a pass was read and decrypted in this tap.
     public var readAPass: Bool { status == .success }
