@@ -25,7 +25,8 @@ public struct SmartTapSessionResult: Sendable, Hashable {
     public var sw: StatusWord?
     /// The low byte of a `94xx` refusal: why the phone refused the terminal.
     public var code: UInt8?
-    /// Why the status is not `success`, for a person (never key material or pass data).
+    /// Why the status is not `success`, or, with `success`, which values were over the caps and
+    /// left out; for a person (never key material or pass data).
     public var problem: String?
     /// The customer id the phone sent (payload).
     public var customerID: String?
