@@ -617,8 +617,9 @@ class Phone(Card):
 
     # --- control commands ------------------------------------------------------------------
 
-    def control(self, command, args):
-        handlers = {
+    def control_handlers(self):
+        """The phone's line commands (Card.control runs them under the lock)."""
+        return {
             "misbehave": self.set_misbehaviour,
             "legacy-select": self.set_legacy_select,
             "compression": self.set_compression,
@@ -626,14 +627,6 @@ class Phone(Card):
             "pass-value": self.set_pass_value,
             "apdus": self.tap_apdus,
         }
-        handler = handlers.get(command)
-        if handler is None:
-            return None
-        with self.lock:
-            try:
-                return handler(*args)
-            except TypeError:
-                raise ValueError("usage: %s" % self.control_commands) from None
 
     def set_misbehaviour(self, mode):
         self.misbehave = self.checked_misbehaviour(mode)

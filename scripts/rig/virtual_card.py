@@ -141,7 +141,7 @@ class Card:
     like a memory tag behind a CCID reader.
 
     A virtual phone (Apple VAS, virtual_iphone.py) subclasses it: it extends `answer` and the
-    hooks `begin_tap`, `control` and `status`."""
+    hooks `begin_tap`, `control_handlers` and `status`."""
 
     control_commands = ""
 
@@ -180,9 +180,21 @@ class Card:
         self.selected_aid = None
         self.selected_file = None
 
+    def control_handlers(self):
+        """A subclass's own line commands: name -> method taking the command's arguments."""
+        return {}
+
     def control(self, command, args):
-        """A subclass's own line command: its JSON reply, or None when the command is not its."""
-        return None
+        """A subclass's own line command run under its `lock`: its JSON reply, or None when the
+        command is not its. Wrong arguments are a ValueError naming `control_commands`."""
+        handler = self.control_handlers().get(command)
+        if handler is None:
+            return None
+        with self.lock:
+            try:
+                return handler(*args)
+            except TypeError:
+                raise ValueError("usage: %s" % self.control_commands) from None
 
     def status(self):
         """Extra fields for the `stats` reply: the largest READ BINARY Le a Type 4 tag was asked for."""

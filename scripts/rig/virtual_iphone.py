@@ -524,9 +524,9 @@ class Phone(Card):
 
     # --- control commands ------------------------------------------------------------------
 
-    def control(self, command, args):
-        """Handles the phone's line commands; None for a command it does not know."""
-        handlers = {
+    def control_handlers(self):
+        """The phone's line commands (Card.control runs them under the lock)."""
+        return {
             "misbehave": self.set_misbehaviour,
             "variant": self.set_variant,
             "clock-offset": self.set_clock_offset,
@@ -536,14 +536,6 @@ class Phone(Card):
             "requires-ecp": self.set_requires_ecp,
             "ecp-cycles": self.set_ecp_cycles,
         }
-        handler = handlers.get(command)
-        if handler is None:
-            return None
-        with self.lock:
-            try:
-                return handler(*args)
-            except TypeError:
-                raise ValueError("usage: %s" % self.control_commands) from None
 
     def set_misbehaviour(self, mode):
         self.misbehave = self.checked_misbehaviour(mode)
