@@ -27,18 +27,33 @@ public final class NFCReaderBackend: ReaderBackend {
     ///   - events: where the readers' events go (the event hub).
     ///   - backoff: pauses before reopening a device that failed.
     ///   - sysfs, proc: where sysfs and procfs are (tests use fake trees).
-    public init(
+    public convenience init(
         configuration: Configuration, tapHandler: any TapHandler, transmitter: APDUTransmitter = APDUTransmitter(),
         events: EventSink, backoff: ReaderLifecycle.Backoff = .standard, sysfs: String = "/sys", proc: String = "/proc", logger: Logger
     ) {
+        self.init(
+            configuration: configuration, tapHandler: tapHandler, transmitter: transmitter, events: events, backoff: backoff,
+            sysfs: sysfs, proc: proc, apduTimeoutMilliseconds: NFCPolling.standardAPDUTimeoutMilliseconds, logger: logger)
+    }
+
+    /// The same, with one APDU's own timeout chosen: a test that must stop the backend while an
+    /// exchange is in flight makes it long, so that the stop's abort ends the exchange and the
+    /// timeout cannot, however loaded the machine.
+    init(
+        configuration: Configuration, tapHandler: any TapHandler, transmitter: APDUTransmitter = APDUTransmitter(),
+        events: EventSink, backoff: ReaderLifecycle.Backoff = .standard, sysfs: String = "/sys", proc: String = "/proc",
+        apduTimeoutMilliseconds: Int32, logger: Logger
+    ) {
         let settings = configuration.libnfc
-        let polling = NFCPolling(
+        var polling = NFCPolling(
             interval: .milliseconds(settings.pollIntervalMilliseconds), rearm: .milliseconds(settings.rearmMilliseconds),
             ecpFrame: settings.pollingFrame(vas: configuration.vas)?.bytes,
             deselectsAfterRFFailure: Configuration.LibNFC.deselectsAfterRFFailure(vas: configuration.vas))
+        polling.apduTimeoutMilliseconds = apduTimeoutMilliseconds
         let diagnosis = NFCDiagnosis(sysfs: sysfs, proc: proc)
         readerTable = ReaderRegistry(
-            backend: .nfc, transportTimeout: Self.transportTimeout, tapHandler: tapHandler, transmitter: transmitter, events: events,
+            backend: .nfc, transportTimeout: Self.transportTimeout(apduTimeoutMilliseconds: apduTimeoutMilliseconds),
+            tapHandler: tapHandler, transmitter: transmitter, events: events,
             backoff: backoff, logger: logger)
         discovery = NFCDiscovery(devices: settings.devices, sysfs: sysfs, logger: logger) { spec in
             NFCReaderPort(spec: spec, polling: polling, diagnosis: diagnosis, logger: logger)
@@ -64,5 +79,9 @@ public final class NFCReaderBackend: ReaderBackend {
 
     /// One APDU's own timeout (1.5 s, `NFCPolling.apduTimeoutMilliseconds`), and 1 s for a poll
     /// cycle's selection and the serial line.
-    public static let transportTimeout = Duration.milliseconds(Int(NFCPolling.standardAPDUTimeoutMilliseconds)) + .seconds(1)
+    public static let transportTimeout = transportTimeout(apduTimeoutMilliseconds: NFCPolling.standardAPDUTimeoutMilliseconds)
+
+    static func transportTimeout(apduTimeoutMilliseconds: Int32) -> Duration {
+        .milliseconds(Int(apduTimeoutMilliseconds)) + .seconds(1)
+    }
 }

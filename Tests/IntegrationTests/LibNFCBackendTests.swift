@@ -18,8 +18,12 @@ import Glibc
     static let mastercard = "A0000000041010"
 
     /// A new emulator (with `emulatorArguments`), and the backend driving it (with a handler that
-    /// selects Mastercard, then reads `pages` of a Type 2 tag), started.
-    static func start(emulatorArguments: [String] = [], pages: [UInt8] = []) throws -> (PN532Emulator, RecordedEvents, SelectingTapHandler, NFCReaderBackend) {
+    /// selects Mastercard, then reads `pages` of a Type 2 tag), started; one APDU may take
+    /// `apduTimeoutMilliseconds` (the daemon's 1.5 s unless a test needs another).
+    static func start(
+        emulatorArguments: [String] = [], pages: [UInt8] = [],
+        apduTimeoutMilliseconds: Int32 = NFCPolling.standardAPDUTimeoutMilliseconds
+    ) throws -> (PN532Emulator, RecordedEvents, SelectingTapHandler, NFCReaderBackend) {
         let emulator = try PN532Emulator(arguments: emulatorArguments)
         let events = RecordedEvents()
         let handler = SelectingTapHandler(aid: Self.mastercard, pages: pages)
@@ -27,7 +31,8 @@ import Glibc
         configuration.backends[.nfc] = Configuration.BackendSection()
         configuration.libnfc.devices = ["pn532_uart:" + emulator.link]
         let backend = NFCReaderBackend(
-            configuration: configuration, tapHandler: handler, events: EventSink(events.append), logger: Logger(label: "test"))
+            configuration: configuration, tapHandler: handler, events: EventSink(events.append),
+            apduTimeoutMilliseconds: apduTimeoutMilliseconds, logger: Logger(label: "test"))
         backend.start()
         return (emulator, events, handler, backend)
     }
@@ -148,7 +153,10 @@ import Glibc
             if "\(function)" == "nfc_abort_command" { aborts.withLock { $0 += 1 } }
         }
         defer { NFCCalls.observe(nil) }
-        let (emulator, events, handler, backend) = try Self.start()
+        // The APDU's own timeout out of reach (2 minutes): only the stop's abort can end the
+        // exchange. With the daemon's 1.5 s, a loaded machine (the full suite on 2 cores) let the
+        // timeout come first, and the test saw `timeout`, not `stopping`.
+        let (emulator, events, handler, backend) = try Self.start(apduTimeoutMilliseconds: 120_000)
         defer { emulator.stop() }
         _ = try await events.next(.readerAdded)
         try emulator.command("stall")
@@ -160,8 +168,9 @@ import Glibc
             guard ContinuousClock.now < deadline else { throw Rig.Failure(description: "the SELECT never reached the emulator") }
             try await Task.sleep(for: .milliseconds(10))
         }
-        // The stop aborts it: the exchange ends as stopped, not after its 1.5 s timeout.
-        await backend.shutdown(deadline: .seconds(5))
+        // The stop aborts it: the exchange ends as stopped, long before its timeout. The stop's
+        // own deadline is generous too: it bounds the wait, and the abort is what ends it.
+        await backend.shutdown(deadline: .seconds(30))
         let tap = try await handler.next()
         #expect(throws: CardTransportError(.readerUnavailable, "")) { try tap.answer.get() }
         if case .failure(let error) = tap.answer { #expect(error.message.contains("stopping"), "\(error)") }

@@ -4,8 +4,10 @@
 #   phase NAME BUDGET_SECONDS COMMAND [ARG...]
 #
 # runs COMMAND, records its wall-clock seconds, and exits the script with COMMAND's status if it
-# fails (after the table). A phase over its budget is reported in the table, never failed: the
-# machines are noisy. PASSTAP_PHASES_FILE=FILE also writes the table there (tab-separated).
+# fails (after the table); with phase_keep_going=1 it returns that status instead, so that a
+# repeated run counts every failure. A phase over its budget is reported in the table, never
+# failed: the machines are noisy. PASSTAP_PHASES_FILE=FILE also writes the table there
+# (tab-separated).
 
 phase_names=()
 phase_seconds=()
@@ -27,6 +29,7 @@ phase() {
     if (( status != 0 )); then
         phase_results+=("FAILED ($status)")
         echo "phase: $name failed with status $status after $seconds s" >&2
+        [[ "${phase_keep_going:-0}" == 1 ]] && return "$status"
         exit "$status"
     fi
     if awk -v s="$seconds" -v b="$budget" 'BEGIN { exit !(s > b) }'; then
