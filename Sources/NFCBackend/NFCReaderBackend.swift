@@ -45,11 +45,11 @@ public final class NFCReaderBackend: ReaderBackend {
         apduTimeoutMilliseconds: Int32, logger: Logger
     ) {
         let settings = configuration.libnfc
-        var polling = NFCPolling(
+        let polling = NFCPolling(
             interval: .milliseconds(settings.pollIntervalMilliseconds), rearm: .milliseconds(settings.rearmMilliseconds),
             ecpFrame: settings.pollingFrame(vas: configuration.vas)?.bytes,
-            deselectsAfterRFFailure: Configuration.LibNFC.deselectsAfterRFFailure(vas: configuration.vas))
-        polling.apduTimeoutMilliseconds = apduTimeoutMilliseconds
+            deselectsAfterRFFailure: Configuration.LibNFC.deselectsAfterRFFailure(vas: configuration.vas),
+            apduTimeoutMilliseconds: apduTimeoutMilliseconds)
         let diagnosis = NFCDiagnosis(sysfs: sysfs, proc: proc)
         readerTable = ReaderRegistry(
             backend: .nfc, transportTimeout: Self.transportTimeout(apduTimeoutMilliseconds: apduTimeoutMilliseconds),
