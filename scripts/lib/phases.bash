@@ -9,20 +9,24 @@
 # failed: the machines are noisy. PASSTAP_PHASES_FILE=FILE also writes the table there
 # (tab-separated).
 
+# Now, in seconds with microseconds (bash's EPOCHREALTIME, whose decimal mark follows the locale).
+phase_now() { local now=$EPOCHREALTIME; echo "${now/,/.}"; }
+
 phase_names=()
 phase_seconds=()
 phase_budgets=()
 phase_results=()
-phase_run_started=$EPOCHREALTIME
+phase_run_started=$(phase_now)
 
 phase() {
     local name=$1 budget=$2
     shift 2
-    local began=$EPOCHREALTIME status=0
+    local began status=0
+    began=$(phase_now)
     echo "phase: $name (budget ${budget} s)" >&2
     "$@" || status=$?
     local seconds
-    seconds=$(awk -v a="$began" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+    seconds=$(awk -v a="$began" -v b="$(phase_now)" 'BEGIN { printf "%.1f", b - a }')
     phase_names+=("$name")
     phase_seconds+=("$seconds")
     phase_budgets+=("$budget")
@@ -41,7 +45,7 @@ phase() {
 
 phase_table() {
     local i total_seconds total_budget out
-    total_seconds=$(awk -v a="$phase_run_started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+    total_seconds=$(awk -v a="$phase_run_started" -v b="$(phase_now)" 'BEGIN { printf "%.1f", b - a }')
     total_budget=0
     for i in "${!phase_budgets[@]}"; do total_budget=$((total_budget + phase_budgets[i])); done
     out=$(
