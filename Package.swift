@@ -101,8 +101,9 @@ let package = Package(
         .target(
             name: "PassTapProtocol",
             dependencies: [
-                "PassTapCore",
+                "PassTapCore", "ISO7816",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
         ),
@@ -203,7 +204,7 @@ let package = Package(
             name: "PassTapDaemon",
             dependencies: [
                 "PassTapCore", "PassTapProtocol", "PassTapConfig", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics",
-                "PassTapWeb", "PassTapForward",
+                "PassTapWeb", "PassTapForward", "PassTapHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

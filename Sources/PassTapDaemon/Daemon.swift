@@ -8,6 +8,7 @@ import PassTapServer
 import PassTapMetrics
 import PassTapForward
 import PassTapWeb
+import PassTapHTTP
 import Prometheus
 import ServiceLifecycle
 import UnixSignals
@@ -41,19 +42,24 @@ public struct Daemon: Sendable {
     private let configPath: String?
     /// systemd's `$NOTIFY_SOCKET` (none: nothing is sent).
     private let notifySocket: NotifySocket
+    /// The listening sockets systemd passed from the socket units (none: the listeners bind).
+    private let passedSockets: PassedSockets
 
     /// Creates the daemon for a validated configuration.
     public init(configuration: Configuration, logger: Logger) {
-        self.init(live: LiveConfiguration(configuration), logger: logger, configPath: nil, notifySocket: NotifySocket(environment: [:]))
+        self.init(
+            live: LiveConfiguration(configuration), logger: logger, configPath: nil, notifySocket: NotifySocket(environment: [:]), passedSockets: .none)
     }
 
     /// Creates the daemon for `live`, a validated configuration read from `configPath`, which
-    /// SIGHUP reloads into `live` (see ``ConfigReloader``); systemd is told through `notifySocket`.
-    package init(live: LiveConfiguration, logger: Logger, configPath: String?, notifySocket: NotifySocket) {
+    /// SIGHUP reloads into `live` (see ``ConfigReloader``); systemd is told through `notifySocket`,
+    /// and passed `passedSockets` for the listeners.
+    package init(live: LiveConfiguration, logger: Logger, configPath: String?, notifySocket: NotifySocket, passedSockets: PassedSockets) {
         self.live = live
         self.logger = logger
         self.configPath = configPath
         self.notifySocket = notifySocket
+        self.passedSockets = passedSockets
     }
 
     /// Reads and validates a config file (see ``ConfigLoader``): the one check both
@@ -127,19 +133,33 @@ public struct Daemon: Sendable {
         let webSessions = live.bound.web.listen.map { _ in WebSessions(live: live, logger: logger, observer: clientObserver) }
         var webClients: (@Sendable () -> Int)?
         if let webSessions { webClients = { webSessions.connectedClients } }
+        // The optional listeners: on the sockets systemd passed, or bound here. Either may be down
+        // (the port held by another process, a socket unit that does not suit the config); that
+        // degrades the daemon and never stops the readers or the socket.
+        var passed = passedSockets
+        let metricsSockets = live.bound.metrics.listen.map { Self.sockets(for: "metrics", at: $0, passed: &passed) }
+        let webSockets = live.bound.web.listen.map { Self.sockets(for: "web", at: $0, passed: &passed) }
+        for (name, descriptors) in passed.byName {
+            logger.warning(
+                "closing sockets systemd passed that no listener serves",
+                metadata: ["systemd.fdname": "\(name)", "count": "\(descriptors.count)", "hint": "\(Self.unservedHint(name))"])
+            for descriptor in descriptors { close(descriptor) }
+        }
+        let listeners = Slot<[HTTPListenerProblem]>()
+        let listenerProblems: @Sendable () -> [String] = { (listeners.value ?? []).compactMap { $0.problem() } }
         let server = SocketServer(
             live: live, hub: hub, backends: readers, daemon: daemon,
             vasReads: vasReads, logger: logger, eventLoopGroup: eventLoops,
             health: HealthSources(
                 ledger: ledger, lastHealthyCheck: { health.lastHealthy }, staleAfter: checkInterval * 3,
-                webClients: webClients),
+                webClients: webClients, listenerProblems: listenerProblems),
             observer: clientObserver, forward: forwarding.forwarder)
         let readerService = ReaderBackendsService(backends: readers, supervisor: supervisor, deadline: Self.backendShutdown)
         // Everything systemd is told goes through this one notifier.
         let notifier = SystemdNotifier(socket: notifySocket) {
             Self.statusLine(
                 readers: readers.readers(), clients: server.connectedClients, webClients: webSessions?.connectedClients,
-                lastTap: ledger.lastTaps.map(\.time).max())
+                lastTap: ledger.lastTaps.map(\.time).max(), listenerProblems: listenerProblems())
         }
         // Without a notify socket (tests, `Daemon(configuration:logger:)`) the checks still run, for `status`.
         let systemd = SystemdService(
@@ -154,20 +174,22 @@ public struct Daemon: Sendable {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: forwarding.closing), .init(service: readerService), .init(service: server), .init(service: systemd),
         ]
-        if let metrics, let listen = live.bound.metrics.listen {
-            // Bound before anything is served, so it listens before the daemon is ready, and a
-            // port in use stops the start.
+        var problems: [HTTPListenerProblem] = []
+        if let metrics, let listen = live.bound.metrics.listen, let metricsSockets {
+            // Not awaited before the daemon is ready: a port in use leaves only this listener down.
             let metricsServer = MetricsServer(
-                address: listen, registry: metrics.registry, logger: logger, maximumConnections: live.bound.metrics.maxConnections)
-            try await metricsServer.bind()
+                address: listen, sockets: metricsSockets, registry: metrics.registry, logger: logger,
+                maximumConnections: live.bound.metrics.maxConnections)
+            problems.append(HTTPListenerProblem { metricsServer.problem })
             services.append(.init(service: metricsServer))
         }
-        if let webSessions, let listen = live.bound.web.listen {
-            // Bound before the daemon is ready too, like the metrics listener.
-            let webServer = WebServer(address: listen, live: live, server: server, sessions: webSessions, logger: logger, eventLoopGroup: eventLoops)
-            try await webServer.bind()
+        if let webSessions, let listen = live.bound.web.listen, let webSockets {
+            let webServer = WebServer(
+                address: listen, sockets: webSockets, live: live, server: server, sessions: webSessions, logger: logger, eventLoopGroup: eventLoops)
+            problems.append(HTTPListenerProblem { webServer.problem })
             services.append(.init(service: webServer))
         }
+        listeners.value = problems
         // The components that act on a reload, in the order they are told; the rest read `live`
         // at each use (the tap coordinator, the supervisor, the log level). A new listener or
         // forwarder is one more entry here.
@@ -198,13 +220,32 @@ public struct Daemon: Sendable {
         logger.info("passtapd stopped")
     }
 
-    /// systemd's `STATUS=` line: readers, clients (and web clients with `[web] listen`) and the
-    /// time of the last tap. World-readable (`systemctl status`), so it names no card, reader or token.
-    static func statusLine(readers: [ReaderInfo], clients: Int, webClients: Int? = nil, lastTap: Date?) -> String {
+    /// systemd's `STATUS=` line: readers, clients (and web clients with `[web] listen`), the
+    /// time of the last tap, and why a listener is down, if one is. World-readable
+    /// (`systemctl status`), so it names no card, reader or token.
+    static func statusLine(readers: [ReaderInfo], clients: Int, webClients: Int? = nil, lastTap: Date?, listenerProblems: [String] = []) -> String {
         let usable = readers.filter { $0.state != .unavailable }.count
         let tap = lastTap.map { "last tap \(RFC3339.string(from: $0))" } ?? "no tap yet"
         let web = webClients.map { ", \($0) web client\($0 == 1 ? "" : "s")" } ?? ""
-        return "\(readers.count) reader\(readers.count == 1 ? "" : "s") (\(usable) usable), \(clients) client\(clients == 1 ? "" : "s")\(web), \(tap)"
+        let down = listenerProblems.map { "; DEGRADED: \($0)" }.joined()
+        return "\(readers.count) reader\(readers.count == 1 ? "" : "s") (\(usable) usable), \(clients) client\(clients == 1 ? "" : "s")\(web), \(tap)\(down)"
+    }
+
+    /// Where the listener `name` (`web`, `metrics`) on `address` gets its sockets: those systemd
+    /// passed under that name, checked against `address`, or else bound here (the web listener
+    /// holding both loopback addresses of its port).
+    static func sockets(for name: String, at address: ListenAddress, passed: inout PassedSockets) -> ListenerSockets {
+        if let descriptors = passed.take(name) {
+            return .adopting(descriptors, name: name, address: address, anyLoopbackOfPort: name == "web")
+        }
+        return name == "web" ? .holdingBothLoopbacks(address) : .bind(address)
+    }
+
+    /// What to do about passed sockets named `name` that no listener serves.
+    static func unservedHint(_ name: String) -> String {
+        PassedSockets.names.contains(name)
+            ? "[\(name)] listen is not set in passtapd.toml: set it, or disable passtapd-\(name).socket"
+            : "passtapd serves only sockets named web and metrics (FileDescriptorName=)"
     }
 }
 
@@ -236,4 +277,9 @@ public struct ReaderBackendsService: Service {
         await supervisor?.stop()
         await backends.shutdown(deadline: deadline)
     }
+}
+
+/// One listener's ``HTTPListener/problem``, read when `status` or `STATUS=` asks.
+struct HTTPListenerProblem: Sendable {
+    let problem: @Sendable () -> String?
 }

@@ -6,8 +6,10 @@ public import PassTapCore
 public import ServiceLifecycle
 import Synchronization
 
-/// An HTTP/1.1 listener on one TCP address: a `Service` that serves its ``HTTPRoutes`` until
-/// graceful shutdown. Both of passtapd's listeners are one: metrics (`[metrics] listen`) and web
+/// An HTTP/1.1 listener on one TCP address (and its companion on the other loopback address, or
+/// the sockets systemd passed: ``ListenerSockets``): a `Service` that serves its ``HTTPRoutes``
+/// until graceful shutdown. It is optional to the daemon: when it cannot listen it stays down,
+/// says why (``problem``) and retries, and the readers and the socket go on. Both of passtapd's listeners are one: metrics (`[metrics] listen`) and web
 /// (`[web] listen`), each with its own routes and ``HTTPListenerLimits``.
 ///
 /// Every connection carries one request and is closed after the answer (`Connection: close`),
@@ -19,24 +21,33 @@ import Synchronization
 /// ``HTTPListenerLimits/requestDeadline`` after it opened is closed (``RequestGuardHandler``).
 /// Everything runs on one NIO event loop and nothing there blocks.
 public final class HTTPListener: Service, Sendable {
+    /// The longest wait between two attempts to bind an address another process holds.
+    public static let longestRetry: Duration = .seconds(5)
+    /// The first wait; it doubles up to ``longestRetry``.
+    public static let firstRetry: Duration = .milliseconds(250)
+
     /// The listener's name and configuration table, in logs and errors (`metrics`, `web`).
     public let name: String
     private let address: ListenAddress
+    private let sockets: ListenerSockets
     private let limits: HTTPListenerLimits
     private let routes: HTTPRoutes
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
     private let open = OpenConnections()
     private let startup = ListenerStartup()
-    private let listener = Mutex<(any Channel)?>(nil)
+    /// The listening channels, and why the listener is down when it is.
+    private let held = Mutex<(channels: [any Channel], problem: String?)>(([], nil))
 
-    /// A listener named `name` on `address`; nothing happens until ``bind()`` or ``run()``.
+    /// A listener named `name` for `address` (its configured `listen`), on `sockets` (by default
+    /// `address` alone, bound by the listener); nothing happens until ``bind()`` or ``run()``.
     public init(
-        name: String, address: ListenAddress, limits: HTTPListenerLimits, routes: HTTPRoutes, logger: Logger,
+        name: String, address: ListenAddress, sockets: ListenerSockets? = nil, limits: HTTPListenerLimits, routes: HTTPRoutes, logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.name = name
         self.address = address
+        self.sockets = sockets ?? .bind(address)
         self.limits = limits
         self.routes = routes
         self.logger = logger
@@ -46,65 +57,126 @@ public final class HTTPListener: Service, Sendable {
     /// How many connections the listener holds now.
     public var openConnections: Int { open.current }
 
-    /// Returns the bound address once the listener accepts connections (the port when 0 was
-    /// asked for); throws what made ``bind()`` or ``run()`` fail before that.
+    /// Why the listener is not serving now (`nil` while it listens, and before its first try): a
+    /// sentence for `status.health.problems`, systemd's `STATUS=` line and the log.
+    public var problem: String? { held.withLock { $0.problem } }
+
+    /// Returns the first bound address once the listener accepts connections (the port when 0
+    /// was asked for). It waits through failed binds, which are retried; it throws only when the
+    /// listener will never listen (systemd passed sockets it refused).
     public func waitUntilListening() async throws -> SocketAddress {
         try await startup.wait()
     }
 
-    /// Binds the listener now (the daemon does, before it reports ready); ``run()`` then serves
-    /// on it. Returns the bound address.
-    /// - Throws: ``HTTPListenerError`` when the address cannot be bound.
+    /// One attempt to take every socket the listener lacks; returns the first bound address.
+    /// ``run()`` calls it until it succeeds.
+    /// - Throws: ``HTTPListenerError`` when the configured address (or a passed socket) cannot be
+    ///   served; a companion address the system does not have is left out instead.
     @discardableResult
     public func bind() async throws -> SocketAddress {
-        if let bound = listener.withLock({ $0 })?.localAddress { return bound }
-        let channel = try await makeListener()
-        listener.withLock { $0 = channel }
-        guard let bound = channel.localAddress else {
-            let failure = HTTPListenerError(code: .noLocalAddress, listener: name, address: address, underlying: ChannelError.unknownLocalAddress)
-            try? await channel.close()
-            startup.markFailed(failure)
-            throw failure
+        if let bound = held.withLock({ $0.channels.first?.localAddress }) { return bound }
+        var channels: [any Channel] = []
+        do {
+            switch sockets {
+            case .refused(let reason):
+                throw HTTPListenerError(code: .socketRefused, listener: name, address: address, underlying: PassedSocketRefused(reason: reason))
+            case .adopt(let descriptors):
+                for descriptor in descriptors { channels.append(try await makeListener(at: address) { try await $0.withBoundSocket(descriptor).get() }) }
+            case .bind(let primary, let companions):
+                channels.append(try await makeListener(at: primary) { try await $0.bind(host: primary.host, port: primary.port).get() })
+                for companion in companions {
+                    do {
+                        channels.append(try await makeListener(at: companion) { try await $0.bind(host: companion.host, port: companion.port).get() })
+                    } catch let error as HTTPListenerError where error.isAddressMissing {
+                        logger.info("\(name) listener leaves out \(companion): this system has no such address", metadata: ["error": "\(error.underlying)"])
+                    }
+                }
+            }
+        } catch {
+            for channel in channels { try? await channel.close() }
+            throw error
         }
-        logger.info("\(name) listening", metadata: ["\(name).listen": "\(bound)"])
+        guard let bound = channels.first?.localAddress else {
+            for channel in channels { try? await channel.close() }
+            throw HTTPListenerError(code: .noLocalAddress, listener: name, address: address, underlying: ChannelError.unknownLocalAddress)
+        }
+        held.withLock { $0 = (channels, nil) }
+        let addresses = channels.compactMap(\.localAddress).map { "\($0)" }.joined(separator: ", ")
+        logger.notice("\(name) listening", metadata: ["\(name).listen": "\(addresses)"])
         startup.markListening(bound)
         return bound
     }
 
-    /// Binds (unless ``bind()`` did), serves until graceful shutdown or cancellation, then closes
-    /// the listener.
-    /// - Throws: ``HTTPListenerError`` when the address cannot be bound.
+    /// Serves until graceful shutdown or cancellation, then closes the listener. Until it can bind
+    /// (another process holds the port, the address is missing, the unit forbids TCP), it stays
+    /// down, reports why (``problem``), and tries again after ``firstRetry``, doubling up to
+    /// ``longestRetry``; it never throws, so a listener that cannot listen never stops the
+    /// readers or the socket.
     public func run() async throws {
-        let bound = try await bind()
+        var wait = Self.firstRetry
+        var lastProblem: String?
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            do {
+                try await bind()
+                break
+            } catch let error as HTTPListenerError where error.code == .socketRefused {
+                held.withLock { $0.problem = "\(name) listener is down: \(error.underlying)" }
+                logger.error("\(name) listener stays down", metadata: ["error": "\(error.underlying)"])
+                startup.markFailed(error)
+                try? await gracefulShutdown()
+                return
+            } catch {
+                let problem = "\(name) listener is down: \(error); retrying every \(Self.seconds(Self.longestRetry)) s at most"
+                held.withLock { $0.problem = problem }
+                if problem != lastProblem {
+                    logger.error("\(name) listener is down; the readers and the socket go on, and passtapd retries", metadata: ["error": "\(error)"])
+                    lastProblem = problem
+                }
+                do {
+                    let pause = wait
+                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+                } catch {
+                    break
+                }
+                if Task.isShuttingDownGracefully { break }
+                wait = min(wait * 2, Self.longestRetry)
+            }
+        }
+        guard held.withLock({ !$0.channels.isEmpty }) else { return }
         try? await gracefulShutdown()
-        if let channel = listener.withLock({ $0 }) { try? await channel.close() }
-        logger.info("\(name) listener closed", metadata: ["\(name).listen": "\(bound)"])
+        let channels = held.withLock { state -> [any Channel] in
+            defer { state.channels = [] }
+            return state.channels
+        }
+        for channel in channels { try? await channel.close() }
+        logger.info("\(name) listener closed", metadata: ["\(name).listen": "\(address)"])
     }
 
-    private func makeListener() async throws -> any Channel {
+    private static func seconds(_ duration: Duration) -> Int64 { duration.components.seconds }
+
+    /// One listening channel on `at`, made by `make` from the listener's bootstrap.
+    private func makeListener(at: ListenAddress, _ make: (ServerBootstrap) async throws -> any Channel) async throws -> any Channel {
         // The listener and its connections share one event loop, so the cap closes a connection
         // over it within the read that accepted it: with connections on other loops the close
         // would wait its turn there, while more are accepted.
         let loop = eventLoopGroup.next()
+        let bootstrap = ServerBootstrap(group: loop, childGroup: loop)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 32)
+            .serverChannelInitializer { [limits, open] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ConnectionCapHandler(limit: limits.maximumConnections, open: open))
+                }
+            }
+            .childChannelInitializer { [limits, routes, hostCheck = HostHeaderCheck(listen: address)] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try Self.configure(connection: channel, limits: limits, routes: routes, hostCheck: hostCheck)
+                }
+            }
         do {
-            return try await ServerBootstrap(group: loop, childGroup: loop)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .serverChannelOption(.backlog, value: 32)
-                .serverChannelInitializer { [limits, open] channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(ConnectionCapHandler(limit: limits.maximumConnections, open: open))
-                    }
-                }
-                .childChannelInitializer { [limits, routes, hostCheck = HostHeaderCheck(listen: address)] channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try Self.configure(connection: channel, limits: limits, routes: routes, hostCheck: hostCheck)
-                    }
-                }
-                .bind(host: address.host, port: address.port).get()
+            return try await make(bootstrap)
         } catch {
-            let failure = HTTPListenerError(code: .bindFailed, listener: name, address: address, underlying: error)
-            startup.markFailed(failure)
-            throw failure
+            throw HTTPListenerError(code: .bindFailed, listener: name, address: at, underlying: error)
         }
     }
 

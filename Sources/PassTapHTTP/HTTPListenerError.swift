@@ -13,6 +13,8 @@ public struct HTTPListenerError: Error, Hashable, CustomStringConvertible {
         case bindFailed = "bind_failed"
         /// The socket was bound but has no local address to report.
         case noLocalAddress = "no_local_address"
+        /// systemd passed sockets that do not suit the configuration (``ListenerSockets/refused(_:)``).
+        case socketRefused = "socket_refused"
     }
 
     /// What failed.
@@ -39,6 +41,19 @@ public struct HTTPListenerError: Error, Hashable, CustomStringConvertible {
         return text + "; under systemd, install the drop-in tcp-listeners.conf (docs/operations.md, \"The TCP listeners' drop-in\")"
     }
 
+    /// Whether the bind failed because the system has no such address or family (a companion
+    /// `[::1]` with IPv6 turned off), which leaves the companion out rather than the listener down.
+    var isAddressMissing: Bool {
+        guard code == .bindFailed, let errno = (underlying as? IOError)?.errnoCode else { return false }
+        return errno == EADDRNOTAVAIL || errno == EAFNOSUPPORT
+    }
+
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
+
+/// Why passed sockets were refused: the sentence ``ListenerSockets/adopting(_:name:address:anyLoopbackOfPort:)`` wrote.
+struct PassedSocketRefused: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
 }

@@ -2,7 +2,7 @@ public import Logging
 public import NIOCore
 public import NIOPosix
 public import PassTapCore
-import PassTapHTTP
+public import PassTapHTTP
 public import Prometheus
 public import ServiceLifecycle
 
@@ -28,13 +28,13 @@ public final class MetricsServer: Service, Sendable {
     /// A listener on `address` for `registry`; nothing happens until ``run()``. A connection is
     /// closed `requestDeadline` after it opened; at most `maximumConnections` are open at once.
     public init(
-        address: ListenAddress, registry: PrometheusCollectorRegistry, logger: Logger,
+        address: ListenAddress, sockets: ListenerSockets? = nil, registry: PrometheusCollectorRegistry, logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, requestDeadline: TimeAmount = defaultRequestDeadline,
         maximumConnections: Int = Configuration.Metrics().maxConnections
     ) {
         let routes = MetricsRoutes(registry: registry)
         listener = HTTPListener(
-            name: "metrics", address: address,
+            name: "metrics", address: address, sockets: sockets,
             limits: HTTPListenerLimits(
                 maximumConnections: maximumConnections, maximumRequestBytes: Self.maximumRequestBytes, requestDeadline: requestDeadline),
             routes: HTTPRoutes(respond: routes.respond(to:)), logger: logger, eventLoopGroup: eventLoopGroup)
@@ -43,23 +43,24 @@ public final class MetricsServer: Service, Sendable {
     /// How many connections the listener holds now.
     public var openConnections: Int { listener.openConnections }
 
+    /// Why the listener is not serving now (see `HTTPListener.problem`); `nil` while it listens.
+    public var problem: String? { listener.problem }
+
     /// Returns the bound address once the listener accepts connections (the port when 0 was
-    /// asked for); throws what made ``run()`` fail before that.
+    /// asked for); it waits through failed binds, which ``run()`` retries.
     public func waitUntilListening() async throws -> SocketAddress {
         try await listener.waitUntilListening()
     }
 
-    /// Binds the listener now (the daemon does, before it reports ready); ``run()`` then serves
-    /// on it. Returns the bound address.
+    /// One attempt to bind the listener now; ``run()`` then serves on it. Returns the bound address.
     /// - Throws: `HTTPListenerError` when the address cannot be bound.
     @discardableResult
     public func bind() async throws -> SocketAddress {
         try await listener.bind()
     }
 
-    /// Binds (unless ``bind()`` did), serves until graceful shutdown or cancellation, then closes
-    /// the listener.
-    /// - Throws: `HTTPListenerError` when the address cannot be bound.
+    /// Binds (unless ``bind()`` did; retrying while it cannot), serves until graceful shutdown or
+    /// cancellation, then closes the listener.
     public func run() async throws {
         try await listener.run()
     }

@@ -34,7 +34,7 @@ package struct AcceptedClient: Sendable {
 enum ClientAdmission: Sendable {
     /// Known when it connects: a Unix-socket peer, by its credentials and `[access]`.
     case admitted(ClientPeer, Set<AccessRole>)
-    /// Known after its `auth` request (`/rpc`), which must come first and in time.
+    /// Known after its handshake (`/rpc`: `auth.hello`, `auth.prove`), which must come first and in time.
     case authenticating(WebAuthentication)
 }
 
@@ -61,8 +61,8 @@ enum ClientAdmission: Sendable {
 /// The same code serves the Unix socket and `/rpc`: a WebSocket connection's pipeline turns each
 /// text message into one request `ByteBuffer`, and each answer line into one text message. A
 /// `/rpc` connection starts ``ClientAdmission/authenticating(_:)``: its lines go to its
-/// ``WebAuthentication`` until `auth` succeeds (every other method is answered
-/// `unauthenticated`), a failed `auth` closes it, and so does no `auth` within the
+/// ``WebAuthentication`` until the handshake succeeds (every other method is answered
+/// `unauthenticated`), a failed handshake closes it, and so does no handshake within the
 /// authentication's timeout (`auth_timeout`).
 struct ClientConnection {
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
@@ -124,7 +124,10 @@ struct ClientConnection {
         var inputEnded = false
         var admitted: (peer: ClientPeer, roles: Set<AccessRole>)?
         if case .admitted(let peer, let roles) = admission { admitted = (peer, roles) }
-        // Ends what a successful `auth` registered (the token's slot, the count).
+        // The handshake of a `/rpc` connection, until it is done.
+        var handshake: WebAuthentication?
+        if case .authenticating(let authentication) = admission { handshake = authentication }
+        // Ends what a successful handshake registered (the token's slot, the count).
         var endSession: (@Sendable () -> Void)?
         defer { endSession?() }
         do {
@@ -138,8 +141,8 @@ struct ClientConnection {
                 guard activity.beginRequest() else { return }
                 defer { activity.endRequest() }
                 guard let (peer, roles) = admitted else {
-                    guard case .authenticating(let authentication) = admission else { return }
-                    switch authentication.step(line, channel: channel.channel) {
+                    guard handshake != nil else { return }
+                    switch handshake!.step(line, channel: channel.channel) {
                     case .silent:
                         continue
                     case .reply(let answer):

@@ -15,14 +15,18 @@ public struct HealthSources: Sendable {
     /// How many `/rpc` clients are authenticated now (``WebSessions/connectedClients``); `nil`
     /// when `[web] listen` is off, and `status` then leaves out `web_clients`.
     public var webClients: (@Sendable () -> Int)?
+    /// Why an optional listener (`[web] listen`, `[metrics] listen`) is down now, one sentence
+    /// each; each makes the daemon `degraded`. The watchdog's own check never looks at them.
+    public var listenerProblems: @Sendable () -> [String]
 
     /// Sources for `status`; by default no ledger, no health check, and the kernel's clock state.
     public init(
         ledger: HealthLedger? = nil, lastHealthyCheck: @escaping @Sendable () -> ContinuousClock.Instant? = { nil },
         staleAfter: Duration? = nil, clockSynchronised: @escaping @Sendable () -> Bool? = { ClockSynchronisation.isSynchronised() },
-        webClients: (@Sendable () -> Int)? = nil
+        webClients: (@Sendable () -> Int)? = nil, listenerProblems: @escaping @Sendable () -> [String] = { [] }
     ) {
         self.webClients = webClients
+        self.listenerProblems = listenerProblems
         self.ledger = ledger
         self.lastHealthyCheck = lastHealthyCheck
         self.staleAfter = staleAfter
@@ -35,8 +39,10 @@ extension StatusHealth {
     /// - Parameters:
     ///   - sinceLastCheck: the time since the last healthy check; `nil` when none passed yet.
     ///   - staleAfter: how old that check may be; `nil` for no limit.
+    ///   - listenerProblems: why optional listeners are down (each one `degraded`).
     public static func evaluate(
-        backends: [StatusBackend], readers: [ReaderInfo], sinceLastCheck: Duration?, staleAfter: Duration?, clockSynchronised: Bool?
+        backends: [StatusBackend], readers: [ReaderInfo], sinceLastCheck: Duration?, staleAfter: Duration?, clockSynchronised: Bool?,
+        listenerProblems: [String] = []
     ) -> StatusHealth {
         var state = State.healthy
         var problems: [String] = []
@@ -61,6 +67,7 @@ extension StatusHealth {
         if clockSynchronised == false {
             note(.degraded, "the system clock is not synchronised (VAS freshness depends on it)")
         }
+        for problem in listenerProblems { note(.degraded, problem) }
         return StatusHealth(
             state: state, problems: problems, lastCheckMilliseconds: sinceLastCheck.map(milliseconds),
             clockSynchronised: clockSynchronised)

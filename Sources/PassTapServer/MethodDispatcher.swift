@@ -96,8 +96,8 @@ package struct MethodDispatcher: Sendable {
         case .failure(let error): return errorLine(id: envelope.id ?? .null, error)
         }
         guard let known = RPCMethod(rawValue: method), let handler = handlers[known] else {
-            // `/rpc` took its `auth` before the dispatcher saw any line (see `WebAuthentication`).
-            if method == WebAuthentication.method, case .web = context.peer {
+            // `/rpc` took its handshake before the dispatcher saw any line (see `WebAuthentication`).
+            if [WebAuthentication.helloMethod, WebAuthentication.proveMethod].contains(method), case .web = context.peer {
                 return respond(envelope.id, MethodReply<JSONRPCNoResult>.failure(.alreadyAuthenticated))
             }
             return respond(envelope.id, MethodReply<JSONRPCNoResult>.failure(.methodNotFound(method)))

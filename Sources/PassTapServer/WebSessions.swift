@@ -11,7 +11,8 @@ import Synchronization
 /// `events.dropped`, the line limit and the idle timeout are the socket's.
 ///
 /// Its rules (see `docs/web.md`):
-/// - a token is compared, in constant time, with every configured token;
+/// - a client proves it holds a token's secret without sending it, after passtapd has proved it
+///   holds it too (``WebAuthentication``, ``WebAuthProof``); proofs are compared in constant time;
 /// - a present `Origin` must be in the token's `origins` or be one of the listener's own origins
 ///   (``listenerOrigins(of:port:)``); an absent one is accepted only by a token whose `origins`
 ///   is empty (a program, not a browser); `null` never matches;
@@ -30,6 +31,8 @@ public final class WebSessions: ConfigurationObserver {
     private let now: @Sendable () -> ContinuousClock.Instant
     private let state = Mutex(State())
     private let failures = Mutex(AuthFailureLimiter())
+    /// When an old `auth` was last logged.
+    private let outdatedLogged = Mutex<ContinuousClock.Instant?>(nil)
 
     /// The authenticated connections, and the listener's own origins.
     private struct State {
@@ -44,7 +47,7 @@ public final class WebSessions: ConfigurationObserver {
         func count(of token: String) -> Int { clients.values.count { $0.token.name == token } }
     }
 
-    /// What an `auth` comes to.
+    /// What an `auth.prove` comes to.
     enum Decision {
         /// The token `name` with `roles`; `end` releases its slot when the connection ends.
         case admitted(name: String, roles: Set<AccessRole>, end: @Sendable () -> Void)
@@ -69,12 +72,11 @@ public final class WebSessions: ConfigurationObserver {
     /// How many `/rpc` connections are authenticated now (`status`: `web_clients`).
     public var connectedClients: Int { state.withLock { $0.clients.count } }
 
-    /// The origins of a listener on `address`, bound to `port`: `http://127.0.0.1:PORT` and
-    /// `http://localhost:PORT`, and `http://[::1]:PORT` when it listens on `::1` or `localhost`.
+    /// The origins of a listener on `address`, bound to `port`: `http://127.0.0.1:PORT`,
+    /// `http://localhost:PORT` and `http://[::1]:PORT`. The listener holds both loopback
+    /// addresses of its port (`ListenerSockets.holdingBothLoopbacks`), so each names it.
     public static func listenerOrigins(of address: ListenAddress, port: Int) -> Set<String> {
-        var origins: Set<String> = ["http://127.0.0.1:\(port)", "http://localhost:\(port)"]
-        if address.host == "::1" || address.host == "localhost" { origins.insert("http://[::1]:\(port)") }
-        return origins
+        ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
     }
 
     /// Tells the sessions the listener's own origins, allowed for every token (the dashboard).
@@ -83,7 +85,7 @@ public final class WebSessions: ConfigurationObserver {
     }
 
     /// Whether the handshake may go on: no `Origin`, one of the listener's own origins, or one
-    /// some configured token lists. (After `auth`, the Origin must suit that token.)
+    /// some configured token lists. (At `auth.prove`, the Origin must suit that token.)
     public func admitsHandshake(origin: String?) -> Bool {
         guard let origin = origin?.lowercased() else { return true }
         guard origin != "null" else { return false }
@@ -91,7 +93,7 @@ public final class WebSessions: ConfigurationObserver {
         return own.contains(origin) || live.current.web.tokens.contains { $0.origins.contains(origin) }
     }
 
-    /// Serves one upgraded `/rpc` connection until it ends: `auth` first (within
+    /// Serves one upgraded `/rpc` connection until it ends: the handshake first (within
     /// `[web] auth_timeout_ms`), then the socket's methods, answered by `dispatcher`
     /// (``SocketServer/dispatcher``).
     /// - Parameter origin: its `Origin` header; `nil` when it sent none.
@@ -109,19 +111,27 @@ public final class WebSessions: ConfigurationObserver {
         logger.debug("web client disconnected")
     }
 
-    /// Judges an `auth` with secret `token` from `origin`; registers `channel` under the token on
-    /// success (for ``configurationChanged(from:to:)`` and `max_clients_per_token`).
-    func authenticate(token candidate: String, origin: String?, channel: any Channel) -> Decision {
-        let secret = Array(candidate.utf8)
-        // The token check, the slot and the registration happen under the lock a reload's scan
+    /// passtapd's proof for an `auth.hello` (``WebAuthProof/Side/server``): made with the secret
+    /// of the token `proofs.name` names, or, when no token has that name, with a random key, so
+    /// the answer looks the same and does not tell which names exist.
+    func serverProof(_ proofs: WebAuthProof) -> [UInt8] {
+        let token = live.current.web.tokens.first { $0.name == proofs.name }
+        return proofs.proof(.server, secret: token?.secret.bytes ?? WebAuthProof.makeNonce())
+    }
+
+    /// Judges an `auth.prove`: `clientProof` over `proofs` (the nonces of this connection's
+    /// `auth.hello`) from `origin`; registers `channel` under the token on success (for
+    /// ``configurationChanged(from:to:)`` and `max_clients_per_token`).
+    func authenticate(_ proofs: WebAuthProof, clientProof: [UInt8], origin: String?, channel: any Channel) -> Decision {
+        // The proof check, the slot and the registration happen under the lock a reload's scan
         // holds after the reload is in force: a reload either finds this connection registered
         // or is in force before its token is read. Never a connection with a revoked token.
         let (admitted, web) = state.withLock { state -> (Result<(Configuration.WebToken, UInt64), JSONRPCError>?, Configuration.Web) in
             let web = live.current.web
-            // Every token is compared, to the end, whichever matches.
-            var matched: Configuration.WebToken?
-            for token in web.tokens where token.secret.matches(secret) && matched == nil { matched = token }
-            guard let token = matched, Self.allows(origin, for: token, listenerOrigins: state.listenerOrigins) else { return (nil, web) }
+            guard let token = web.tokens.first(where: { $0.name == proofs.name }),
+                proofs.verify(clientProof, .client, secret: token.secret.bytes),
+                Self.allows(origin, for: token, listenerOrigins: state.listenerOrigins)
+            else { return (nil, web) }
             guard state.count(of: token.name) < web.maxClientsPerToken else {
                 return (.failure(.tooManyClients(token: token.name, limit: web.maxClientsPerToken)), web)
             }
@@ -146,18 +156,47 @@ public final class WebSessions: ConfigurationObserver {
             logger.info("refusing a web client over its token's limit", metadata: ["web.max_clients_per_token": "\(web.maxClientsPerToken)"])
             return .refused(error)
         case nil:
-            let verdict = failures.withLock {
-                $0.recordFailure(origin: origin ?? "no Origin", at: now(), perOrigin: web.authFailuresPerOrigin, total: web.authFailuresTotal)
-            }
-            let error: JSONRPCError = verdict.retryAfter.map { .authRateLimited(retryAfterMilliseconds: Self.milliseconds($0)) } ?? .authFailed
-            observer.authFailed(error.code.reason)
-            if verdict.logs {
-                logger.notice(
-                    verdict.retryAfter == nil ? "web client failed to authenticate" : "web clients from this Origin fail to authenticate too often; further failures are logged once a minute",
-                    metadata: ["error": "\(error.code.reason)"])
-            }
-            return .refused(error)
+            return .refused(recordFailure(origin: origin))
         }
+    }
+
+    /// Counts one failed handshake from `origin` (a wrong name or proof, an Origin the token does
+    /// not list, a handshake out of order) and returns the error to answer: `auth_failed`, or
+    /// `auth_rate_limited` once the Origin (or every Origin) is over its limit per minute.
+    func recordFailure(origin: String?) -> JSONRPCError {
+        let web = live.current.web
+        let verdict = failures.withLock {
+            $0.recordFailure(origin: origin ?? "no Origin", at: now(), perOrigin: web.authFailuresPerOrigin, total: web.authFailuresTotal)
+        }
+        let error: JSONRPCError = verdict.retryAfter.map { .authRateLimited(retryAfterMilliseconds: Self.milliseconds($0)) } ?? .authFailed
+        observer.authFailed(error.code.reason)
+        if verdict.logs {
+            var logger = self.logger
+            logger[metadataKey: "peer.origin"] = "\(origin ?? "none")"
+            logger.notice(
+                verdict.retryAfter == nil ? "web client failed to authenticate" : "web clients from this Origin fail to authenticate too often; further failures are logged once a minute",
+                metadata: ["error": "\(error.code.reason)"])
+        }
+        return error
+    }
+
+    /// Logs a client that sent the old one-message `auth` (answered `auth_outdated`): a page
+    /// integrated before 0.2.0 that must move to the handshake. Not a failed attempt: it says
+    /// which client is out of date, and the secret it sent is never logged.
+    func noteOutdatedClient(origin: String?) {
+        observer.authFailed(JSONRPCErrorCode.authOutdated.reason)
+        // Once a minute at most: an old page reconnects again and again.
+        let at = now()
+        let logs = outdatedLogged.withLock { last in
+            guard last.map({ at - $0 >= .seconds(60) }) ?? true else { return false }
+            last = at
+            return true
+        }
+        guard logs else { return }
+        var logger = self.logger
+        logger[metadataKey: "peer.origin"] = "\(origin ?? "none")"
+        logger.notice(
+            "a web client sent the old auth, which carries the token itself: it needs the handshake (auth.hello, auth.prove; /usr/share/passtap/passtap.js); logged once a minute")
     }
 
     /// Whether `token` may be used from `origin` (lower-cased; `nil`: none sent).

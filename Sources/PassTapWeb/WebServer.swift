@@ -4,7 +4,7 @@ import NIOHTTP1
 public import NIOPosix
 import NIOWebSocket
 import PassTapDashboard
-import PassTapHTTP
+public import PassTapHTTP
 public import PassTapCore
 import PassTapProtocol
 public import PassTapServer
@@ -35,7 +35,7 @@ public final class WebServer: Service {
 
     /// A listener on `address` (`[web] listen`) serving `sessions` with `server`'s dispatcher.
     public init(
-        address: ListenAddress, live: LiveConfiguration, server: SocketServer, sessions: WebSessions, logger: Logger,
+        address: ListenAddress, sockets: ListenerSockets? = nil, live: LiveConfiguration, server: SocketServer, sessions: WebSessions, logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.sessions = sessions
@@ -64,8 +64,10 @@ public final class WebServer: Service {
         let files = StaticFiles(headers: StaticFiles.pageHeaders(contentSecurityPolicy: Dashboard.contentSecurityPolicy)) { path in
             Dashboard.asset(at: String(path)).map { StaticFiles.File(contentType: $0.contentType, body: ByteBuffer(bytes: $0.body)) }
         }
+        // Known now unless the port is 0 (tests), so no connection ever finds them missing.
+        if address.port != 0 { sessions.setListenerOrigins(WebSessions.listenerOrigins(of: address, port: address.port)) }
         listener = HTTPListener(
-            name: "web", address: address,
+            name: "web", address: address, sockets: sockets,
             limits: HTTPListenerLimits(maximumConnections: live.bound.web.maxClients, maximumRequestBytes: 16 * 1024, requestDeadline: .seconds(10)),
             routes: HTTPRoutes(webSocket: upgrade) { request in
                 files.response(to: request) ?? .text(.notFound, "not found: passtapd serves the dashboard at / and the WebSocket at /rpc\n")
@@ -73,23 +75,28 @@ public final class WebServer: Service {
             logger: logger, eventLoopGroup: eventLoopGroup)
     }
 
-    /// Binds the listener now (the daemon does, before it reports ready) and tells the sessions
-    /// the listener's own origins. Returns the bound address.
-    @discardableResult
-    public func bind() async throws -> SocketAddress {
-        let bound = try await listener.bind()
+    /// Why the listener is not serving now (see `HTTPListener.problem`); `nil` while it listens.
+    public var problem: String? { listener.problem }
+
+    /// Returns the first bound address once the listener accepts connections, and the sessions
+    /// know its origins.
+    public func waitUntilListening() async throws -> SocketAddress {
+        let bound = try await listener.waitUntilListening()
         sessions.setListenerOrigins(WebSessions.listenerOrigins(of: address, port: bound.port ?? address.port))
         return bound
     }
 
-    /// Serves until graceful shutdown, then closes the listener and every connection.
+    /// Serves until graceful shutdown (binding, and retrying while it cannot), then closes the
+    /// listener and every connection.
     public func run() async throws {
-        try await bind()
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { [listener, arrivals] in
                 defer { arrivals.finish() }
                 try await listener.run()
             }
+            // The sessions learn the listener's own origins once it listens (the port, when 0 was
+            // asked for); a connection can only come after that.
+            group.addTask { [self] in _ = try? await waitUntilListening() }
             for await (client, origin) in accepted {
                 group.addTask { [sessions, dispatcher] in await sessions.serve(client, origin: origin, dispatcher: dispatcher) }
             }

@@ -86,7 +86,9 @@ struct PassTapd: AsyncParsableCommand {
             logger.info("the open-file limit covers the file descriptor budget", metadata: ["fd.limit": "\(limit)", "fd.budget": "\(budget)"])
         }
         do {
-            try await Daemon(live: live, logger: logger, configPath: config, notifySocket: NotifySocket()).run()
+            try await Daemon(
+                live: live, logger: logger, configPath: config, notifySocket: NotifySocket(), passedSockets: PassedSockets.takeFromEnvironment()
+            ).run()
         } catch {
             logger.critical("passtapd stopped on an error", metadata: ["error": "\(error)"])
             throw ExitCode(71)

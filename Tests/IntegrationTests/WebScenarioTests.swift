@@ -1,4 +1,5 @@
 import Foundation
+import PassTapProtocol
 import Testing
 
 #if canImport(Glibc)
@@ -38,15 +39,23 @@ extension PCSCScenarioTests {
                 secrets: ["till-1.token": tillSecret, "wall.token": wallSecret, "script.token": scriptSecret])
         }
 
-        static func auth(_ secret: String, id: Int = 1) -> String {
-            #"{"jsonrpc":"2.0","id":\#(id),"method":"auth","params":{"token":"\#(secret)"}}"#
+        /// The token a secret belongs to; a secret no token has is taken as a guess at till-1's.
+        static func name(holding secret: String) -> String {
+            [tillSecret: "till-1", wallSecret: "wall", scriptSecret: "script"][secret] ?? "till-1"
         }
 
-        /// A WebSocket on `/rpc` from `origin`, authenticated with `secret`.
+        /// The handshake's last answer for a client holding `secret` (see ``name(holding:)``).
+        static func authAnswer(_ client: WebSocketClient, _ secret: String) throws -> [String: Any] {
+            try client.handshake(name: name(holding: secret), secret: secret).answer
+        }
+
+        /// A WebSocket on `/rpc` from `origin`, authenticated by the handshake with `secret`.
         static func authenticated(port: Int, secret: String, origin: String?) throws -> WebSocketClient {
             let client = try WebSocketClient.open(port: port, origin: origin)
-            let answer = try client.call(auth(secret), id: 1, what: "the auth answer")
-            guard answer["result"] != nil else { throw Rig.Failure(description: "auth failed: \(answer)") }
+            let handshake = try client.handshake(name: name(holding: secret), secret: secret)
+            guard handshake.serverProved, handshake.answer["result"] != nil else {
+                throw Rig.Failure(description: "the handshake failed: \(handshake.answer)")
+            }
             return client
         }
 
@@ -97,7 +106,7 @@ extension PCSCScenarioTests {
             // A wrong token, and a right one from an Origin it does not list: auth_failed, closed.
             for (secret, origin) in [("not-the-secret-\(UUID())", Self.kiosk), (Self.tillSecret, Self.kiosk)] {
                 let client = try WebSocketClient.open(port: port, origin: origin)
-                let answer = try client.call(Self.auth(secret), id: 1, what: "the auth answer")
+                let answer = try Self.authAnswer(client, secret)
                 #expect(Self.errorCode(answer) == -32018, "\(answer)")
                 #expect(client.isClosedByPeer())
             }
@@ -106,7 +115,7 @@ extension PCSCScenarioTests {
             var retry: Int?
             for attempt in 0..<3 {
                 let client = try WebSocketClient.open(port: port, origin: Self.kiosk)
-                let answer = try client.call(Self.auth("guess-\(attempt)-\(UUID())"), id: 1, what: "the auth answer")
+                let answer = try Self.authAnswer(client, "guess-\(attempt)-\(UUID())")
                 codes.append(Self.errorCode(answer))
                 retry = ((answer["error"] as? [String: Any])?["data"] as? [String: Any])?["retry_after_ms"] as? Int ?? retry
             }
@@ -119,6 +128,36 @@ extension PCSCScenarioTests {
             #expect((status["result"] as? [String: Any])?["web_clients"] as? Int == 1, "\(status)")
             _ = try Self.authenticated(port: port, secret: Self.wallSecret, origin: Self.kiosk)
             // The secret never reaches the log; the token's name does.
+            #expect(!vas.rig.daemonLog.contains(Self.tillSecret))
+        }
+
+        /// What a client sent to whatever held the port (a squatter's recording: its hello and its
+        /// proof) is refused when replayed to the real passtapd, which picks a new nonce; the old
+        /// one-message `auth`, which sent the secret itself, gets its own error naming the handshake.
+        @Test func aRecordedHandshakeIsWorthlessAndTheOldAuthIsNamedOutdated() throws {
+            let port = try MetricsScenarioTests.freePort()
+            let vas = try Self.rig(port: port)
+            defer { vas.stop() }
+            let clientNonce = WebAuthProof.makeNonce()
+            let hello = try WebSocketClient.request(id: 1, method: "auth.hello", AuthHelloParams(token: "till-1", nonce: WebAuthProof.hex(clientNonce)))
+            let first = try WebSocketClient.open(port: port, origin: Self.pos)
+            let answer = try #require(try first.call(hello, id: 1, what: "the auth.hello answer")["result"] as? [String: Any])
+            let serverNonce = try #require((answer["nonce"] as? String).flatMap(WebAuthProof.bytes(hex:)))
+            let proofs = WebAuthProof(name: "till-1", clientNonce: clientNonce, serverNonce: serverNonce)
+            let prove = try WebSocketClient.request(
+                id: 2, method: "auth.prove", AuthProveParams(proof: WebAuthProof.hex(proofs.proof(.client, secret: Array(Self.tillSecret.utf8)))))
+            #expect(try first.call(prove, id: 2, what: "the auth.prove answer")["result"] != nil)
+
+            let replay = try WebSocketClient.open(port: port, origin: Self.pos)
+            _ = try replay.call(hello, id: 1, what: "the replayed hello's answer")
+            #expect(Self.errorCode(try replay.call(prove, id: 2, what: "the replayed proof's answer")) == -32018)
+            #expect(replay.isClosedByPeer())
+
+            let old = try WebSocketClient.open(port: port, origin: Self.pos)
+            let outdated = try old.call(#"{"jsonrpc":"2.0","id":1,"method":"auth","params":{"token":"\#(Self.tillSecret)"}}"#, id: 1, what: "the old auth's answer")
+            #expect(Self.errorCode(outdated) == -32023, "\(outdated)")
+            #expect(((outdated["error"] as? [String: Any])?["message"] as? String)?.contains("auth.hello") == true)
+            #expect(old.isClosedByPeer())
             #expect(!vas.rig.daemonLog.contains(Self.tillSecret))
         }
 
@@ -193,7 +232,7 @@ extension PCSCScenarioTests {
             defer { vas.stop() }
             let till = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
             let second = try WebSocketClient.open(port: port, origin: Self.pos)
-            let refused = try second.call(Self.auth(Self.tillSecret), id: 1, what: "the second till's auth")
+            let refused = try Self.authAnswer(second, Self.tillSecret)
             #expect(Self.errorCode(refused) == -32006, "\(refused)")
             #expect(second.isClosedByPeer())
             let wall = try Self.authenticated(port: port, secret: Self.wallSecret, origin: Self.pos)
@@ -224,7 +263,7 @@ extension PCSCScenarioTests {
             #expect(vas.rig.daemonLog.contains("peer.token=wall"), "the notice names the token")
             // The removed token no longer authenticates.
             let again = try WebSocketClient.open(port: port, origin: Self.pos)
-            #expect(Self.errorCode(try again.call(Self.auth(Self.wallSecret), id: 1, what: "auth")) == -32018)
+            #expect(Self.errorCode(try Self.authAnswer(again, Self.wallSecret)) == -32018)
         }
     }
 }

@@ -106,20 +106,29 @@ import Testing
         }
     }
 
-    @Test func anAddressInUseFailsTheStartNamingIt() async throws {
-        try await withServer(metrics()) { address in
-            let port = try #require(address.port)
-            let second = MetricsServer(
-                address: ListenAddress(host: "127.0.0.1", port: port), registry: PrometheusCollectorRegistry(),
-                logger: Logger(label: "passtap.test.metrics"))
-            await #expect(throws: HTTPListenerError.self) { try await second.run() }
-            do {
-                _ = try await second.waitUntilListening()
-                Issue.record("a second listener on \(port) started")
-            } catch let error as HTTPListenerError {
-                #expect(error.description.contains("127.0.0.1:\(port)"))
-                #expect(error.description.contains("[metrics] listen"))
+    /// A port another process holds leaves the listener down, never the daemon: it says why
+    /// (naming the address and the key), keeps trying, and listens once the port is free, without
+    /// a restart.
+    @Test func anAddressInUseLeavesTheListenerDownNamingItUntilItIsFree() async throws {
+        let squatter = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(squatter.localAddress?.port)
+        let logger = Logger(label: "passtap.test.metrics")
+        let server = MetricsServer(address: ListenAddress(host: "127.0.0.1", port: port), registry: PrometheusCollectorRegistry(), logger: logger)
+        let group = ServiceGroup(services: [server], logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            try await withDeadline("the listener to say it is down") {
+                while server.problem == nil { try await Task.sleep(for: .milliseconds(10)) }
             }
+            let problem = try #require(server.problem)
+            #expect(problem.contains("127.0.0.1:\(port)") && problem.contains("[metrics] listen") && problem.contains("retrying"), "\(problem)")
+            try await squatter.close()
+            let bound = try await withDeadline("the listener to listen once the port is free") { try await server.waitUntilListening() }
+            #expect(bound.port == port && server.problem == nil)
+            let answer = try await RawHTTP.answer("GET /metrics HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n", with: bound)
+            #expect(answer.statusLine == "HTTP/1.1 200 OK")
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
         }
     }
 

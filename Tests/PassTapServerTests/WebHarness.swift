@@ -6,6 +6,7 @@ import NIOPosix
 import PassTapCore
 import PassTapProtocol
 import Synchronization
+import Testing
 
 @testable import PassTapServer
 
@@ -28,9 +29,38 @@ struct WebHarness {
         Configuration.WebToken(name: name, tokenFile: "/etc/passtap/web/\(name).token", secret: WebTokenSecret(secret), roles: roles, origins: origins)
     }
 
-    /// The `auth` request for `secret`.
-    static func auth(_ secret: String, id: Int = 1) -> String {
+    /// The old one-message `auth` request, carrying `secret` (answered `auth_outdated` now).
+    static func outdatedAuth(_ secret: String, id: Int = 1) -> String {
         #"{"jsonrpc":"2.0","id":\#(id),"method":"auth","params":{"token":"\#(secret)"}}"#
+    }
+
+    /// What a handshake came to: whether passtapd's proof checked out with the secret the client
+    /// holds, and `auth.prove`'s answer (or `auth.hello`'s error when it failed there).
+    struct Handshake {
+        var serverProved: Bool
+        var outcome: Result<AuthResult, JSONRPCError>
+    }
+
+    /// Runs the handshake as a client holding `secret` for the token `name`. Unlike a real client
+    /// (passtap.js), it sends its proof even when passtapd's did not check out, so tests can see
+    /// how passtapd judges a wrong secret.
+    static func handshake(_ client: inout LineClient, name: String, secret: String, id: Int = 1) async throws -> Handshake {
+        let clientNonce = WebAuthProof.makeNonce()
+        let hello = try await client.call(
+            String(decoding: try JSONEncoder().encode(JSONRPCRequest(id: .number(Int64(id)), method: "auth.hello", params: AuthHelloParams(token: name, nonce: WebAuthProof.hex(clientNonce)))), as: UTF8.self),
+            expecting: AuthHelloResult.self)
+        let answer: AuthHelloResult
+        switch hello.outcome {
+        case .failure(let error): return Handshake(serverProved: false, outcome: .failure(error))
+        case .success(let result): answer = result
+        }
+        let serverNonce = try #require(WebAuthProof.bytes(hex: answer.nonce))
+        let proofs = WebAuthProof(name: name, clientNonce: clientNonce, serverNonce: serverNonce)
+        let serverProved = proofs.verify(try #require(WebAuthProof.bytes(hex: answer.proof)), .server, secret: Array(secret.utf8))
+        let prove = try await client.call(
+            String(decoding: try JSONEncoder().encode(JSONRPCRequest(id: .number(Int64(id + 1)), method: "auth.prove", params: AuthProveParams(proof: WebAuthProof.hex(proofs.proof(.client, secret: Array(secret.utf8)))))), as: UTF8.self),
+            expecting: AuthResult.self)
+        return Handshake(serverProved: serverProved, outcome: prove.outcome)
     }
 
     /// Where a client connects to be a `/rpc` client sending `origin` (`nil`: none).

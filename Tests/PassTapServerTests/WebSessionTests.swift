@@ -10,7 +10,7 @@ import Testing
 
 @testable import PassTapServer
 
-/// `/rpc` sessions (``WebSessions``) on the socket's own connection code: `auth` first, the
+/// `/rpc` sessions (``WebSessions``) on the socket's own connection code: the handshake first, the
 /// token's Origin rules, the failure limiter, roles, per-token limits, audit lines, reloads.
 @Suite(.timeLimit(.minutes(1))) struct WebSessionTests {
     static let tillSecret = "read-secret-0123456789"
@@ -26,14 +26,19 @@ import Testing
         configuration.web.tokens = [till, wall, script]
     }
 
-    /// Sends `auth` with `secret` and returns its error (`nil` on success).
+    /// The token a secret belongs to; a secret no token has is taken as a guess at till-1's.
+    static func name(holding secret: String) -> String {
+        [tillSecret: "till-1", wallSecret: "wall", scriptSecret: "script", "transmit-secret-0123456789": "root"][secret] ?? "till-1"
+    }
+
+    /// Runs the handshake holding `secret` and returns its error (`nil` on success).
     static func authError(_ client: inout LineClient, _ secret: String) async throws -> JSONRPCError? {
-        let answer = try await client.call(WebHarness.auth(secret), expecting: AuthResult.self)
-        if case .failure(let error) = answer.outcome { return error }
+        let handshake = try await WebHarness.handshake(&client, name: name(holding: secret), secret: secret)
+        if case .failure(let error) = handshake.outcome { return error }
         return nil
     }
 
-    /// Sends `auth` with `secret` and records an issue unless it succeeds.
+    /// Runs the handshake holding `secret` and records an issue unless it succeeds.
     static func expectAuthenticated(_ client: inout LineClient, _ secret: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let error = try await authError(&client, secret)
         #expect(error == nil, "auth failed: \(String(describing: error))", sourceLocation: sourceLocation)
@@ -49,9 +54,10 @@ import Testing
                 }
                 #expect(error.code == .unauthenticated && error.code.rawValue == -32017 && error.reason == "unauthenticated")
                 #expect(early.id == .number(2))
-                // The connection stays: auth may still come.
-                let auth = try await client.call(WebHarness.auth(Self.tillSecret), expecting: AuthResult.self)
-                #expect(try auth.outcome.get() == AuthResult(token: "till-1", roles: ["observe", "read"]))
+                // The connection stays: the handshake may still come.
+                let handshake = try await WebHarness.handshake(&client, name: "till-1", secret: Self.tillSecret, id: 3)
+                #expect(handshake.serverProved)
+                #expect(try handshake.outcome.get() == AuthResult(token: "till-1", roles: ["observe", "read"]))
                 let status = try await client.call(Self.status, expecting: StatusResult.self)
                 #expect(try status.outcome.get().webClients == 1)
             }
@@ -77,6 +83,103 @@ import Testing
                 #expect(error?.code == .authFailed && error?.code.rawValue == -32018)
                 #expect(error?.message.contains("read-secret") == false)
                 #expect(try await client.readLine(waitingFor: "the close after a failed auth") == nil)
+            }
+        }
+    }
+
+    /// passtapd proves first, and only with the token's secret: a client holding the right secret
+    /// sees the proof check out, one holding a guess does not, and an unknown name gets an answer of
+    /// the same shape (a proof made with a random key), so names cannot be told from the answer.
+    @Test func passtapdProvesFirstAndOnlyWithTheTokensSecret() async throws {
+        try await WebHarness.with(configure: Self.tokens) { web in
+            let path = web.path(origin: WebHarness.posOrigin)
+            try await LineClient.with(path: path) { client in
+                let right = try await WebHarness.handshake(&client, name: "till-1", secret: Self.tillSecret)
+                #expect(right.serverProved && (try? right.outcome.get()) != nil)
+            }
+            try await LineClient.with(path: path) { client in
+                let guess = try await WebHarness.handshake(&client, name: "till-1", secret: "read-secret-0123456780")
+                #expect(!guess.serverProved)
+                #expect(guess.outcome.failure?.code == .authFailed)
+            }
+            try await LineClient.with(path: path) { client in
+                let unknown = try await WebHarness.handshake(&client, name: "nobody-has-this", secret: Self.tillSecret)
+                #expect(!unknown.serverProved)
+                #expect(unknown.outcome.failure?.code == .authFailed)
+            }
+        }
+    }
+
+    /// What a client sent on one connection (its hello and its proof) is refused on another: the
+    /// new connection's nonce makes the old proof worthless.
+    @Test func aProofFromAnotherConnectionIsRefused() async throws {
+        try await WebHarness.with(configure: Self.tokens) { web in
+            let path = web.path(origin: WebHarness.posOrigin)
+            // A recording of a client's two messages, as a squatter on the port would keep them.
+            let clientNonce = WebAuthProof.makeNonce()
+            let hello = #"{"jsonrpc":"2.0","id":1,"method":"auth.hello","params":{"protocol":1,"token":"till-1","nonce":"\#(WebAuthProof.hex(clientNonce))"}}"#
+            var recordedProve = ""
+            try await LineClient.with(path: path) { client in
+                let answer = try await client.call(hello, expecting: AuthHelloResult.self).outcome.get()
+                let proofs = WebAuthProof(name: "till-1", clientNonce: clientNonce, serverNonce: try #require(WebAuthProof.bytes(hex: answer.nonce)))
+                recordedProve = #"{"jsonrpc":"2.0","id":2,"method":"auth.prove","params":{"proof":"\#(WebAuthProof.hex(proofs.proof(.client, secret: Array(Self.tillSecret.utf8))))"}}"#
+                #expect(try await client.call(recordedProve, expecting: AuthResult.self).outcome.get().token == "till-1")
+            }
+            try await LineClient.with(path: path) { replay in
+                _ = try await replay.call(hello, expecting: AuthHelloResult.self).outcome.get()
+                let refused = try await replay.call(recordedProve, expecting: AuthResult.self)
+                #expect(refused.outcome.failure?.code == .authFailed)
+                #expect(try await replay.readLine(waitingFor: "the close after a replayed proof") == nil)
+            }
+        }
+    }
+
+    /// The old one-message `auth` gets its own error naming the handshake, not `auth_failed`, and
+    /// the connection closes; the secret it carried is never logged.
+    @Test func theOldAuthIsAuthOutdated() async throws {
+        let memory = InMemoryLogHandler()
+        let logger = Logger(label: "passtap.test.web") { _ in memory }
+        try await WebHarness.with(configure: Self.tokens, logger: logger) { web in
+            try await LineClient.with(path: web.path(origin: WebHarness.posOrigin)) { client in
+                let answer = try await client.call(WebHarness.outdatedAuth(Self.tillSecret), expecting: AuthResult.self)
+                let error = try #require(answer.outcome.failure)
+                #expect(error.code == .authOutdated && error.code.rawValue == -32023 && error.reason == "auth_outdated")
+                #expect(error.message.contains("auth.hello") && error.message.contains("passtap.js"))
+                #expect(try await client.readLine(waitingFor: "the close after the old auth") == nil)
+            }
+        }
+        #expect(memory.entries.contains { $0.message.description.contains("old auth") })
+        #expect(!memory.entries.contains { "\($0.message) \($0.metadata)".contains(Self.tillSecret) })
+    }
+
+    /// A hello for another protocol version is refused with the versions passtapd speaks; a proof
+    /// before any hello is a failed attempt.
+    @Test func anotherProtocolOrAProofBeforeHelloIsRefused() async throws {
+        try await WebHarness.with(configure: Self.tokens) { web in
+            let path = web.path(origin: WebHarness.posOrigin)
+            try await LineClient.with(path: path) { client in
+                let nonce = WebAuthProof.hex(WebAuthProof.makeNonce())
+                let answer = try await client.call(
+                    #"{"jsonrpc":"2.0","id":1,"method":"auth.hello","params":{"protocol":2,"token":"till-1","nonce":"\#(nonce)"}}"#,
+                    expecting: AuthHelloResult.self)
+                let error = try #require(answer.outcome.failure)
+                #expect(error.code == .protocolUnsupported && error.code.rawValue == -32024 && error.data?.supported == [1])
+                #expect(try await client.readLine(waitingFor: "the close") == nil)
+            }
+            try await LineClient.with(path: path) { client in
+                let proof = String(repeating: "00", count: 32)
+                let answer = try await client.call(
+                    #"{"jsonrpc":"2.0","id":1,"method":"auth.prove","params":{"proof":"\#(proof)"}}"#, expecting: AuthResult.self)
+                #expect(answer.outcome.failure?.code == .authFailed)
+                #expect(try await client.readLine(waitingFor: "the close") == nil)
+            }
+            try await LineClient.with(path: path) { client in
+                // A malformed nonce is a params error, and the connection stays.
+                let answer = try await client.call(
+                    #"{"jsonrpc":"2.0","id":1,"method":"auth.hello","params":{"protocol":1,"token":"till-1","nonce":"abc"}}"#,
+                    expecting: AuthHelloResult.self)
+                #expect(answer.outcome.failure?.code == .invalidParams)
+                try await Self.expectAuthenticated(&client, Self.tillSecret)
             }
         }
     }
@@ -144,7 +247,7 @@ import Testing
     @Test func listenerOriginsNameTheLoopbackNamesOfItsPort() {
         #expect(
             WebSessions.listenerOrigins(of: ListenAddress(host: "127.0.0.1", port: 0), port: 8941)
-                == ["http://127.0.0.1:8941", "http://localhost:8941"])
+                == ["http://127.0.0.1:8941", "http://localhost:8941", "http://[::1]:8941"])
         #expect(WebSessions.listenerOrigins(of: ListenAddress(host: "::1", port: 8941), port: 8941).contains("http://[::1]:8941"))
     }
 
@@ -207,7 +310,7 @@ import Testing
         let root = WebHarness.token("root", secret: "transmit-secret-0123456789", roles: [.observe, .read, .transmit])
         try await WebHarness.with(configure: { $0.web.tokens = [root]; $0.socket.allowTransmit = true }) { web in
             try await LineClient.with(path: web.path(origin: WebHarness.posOrigin)) { client in
-                let auth = try await client.call(WebHarness.auth("transmit-secret-0123456789"), expecting: AuthResult.self)
+                let auth = try await WebHarness.handshake(&client, name: "root", secret: "transmit-secret-0123456789")
                 #expect(try auth.outcome.get().roles == ["observe", "read"])
                 let transmit = try await client.call(
                     #"{"jsonrpc":"2.0","id":4,"method":"card.transmit","params":{"reader":"pcsc:Zeta Reader 00 00","apdu":"00A4040000"}}"#,

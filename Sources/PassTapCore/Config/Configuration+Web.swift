@@ -63,7 +63,8 @@ extension Configuration {
 /// A web token's secret: the bytes of its token file's one line. Its description never shows it,
 /// and ``matches(_:)`` compares in constant time.
 public struct WebTokenSecret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
-    private let bytes: [UInt8]
+    /// The secret's bytes: the handshake's HMAC key (`WebAuthProof`). Never logged or sent.
+    package let bytes: [UInt8]
 
     /// The secret `text` (a token file's line, without its newline).
     public init(_ text: String) {

@@ -16,18 +16,22 @@ public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConv
         /// For `auth_rate_limited`: milliseconds until failed `auth` attempts from that Origin
         /// count again (`retry_after_ms`).
         public var retryAfterMilliseconds: Int?
+        /// For `protocol_unsupported`: the protocol versions passtapd speaks (`supported`).
+        public var supported: [Int]?
 
         /// Creates the detail of an error.
-        public init(reason: String, code: String? = nil, retryAfterMilliseconds: Int? = nil) {
+        public init(reason: String, code: String? = nil, retryAfterMilliseconds: Int? = nil, supported: [Int]? = nil) {
             self.reason = reason
             self.code = code
             self.retryAfterMilliseconds = retryAfterMilliseconds
+            self.supported = supported
         }
 
         private enum CodingKeys: String, CodingKey {
             case reason
             case code
             case retryAfterMilliseconds = "retry_after_ms"
+            case supported
         }
     }
 

@@ -27,12 +27,14 @@
 /// | -32009 | `already_subscribed` | a second `events.subscribe` on one connection               |
 /// | -32010 | `timeout`            | `vas.read`: no card arrived on the reader within `timeout_ms` |
 /// | -32011 | `vas_disabled`       | `vas.read` while `[vas] enabled` is false                   |
-/// | -32017 | `unauthenticated`    | `/rpc`: a method before `auth`                              |
-/// | -32018 | `auth_failed`        | `/rpc`: unknown token, or an Origin it does not list        |
+/// | -32017 | `unauthenticated`    | `/rpc`: a method before the handshake is done               |
+/// | -32018 | `auth_failed`        | `/rpc`: wrong proof or name, or an Origin it does not list  |
 /// | -32019 | `auth_rate_limited`  | `/rpc`: a failure over the Origin's (or global) limit       |
-/// | -32020 | `auth_timeout`       | `/rpc`: no `auth` within `[web] auth_timeout_ms`            |
+/// | -32020 | `auth_timeout`       | `/rpc`: no handshake within `[web] auth_timeout_ms`         |
 /// | -32021 | `unknown_sink`       | `forward.retry`/`forward.drop`: no sink has that name       |
 /// | -32022 | `outbox_unavailable` | the forwarding outbox cannot be read or written now         |
+/// | -32023 | `auth_outdated`      | `/rpc`: the old one-message `auth`, which sent the token    |
+/// | -32024 | `protocol_unsupported` | `/rpc`: `auth.hello` names a protocol passtapd does not speak |
 public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The integer sent as `error.code`.
     public let rawValue: Int
@@ -99,6 +101,12 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
     public static let unknownSink = JSONRPCErrorCode(rawValue: -32021)
     /// -32022: the forwarding outbox could not be read or written (`data.detail` says why).
     public static let outboxUnavailable = JSONRPCErrorCode(rawValue: -32022)
+    /// -32023: on `/rpc`, the old one-message `auth` (which carried the token's secret); the
+    /// handshake replaced it (`auth.hello`, `auth.prove`). The connection is closed.
+    public static let authOutdated = JSONRPCErrorCode(rawValue: -32023)
+    /// -32024: on `/rpc`, `auth.hello` named a protocol version passtapd does not speak;
+    /// `data.supported` lists the ones it does. The connection is closed.
+    public static let protocolUnsupported = JSONRPCErrorCode(rawValue: -32024)
 
     /// The snake_case reason PassTap sends in `error.data.reason` for this code.
     public var reason: String {
@@ -130,6 +138,8 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
         case .authTimeout: return "auth_timeout"
         case .unknownSink: return "unknown_sink"
         case .outboxUnavailable: return "outbox_unavailable"
+        case .authOutdated: return "auth_outdated"
+        case .protocolUnsupported: return "protocol_unsupported"
         default: return "error_\(-rawValue)"
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -160,6 +161,36 @@ final class WebSocketClient {
     func call(_ request: String, id: Int, what: String) throws -> [String: Any] {
         try sendText(request)
         return try readJSON(what: what) { $0["id"] as? Int == id }
+    }
+
+    /// What ``handshake(name:secret:id:)`` came to: whether passtapd's proof checked out with
+    /// `secret`, and the last answer (`auth.prove`'s, or `auth.hello`'s when it failed there).
+    struct Handshake {
+        var serverProved: Bool
+        var answer: [String: Any]
+    }
+
+    /// Runs `/rpc`'s handshake (`auth.hello`, then `auth.prove`; `docs/web.md`) as a client that
+    /// holds `secret` for the token `name`. Unlike passtap.js it sends its proof even when
+    /// passtapd's did not check out, so tests can see how passtapd judges a wrong secret.
+    func handshake(name: String, secret: String, id: Int = 1) throws -> Handshake {
+        let clientNonce = WebAuthProof.makeNonce()
+        let hello = try call(
+            Self.request(id: id, method: "auth.hello", AuthHelloParams(token: name, nonce: WebAuthProof.hex(clientNonce))), id: id,
+            what: "the auth.hello answer")
+        guard let result = hello["result"] as? [String: Any], let nonce = (result["nonce"] as? String).flatMap(WebAuthProof.bytes(hex:)),
+            let proof = (result["proof"] as? String).flatMap(WebAuthProof.bytes(hex:))
+        else { return Handshake(serverProved: false, answer: hello) }
+        let proofs = WebAuthProof(name: name, clientNonce: clientNonce, serverNonce: nonce)
+        let answer = try call(
+            Self.request(id: id + 1, method: "auth.prove", AuthProveParams(proof: WebAuthProof.hex(proofs.proof(.client, secret: Array(secret.utf8))))),
+            id: id + 1, what: "the auth.prove answer")
+        return Handshake(serverProved: proofs.verify(proof, .server, secret: Array(secret.utf8)), answer: answer)
+    }
+
+    /// A JSON-RPC request line with `params`, encoded by Codable.
+    static func request(id: Int, method: String, _ params: some Encodable & Sendable) throws -> String {
+        String(decoding: try JSONEncoder().encode(JSONRPCRequest(id: .number(Int64(id)), method: method, params: params)), as: UTF8.self)
     }
 
     /// Whether the server closed the TCP connection (after what is left), within `timeout`.
