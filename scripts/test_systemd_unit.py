@@ -12,6 +12,11 @@
   to addresses as its comment shows.
 - The settings the daemon and the shipped config rely on (Type=notify, the user and groups, the
   runtime directory, the address families).
+- The TCP listeners' socket units (systemd/passtapd-web.socket, passtapd-metrics.socket): verify
+  with the unit and the drop-in, the names passtapd looks for in LISTEN_FDNAMES ("web",
+  "metrics"), the shipped config's addresses, loopback-only address rules, the drop-in's Sockets=
+  naming both; and, once passtapd adopts sockets, the built passtapd serving on sockets made as
+  the units describe (systemd-socket-activate, the names and addresses read from the units).
 - LimitNOFILE= against the fd budget `passtapd --check-config` prints: the soft limit covers the
   shipped config's (web and metrics on) twice, the hard one the largest listener caps.
 Each check is also shown to fail on a unit broken on purpose.
@@ -22,6 +27,7 @@ Run from the repository root after `swift build`: python3 -m unittest scripts/te
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -45,6 +51,15 @@ FORWARDING_DROPIN = ROOT / "systemd" / "forwarding.conf"
 FORWARDING_DROPIN_EXPOSURE_LIMIT = 1.9
 # forwarding.conf's comment: a drop-in of one's own that denies again and allows listed prefixes.
 FORWARDING_PIN = "[Service]\nIPAddressDeny=any\nIPAddressAllow=localhost 192.0.2.0/24 2001:db8::/32 198.51.100.53\n"
+# The listeners' socket units, by the name passtapd looks for in LISTEN_FDNAMES (which is also
+# the config section whose `listen` the socket must match).
+SOCKET_UNITS = {
+    "web": ROOT / "systemd" / "passtapd-web.socket",
+    "metrics": ROOT / "systemd" / "passtapd-metrics.socket",
+}
+# What systemd 252 prints, and then skips the line, for an IPv6 ListenStream= on a kernel without
+# IPv6; the only message verify may print for the socket units, and only on such a kernel.
+NO_IPV6 = "Binding to IPv6 address not available since kernel does not support IPv6."
 
 
 def settings(unit_text):
@@ -89,11 +104,16 @@ class InstallRoot:
         shutil.copytree("/lib/systemd/system", self.path / "usr" / "lib" / "systemd" / "system", symlinks=True)
         self.unit = self.path / "usr" / "lib" / "systemd" / "system" / "passtapd.service"
 
-    def verify(self, unit_text):
-        """(exit status, every message) of systemd-analyze verify on this unit text."""
+    def install(self, source, text=None):
+        """Puts a unit file (or `text` under its name) beside the service, as the package does."""
+        (self.unit.parent / source.name).write_text(source.read_text() if text is None else text)
+
+    def verify(self, unit_text, name="passtapd.service"):
+        """(exit status, every message) of systemd-analyze verify on the unit `name`, with this
+        text as passtapd.service."""
         self.unit.write_text(unit_text)
         result = subprocess.run(
-            ["systemd-analyze", "verify", f"--root={self.path}", "passtapd.service"],
+            ["systemd-analyze", "verify", f"--root={self.path}", name],
             capture_output=True, text=True,
         )
         return result.returncode, (result.stdout + result.stderr).strip()
@@ -181,6 +201,173 @@ class TCPListenersDropInTests(unittest.TestCase):
             merged = Path(folder) / "passtapd.service"
             merged.write_text(without_deny + "\n" + TCP_DROPIN.read_text())
             self.assertGreater(exposure(merged), TCP_DROPIN_EXPOSURE_LIMIT)
+
+
+def ipv6_supported():
+    """Whether the kernel has IPv6 (systemd's own test: /proc/net/if_inet6 exists)."""
+    return Path("/proc/net/if_inet6").exists()
+
+
+def listen_addresses(unit_path):
+    """The ListenStream= addresses of a socket unit, in order."""
+    return settings(unit_path.read_text()).get(("Socket", "ListenStream"), [])
+
+
+def commented_default(section, key):
+    """The value of `# key = "..."` under `# [section]` in the commented Config/passtapd.toml."""
+    current = None
+    for line in CONFIG.read_text().splitlines():
+        header = re.match(r"^#?\s*\[([a-z_.]+)\]", line)
+        if header:
+            current = header.group(1)
+        match = re.match(rf'^#\s*{key}\s*=\s*"([^"]*)"', line)
+        if match and current == section:
+            return match.group(1)
+    raise AssertionError(f"no commented {key} under [{section}] in {CONFIG}")
+
+
+class SocketUnitTests(unittest.TestCase):
+    """systemd/passtapd-web.socket and passtapd-metrics.socket: systemd holds the TCP listeners'
+    ports, and passtapd adopts the sockets by the names of LISTEN_FDNAMES (issue 29)."""
+
+    def verify_all(self, broken=None):
+        """verify of the service (with the drop-in) and of both socket units in one root; `broken`
+        (name -> text) replaces a socket unit's text. Returns {unit: (status, messages)}."""
+        root = InstallRoot(binaries_folder())
+        try:
+            for name, path in SOCKET_UNITS.items():
+                root.install(path, (broken or {}).get(name))
+            drop_ins = root.unit.parent / "passtapd.service.d"
+            drop_ins.mkdir()
+            shutil.copy2(TCP_DROPIN, drop_ins / TCP_DROPIN.name)
+            return {unit: root.verify(UNIT.read_text(), unit)
+                    for unit in ["passtapd.service", *(path.name for path in SOCKET_UNITS.values())]}
+        finally:
+            root.remove()
+
+    def test_the_socket_units_pass_verify_beside_the_unit_and_its_drop_in(self):
+        for unit, (status, messages) in self.verify_all().items():
+            if not ipv6_supported():
+                messages = "\n".join(line for line in messages.splitlines() if line != NO_IPV6)
+            self.assertEqual((status, messages), (0, ""), unit)
+
+    def test_verify_reports_a_broken_socket_unit(self):
+        web = SOCKET_UNITS["web"].read_text()
+        for old, new, expected in (
+            ("FileDescriptorName=web\n", "FileDescriptorName=we:b\n", "Invalid file descriptor name"),
+            ("Service=passtapd.service\n", "Service=passtapd-nope.service\n", "not loaded"),
+            ("FreeBind=yes\n", "FreeBinding=yes\n", "Unknown key"),
+        ):
+            self.assertIn(old, web)
+            _, messages = self.verify_all({"web": web.replace(old, new)})["passtapd-web.socket"]
+            self.assertIn(expected, messages)
+
+    def test_each_socket_is_named_as_passtapd_expects_and_activates_the_service(self):
+        for name, path in SOCKET_UNITS.items():
+            unit = settings(path.read_text())
+            self.assertEqual(unit[("Socket", "FileDescriptorName")], [name], path.name)
+            self.assertEqual(unit[("Socket", "Service")], ["passtapd.service"], path.name)
+            # One passtapd takes every connection (Accept=yes would start one per connection).
+            self.assertEqual(unit[("Socket", "Accept")], ["no"], path.name)
+            # Pulled in by the drop-in, never enabled on its own: no [Install] section.
+            self.assertFalse([key for key in unit if key[0] == "Install"], path.name)
+        self.assertEqual(set(" ".join(settings(TCP_DROPIN.read_text())[("Service", "Sockets")]).split()),
+                         {path.name for path in SOCKET_UNITS.values()})
+
+    def test_each_socket_listens_where_the_shipped_config_does_on_loopback_only(self):
+        for name, path in SOCKET_UNITS.items():
+            addresses = listen_addresses(path)
+            # The first address is the config's default `listen` (passtapd checks each socket's
+            # address against the config).
+            self.assertEqual(addresses[0], commented_default(name, "listen"), path.name)
+            for address in addresses:
+                host, _, port = address.rpartition(":")
+                self.assertIn(host, ("127.0.0.1", "[::1]"), path.name)
+                self.assertEqual(port, addresses[0].rpartition(":")[2], path.name)
+            unit = settings(path.read_text())
+            self.assertEqual(unit[("Socket", "IPAddressDeny")], ["any"], path.name)
+            self.assertEqual(unit[("Socket", "IPAddressAllow")], ["localhost"], path.name)
+            self.assertEqual(unit[("Socket", "FreeBind")], ["yes"], path.name)
+        # Both loopback addresses of the web port: a page that connects to "localhost" may land
+        # on either, and one left free could be taken.
+        self.assertEqual(listen_addresses(SOCKET_UNITS["web"]), ["127.0.0.1:8941", "[::1]:8941"])
+
+
+def free_port(family=socket.AF_INET, host="127.0.0.1"):
+    """A TCP port free on `host` just now."""
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
+def http_get(family, host, port, path, deadline):
+    """The status line of GET path on (host, port), retried until `deadline` (monotonic)."""
+    while True:
+        try:
+            with socket.socket(family, socket.SOCK_STREAM) as client:
+                client.settimeout(max(0.1, deadline - time.monotonic()))
+                client.connect((host, port))
+                client.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n".encode())
+                answer = b""
+                while b"\r\n" not in answer:
+                    chunk = client.recv(4096)
+                    if not chunk:
+                        break
+                    answer += chunk
+                return answer.split(b"\r\n", 1)[0].decode(errors="replace")
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+class SocketActivationTests(unittest.TestCase):
+    """The built passtapd on sockets made as the socket units describe: the addresses (ports
+    moved to free ones) and names read from the units, passed by Debian's systemd-socket-activate,
+    which starts the program at the first connection with LISTEN_FDS and LISTEN_FDNAMES set."""
+
+    def setUp(self):
+        self.binary = binaries_folder() / "passtapd"
+        if b"LISTEN_FDNAMES" not in self.binary.read_bytes():
+            self.skipTest(f"{self.binary} does not read LISTEN_FDNAMES (adopting systemd's sockets)")
+        if shutil.which("systemd-socket-activate") is None:
+            self.skipTest("no systemd-socket-activate (package systemd)")
+
+    def test_passtapd_serves_web_and_metrics_on_the_sockets_of_the_units(self):
+        folder = Path(tempfile.mkdtemp(prefix="passtap-activate-"))
+        self.addCleanup(shutil.rmtree, folder, True)
+        ports = {name: free_port() for name in SOCKET_UNITS}
+        listen, names = [], []
+        for name, path in SOCKET_UNITS.items():
+            for address in listen_addresses(path):
+                host = address.rpartition(":")[0]
+                if host == "[::1]" and not ipv6_supported():
+                    continue
+                listen.append(f"--listen={host}:{ports[name]}")
+                names.append(name)
+        config = folder / "passtapd.toml"
+        config.write_text(
+            f'[socket]\npath = "{folder / "passtapd.sock"}"\n[pcsc]\nenabled = false\n'
+            f'[web]\nlisten = "127.0.0.1:{ports["web"]}"\n[metrics]\nlisten = "127.0.0.1:{ports["metrics"]}"\n')
+        log = open(folder / "passtapd.log", "w")
+        self.addCleanup(log.close)
+        daemon = subprocess.Popen(
+            ["systemd-socket-activate", *listen, f"--fdname={':'.join(names)}",
+             str(self.binary), "--config", str(config)],
+            stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 30
+            # The first connection starts passtapd; it waits in the backlog until passtapd accepts.
+            self.assertEqual(http_get(socket.AF_INET, "127.0.0.1", ports["metrics"], "/metrics", deadline),
+                             "HTTP/1.1 200 OK", (folder / "passtapd.log").read_text())
+            self.assertEqual(http_get(socket.AF_INET, "127.0.0.1", ports["web"], "/", deadline),
+                             "HTTP/1.1 200 OK", (folder / "passtapd.log").read_text())
+            if ipv6_supported():
+                self.assertEqual(http_get(socket.AF_INET6, "::1", ports["web"], "/", deadline),
+                                 "HTTP/1.1 200 OK", (folder / "passtapd.log").read_text())
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=30)
 
 
 class ForwardingDropInTests(unittest.TestCase):
