@@ -19,6 +19,8 @@
   the units describe (systemd-socket-activate, the names and addresses read from the units).
 - LimitNOFILE= against the fd budget `passtapd --check-config` prints: the soft limit covers the
   shipped config's (web and metrics on) twice, the hard one the largest listener caps.
+- The memory ceiling: MemoryMax= > MemoryHigh= >= twice the largest peak RSS recorded in
+  docs/operations.md ("Memory ceiling"), no swap, and verify accepts the lines.
 Each check is also shown to fail on a unit broken on purpose.
 
 Run from the repository root after `swift build`: python3 -m unittest scripts/test_systemd_unit.py
@@ -513,6 +515,50 @@ class SettingsTests(unittest.TestCase):
         devices = [entry.split()[0] for entry in self.unit[("Service", "DeviceAllow")]]
         for device in ("char-usb_device", "char-ttyUSB", "char-ttyACM", "char-ttyS"):
             self.assertIn(device, devices)
+
+
+def size_bytes(value):
+    """Bytes of a systemd size (K, M, G, T: powers of 1024, as systemd reads them)."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGT]?)", value)
+    if not match:
+        raise AssertionError(f"not a size systemd takes here: {value!r}")
+    return float(match.group(1)) * 1024 ** " KMGT".index(match.group(2) or " ")
+
+
+def recorded_peaks_mib():
+    """The peak RSS figures (MiB) of the table in docs/operations.md, "Memory ceiling"."""
+    text = (ROOT / "docs" / "operations.md").read_text()
+    section = text[text.index("## Memory ceiling"):]
+    section = section[:section.index("\n## ", 1)]
+    return [float(row[1]) for row in
+            (line.strip("|").split("|") for line in section.splitlines() if line.startswith("| "))
+            if len(row) == 3 and re.fullmatch(r"\s*\d+(\.\d+)?\s*", row[1])]
+
+
+class MemoryCeilingTests(unittest.TestCase):
+    """MemoryHigh=/MemoryMax= hold a runaway (a ping flood, a leak) to passtapd's own cgroup, with
+    room above what it was measured to need (issue 29 §2)."""
+
+    def test_the_ceiling_is_above_twice_the_recorded_peak(self):
+        unit = settings(UNIT.read_text())
+        peaks = recorded_peaks_mib()
+        self.assertGreaterEqual(len(peaks), 3, "the table of measured peaks in docs/operations.md")
+        high = size_bytes(unit[("Service", "MemoryHigh")][-1])
+        maximum = size_bytes(unit[("Service", "MemoryMax")][-1])
+        self.assertGreater(maximum, high)
+        self.assertGreaterEqual(high, 2 * max(peaks) * 1024 ** 2, f"MemoryHigh against peaks {peaks} MiB")
+        # Without it, memory over MemoryMax would go to swap instead of being refused.
+        self.assertEqual(unit[("Service", "MemorySwapMax")], ["0"])
+
+    def test_verify_accepts_the_lines_and_refuses_a_bad_size(self):
+        root = InstallRoot(binaries_folder())
+        try:
+            self.assertEqual(root.verify(UNIT.read_text()), (0, ""))
+            value = settings(UNIT.read_text())[("Service", "MemoryMax")][-1]
+            _, messages = root.verify(UNIT.read_text().replace(f"MemoryMax={value}\n", "MemoryMax=256Q\n"))
+            self.assertIn("Invalid memory limit", messages)
+        finally:
+            root.remove()
 
 
 class OpenFileLimitTests(unittest.TestCase):
