@@ -304,8 +304,9 @@ def free_port(family=socket.AF_INET, host="127.0.0.1"):
         return probe.getsockname()[1]
 
 
-def http_get(family, host, port, path, deadline):
-    """The status line of GET path on (host, port), retried until `deadline` (monotonic)."""
+def http_get(family, host, port, path, deadline, process):
+    """The status line of GET path on (host, port), retried until `deadline` (monotonic) while
+    `process` runs."""
     while True:
         try:
             with socket.socket(family, socket.SOCK_STREAM) as client:
@@ -320,7 +321,7 @@ def http_get(family, host, port, path, deadline):
                     answer += chunk
                 return answer.split(b"\r\n", 1)[0].decode(errors="replace")
         except OSError:
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or process.poll() is not None:
                 raise
             time.sleep(0.1)
 
@@ -359,16 +360,20 @@ class SocketActivationTests(unittest.TestCase):
             ["systemd-socket-activate", *listen, f"--fdname={':'.join(names)}",
              str(self.binary), "--config", str(config)],
             stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        requests = [(socket.AF_INET, "127.0.0.1", ports["metrics"], "/metrics"),
+                    (socket.AF_INET, "127.0.0.1", ports["web"], "/")]
+        if ipv6_supported():
+            requests.append((socket.AF_INET6, "::1", ports["web"], "/"))
         try:
-            deadline = time.monotonic() + 30
             # The first connection starts passtapd; it waits in the backlog until passtapd accepts.
-            self.assertEqual(http_get(socket.AF_INET, "127.0.0.1", ports["metrics"], "/metrics", deadline),
-                             "HTTP/1.1 200 OK", (folder / "passtapd.log").read_text())
-            self.assertEqual(http_get(socket.AF_INET, "127.0.0.1", ports["web"], "/", deadline),
-                             "HTTP/1.1 200 OK", (folder / "passtapd.log").read_text())
-            if ipv6_supported():
-                self.assertEqual(http_get(socket.AF_INET6, "::1", ports["web"], "/", deadline),
-                                 "HTTP/1.1 200 OK", (folder / "passtapd.log").read_text())
+            for family, host, port, path in requests:
+                try:
+                    status = http_get(family, host, port, path, deadline, daemon)
+                except OSError as error:
+                    status = f"no answer ({error})"
+                self.assertEqual(status, "HTTP/1.1 200 OK",
+                                 f"GET {path} on {host} port {port}; passtapd's log:\n{(folder / 'passtapd.log').read_text()}")
         finally:
             daemon.terminate()
             daemon.wait(timeout=30)
