@@ -9,9 +9,13 @@ id; a folder means every *.trace in it), lists every system call seen with its c
 naming those the filter would refuse. `expand` prints the allowed (or, for a deny list, the denied)
 names. scripts/syscall-check runs `check` on the traces of the integration suites.
 
-A passtapd that opened an Internet socket ran with `[web] listen` or `[metrics] listen`, which
-need the drop-in systemd/tcp-listeners.conf: its socket families are judged against the unit with
-that drop-in (`--tcp-dropin`), every other trace's against the unit alone. The drop-in changes no
+A passtapd that opened an Internet socket either bound `[web] listen` or `[metrics] listen`
+itself, or connected to a forwarding sink (a webhook, PostgreSQL, their DNS resolver). Under the
+unit the listeners' sockets are made by the socket units that systemd/tcp-listeners.conf pulls in,
+and passtapd adopts them: the rig passes none, so a trace whose Internet sockets were never
+connected has its AF_INET/AF_INET6 socket() calls left unjudged. A trace that connected over IP
+needs systemd/forwarding.conf: its socket families are judged against the unit with that drop-in
+(`--forwarding-dropin`), every other trace's against the unit alone. Neither drop-in changes
 SystemCallFilter=, so the system calls of every trace are judged against the unit's filter.
 
 The filter is read the way systemd 252 reads it (systemd.exec(5), SystemCallFilter=):
@@ -33,7 +37,7 @@ import subprocess
 import sys
 
 DEFAULT_UNIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "systemd", "passtapd.service")
-DEFAULT_TCP_DROPIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "systemd", "tcp-listeners.conf")
+DEFAULT_FORWARDING_DROPIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "systemd", "forwarding.conf")
 INTERNET_FAMILIES = {"AF_INET", "AF_INET6"}
 
 # "1234  openat(AT_FDCWD, ..." or "1234  <... openat resumed>..." (the second half of a call that
@@ -51,6 +55,8 @@ FATAL_SIGNAL = re.compile(r"^(\d+)\s+--- (SIG(?:ILL|SEGV|BUS|ABRT|FPE|SYS|TRAP))
 # MemoryDenyWriteExecute=): systemd adds seccomp rules on socket()'s family and on executable
 # memory (mmap with PROT_WRITE and PROT_EXEC together; mprotect or pkey_mprotect adding PROT_EXEC).
 SOCKET = re.compile(r"^\d+\s+socket\((AF_[A-Z0-9]+|\d+)")
+# An outgoing connection's family: "7 connect(12, {sa_family=AF_INET, sin_port=htons(5432), ...".
+CONNECT = re.compile(r"^\d+\s+connect\(\d+, \{sa_family=(AF_[A-Z0-9]+)")
 MMAP = re.compile(r"^\d+\s+mmap\([^,]*, [^,]*, ([A-Z_|]+)")
 MPROTECT = re.compile(r"^\d+\s+(?:pkey_)?mprotect\([^,]*, [^,]*, ([A-Z_|]+)")
 
@@ -182,8 +188,9 @@ def trace_files(paths):
 def calls(files, arguments=None, others=None, fatal=None):
     """Counter of passtapd's system calls in strace -f output, and how many lines were not understood.
 
-    With `arguments` (a dict), also records there the socket families asked for ("socket") and
-    the calls that would make memory writable and executable, or executable later ("exec_memory").
+    With `arguments` (a dict), also records there the socket families asked for ("socket"), the
+    families connected to ("connect"), and the calls that would make memory writable and
+    executable, or executable later ("exec_memory").
     A process passtapd started that exec'd another program (swift-backtrace, Swift's crash
     reporter, on a crash) is counted apart, in `others` (program name -> Counter) when given: the
     unit's filter applies to it too, but it is not passtapd. `fatal` (a list) gets
@@ -194,6 +201,7 @@ def calls(files, arguments=None, others=None, fatal=None):
     unknown = 0
     if arguments is not None:
         arguments.setdefault("socket", set())
+        arguments.setdefault("connect", set())
         arguments.setdefault("exec_memory", set())
     for path in files:
         with open(path, encoding="utf-8", errors="replace") as trace:
@@ -248,6 +256,10 @@ def record_arguments(line, arguments):
     if socket:
         arguments["socket"].add(socket.group(1))
         return
+    connect = CONNECT.match(line)
+    if connect:
+        arguments["connect"].add(connect.group(1))
+        return
     mmap = MMAP.match(line)
     if mmap and {"PROT_WRITE", "PROT_EXEC"} <= set(mmap.group(1).split("|")):
         arguments["exec_memory"].add(f"mmap({mmap.group(1)})")
@@ -261,7 +273,7 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["check", "expand"])
     parser.add_argument("--unit", default=DEFAULT_UNIT)
-    parser.add_argument("--tcp-dropin", default=DEFAULT_TCP_DROPIN)
+    parser.add_argument("--forwarding-dropin", default=DEFAULT_FORWARDING_DROPIN)
     parser.add_argument("traces", nargs="*")
     args = parser.parse_intermixed_args(argv)
     with open(args.unit, encoding="utf-8") as unit:
@@ -272,11 +284,11 @@ def main(argv):
         print(" ".join(sorted(selected)))
         return 0
     files = trace_files(args.traces)
-    with open(args.tcp_dropin, encoding="utf-8") as dropin:
-        tcp_unit_text = unit_text + "\n" + dropin.read()
+    with open(args.forwarding_dropin, encoding="utf-8") as dropin:
+        forwarding_unit_text = unit_text + "\n" + dropin.read()
     arguments, others, fatal = {}, {}, []
     counts, unknown = collections.Counter(), 0
-    argument_outside, with_tcp = [], 0
+    argument_outside, outbound, listening = [], 0, 0
     for path in files:
         file_arguments = {}
         file_counts, file_unknown = calls([path], file_arguments, others, fatal)
@@ -284,9 +296,15 @@ def main(argv):
         unknown += file_unknown
         for key, values in file_arguments.items():
             arguments.setdefault(key, set()).update(values)
-        tcp = bool(file_arguments["socket"] & INTERNET_FAMILIES)
-        with_tcp += tcp
-        for refusal in argument_refusals(tcp_unit_text if tcp else unit_text, file_arguments):
+        judged_text = unit_text
+        if file_arguments["connect"] & INTERNET_FAMILIES:
+            outbound += 1
+            judged_text = forwarding_unit_text
+        elif file_arguments["socket"] & INTERNET_FAMILIES:
+            # Listeners only: under the unit the socket units make these sockets.
+            listening += 1
+            file_arguments["socket"] -= INTERNET_FAMILIES
+        for refusal in argument_refusals(judged_text, file_arguments):
             if refusal not in argument_outside:
                 argument_outside.append(refusal)
     if not counts:
@@ -298,9 +316,13 @@ def main(argv):
     if unknown:
         print(f"syscall-check: {unknown} trace line(s) were neither a call nor a signal (not counted)")
     print(f"syscall-check: socket families: {' '.join(sorted(arguments['socket'])) or 'none'}")
-    if with_tcp:
-        print(f"syscall-check: {with_tcp} trace(s) opened an Internet socket ([web] or [metrics] listen, or a forwarding sink): their "
-              f"socket families are judged with {os.path.basename(args.tcp_dropin)}")
+    if listening:
+        print(f"syscall-check: {listening} trace(s) bound [web] or [metrics] listen themselves (the rig passes no "
+              "sockets): under the unit the socket units of tcp-listeners.conf make them, so their Internet "
+              "socket() calls are not judged")
+    if outbound:
+        print(f"syscall-check: {outbound} trace(s) connected over IP (a forwarding sink): their socket families "
+              f"are judged with {os.path.basename(args.forwarding_dropin)}")
     for program, program_counts in sorted(others.items()):
         # Not passtapd: reported, not judged (swift-backtrace runs only once passtapd has crashed).
         print(f"syscall-check: not counted above: {sum(program_counts.values())} calls of {program}, which "

@@ -8,6 +8,9 @@ scripts/test does). Needs dpkg, lintian, man-db and binutils (scripts/install-de
 The root is a base Debian system's /etc/passwd and /etc/group (base-passwd's masters, which
 have group dialout) and an empty dpkg database; dpkg installs into it with
 --root --force-script-chrootless, so the maintainer scripts run here with DPKG_ROOT set.
+What they do on a running systemd system is tested apart (MaintainerScriptTests): the installed
+scripts run without DPKG_ROOT in a mount namespace of their own, with stand-ins for systemctl and
+deb-systemd-invoke that record each call.
 """
 import gzip
 import os
@@ -24,6 +27,11 @@ BASE_PASSWD = Path("/usr/share/base-passwd")
 MAN_PAGES = ["usr/share/man/man1/passtap.1.gz", "usr/share/man/man5/passtapd.toml.5.gz",
              "usr/share/man/man8/passtapd.8.gz"]
 UNIT = "lib/systemd/system/passtapd.service"
+# The TCP listeners' socket units: they hold the ports, so the maintainer scripts stop them on
+# removal only, and never restart them.
+SOCKET_UNITS = ["passtapd-web.socket", "passtapd-metrics.socket"]
+# The tools the maintainer scripts call on a running system, replaced by recording stand-ins.
+RECORDED_TOOLS = ["systemctl", "deb-systemd-invoke", "deb-systemd-helper", "systemd-sysusers", "udevadm"]
 
 
 def run(args, **kwargs):
@@ -58,6 +66,41 @@ def dpkg(root, *args):
     if result.returncode != 0:
         raise AssertionError(f"dpkg {' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
     return result
+
+
+def run_maintainer_script(root, script, *args, text=None):
+    """Runs the maintainer script `script` installed in `root` (or `text` in its place) as dpkg
+    would on a running systemd system: no DPKG_ROOT, in a mount namespace of its own where /run is
+    an empty tmpfs holding /run/systemd/system (what the scripts look for), /var an empty tmpfs
+    (a purge's rm -rf /var/lib/passtap must never reach this machine's) and /etc an overlay whose
+    writes are thrown away, holding the root's passwd and group. RECORDED_TOOLS are stand-ins on
+    PATH that write their arguments down. Returns (exit status, output, [each call's argv])."""
+    with tempfile.TemporaryDirectory(prefix="passtap-maint-") as folder:
+        work = Path(folder)
+        tools, calls = work / "bin", work / "calls"
+        tools.mkdir()
+        for name in RECORDED_TOOLS:
+            tool = tools / name
+            tool.write_text('#!/bin/sh\nprintf \'%s\\0\' "${0##*/}" "$@" >> "$PASSTAP_CALLS"\nprintf \'\\n\' >> "$PASSTAP_CALLS"\n')
+            tool.chmod(0o755)
+        calls.touch()
+        path = root / f"var/lib/dpkg/info/passtap.{script}"
+        if text is not None:
+            path = work / script
+            path.write_text(text)
+        for sub in ("upper", "overlay-work"):
+            (work / sub).mkdir()
+        setup = (
+            "set -e; mount -t tmpfs tmpfs /run; mkdir -p /run/systemd/system; mount -t tmpfs tmpfs /var; "
+            f"mount -t overlay overlay -o lowerdir=/etc,upperdir={work}/upper,workdir={work}/overlay-work /etc; "
+            f"cp {root}/etc/passwd {root}/etc/group /etc/; "
+            'exec env -u DPKG_ROOT PATH="$TOOLS:$PATH" sh "$@"'
+        )
+        environment = dict(os.environ, TOOLS=str(tools), PASSTAP_CALLS=str(calls))
+        result = run(["unshare", "--mount", "--propagation", "private", "sh", "-c", setup, "sh",
+                      str(path), *args], env=environment)
+        recorded = [line.rstrip("\0").split("\0") for line in calls.read_text().splitlines() if line]
+        return result.returncode, result.stdout + result.stderr, recorded
 
 
 def entries(path):
@@ -211,6 +254,23 @@ class InstalledPackageTests(unittest.TestCase):
         for installed, source in expected.items():
             self.assertEqual((self.root / installed).read_bytes(), source.read_bytes(), installed)
 
+    def test_the_socket_units_the_browser_client_and_news_are_installed(self):
+        for name in SOCKET_UNITS:
+            self.assertEqual((self.root / "lib/systemd/system" / name).read_bytes(),
+                             (ROOT / "systemd" / name).read_bytes(), name)
+        # Pages vendor this file (docs/web.md): the package ships the one the dashboard uses.
+        self.assertEqual((self.root / "usr/share/passtap/passtap.js").read_bytes(),
+                         (ROOT / "Sources/PassTapDashboard/Files/passtap.js").read_bytes())
+        # apt-listchanges shows NEWS.Debian's entries newer than the installed version.
+        news = self.root / "usr/share/doc/passtap/NEWS.Debian.gz"
+        self.assertEqual(gzip.decompress(news.read_bytes()), (ROOT / "packaging/debian/NEWS.Debian").read_bytes())
+        newest = run(["dpkg-parsechangelog", "-l", str(ROOT / "packaging/debian/NEWS.Debian"), "-S", "Version"])
+        package = run(["dpkg-deb", "-f", str(self.deb), "Version"]).stdout.strip()
+        self.assertEqual(newest.returncode, 0, newest.stderr)
+        self.assertEqual(run(["dpkg", "--compare-versions", newest.stdout.strip(), "le", package]).returncode, 0,
+                         f"NEWS.Debian's newest entry {newest.stdout.strip()} is after the package's {package}")
+        self.assertIn("auth_outdated", gzip.decompress(news.read_bytes()).decode())
+
     def test_the_config_is_a_conffile_that_passtapd_accepts(self):
         config = self.root / "etc/passtap/passtapd.toml"
         self.assertEqual(config.read_bytes(), (ROOT / "Config/passtapd.toml").read_bytes())
@@ -332,6 +392,20 @@ class PackageLifecycleTests(unittest.TestCase):
         status = run(["dpkg-query", f"--admindir={self.root}/var/lib/dpkg", "-W", "passtap"])
         self.assertNotEqual(status.returncode, 0, "passtap is still known to dpkg after the purge")
 
+    def test_purge_removes_the_outbox_and_a_remove_keeps_it(self):
+        """/var/lib/passtap holds the forwarding outbox: pending and dead events, whole pass
+        messages where a sink has include_message = true. A purge removes it (keys stay)."""
+        state = self.root / "var/lib/passtap"
+        state.mkdir(parents=True)
+        state.chmod(0o700)
+        for name in ("outbox.sqlite", "outbox.sqlite-wal", "outbox.sqlite-shm"):
+            (state / name).write_bytes(b"SQLite format 3\0")
+        dpkg(self.root, "-r", "passtap")
+        self.assertTrue((state / "outbox.sqlite").is_file(), "a remove must keep the outbox")
+        dpkg(self.root, "--purge", "passtap")
+        self.assertFalse(state.exists(), "the purge left /var/lib/passtap")
+        self.assertTrue((self.root / "etc/passtap/keys").is_dir())
+
     def test_purge_of_an_empty_key_folder_still_keeps_it(self):
         dpkg(self.root, "--purge", "passtap")
         self.assertTrue((self.root / "etc/passtap/keys").is_dir())
@@ -363,6 +437,64 @@ class PackageLifecycleTests(unittest.TestCase):
         dpkg(self.root, "-i", str(self.deb))
         self.assertEqual(keys.stat().st_mode & 0o7777, 0o700)
         self.assertEqual(((self.root / "etc/passwd").read_text(), (self.root / "etc/group").read_text()), before)
+
+
+@unittest.skipUnless(os.geteuid() == 0, "installs with dpkg into a root and mounts in a namespace: run as root")
+class MaintainerScriptTests(unittest.TestCase):
+    """What the installed maintainer scripts ask of systemd on a running system (see
+    run_maintainer_script): the socket units hold the TCP ports, so they are stopped on removal,
+    before passtapd and in the same call, and never restarted or started on an upgrade."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="passtap-root-")
+        cls.root = Path(cls.tmp.name)
+        make_root(cls.root)
+        dpkg(cls.root, "-i", str(PackageSetup.get()))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def script(self, name, *args, text=None):
+        status, output, calls = run_maintainer_script(self.root, name, *args, text=text)
+        self.assertEqual(status, 0, output)
+        return calls
+
+    def assert_no_socket_unit_started(self, calls):
+        """No call starts, restarts or reloads a socket unit (each would rebind its port)."""
+        for call in calls:
+            if any(arg.endswith(".socket") for arg in call):
+                self.assertEqual(call[:2], ["deb-systemd-invoke", "stop"], call)
+
+    def test_remove_stops_the_socket_units_then_passtapd_in_one_call(self):
+        calls = self.script("prerm", "remove")
+        self.assertEqual(calls, [["deb-systemd-invoke", "stop", *SOCKET_UNITS, "passtapd.service"]])
+
+    def test_an_upgrade_stops_nothing_and_restarts_passtapd_alone(self):
+        self.assertEqual(self.script("prerm", "upgrade", "0.2.0"), [])
+        calls = self.script("postinst", "configure", "0.1.1")
+        self.assertIn(["systemctl", "--system", "daemon-reload"], calls)
+        self.assertIn(["deb-systemd-invoke", "restart", "passtapd.service"], calls)
+        self.assert_no_socket_unit_started(calls)
+        self.assertEqual(self.script("postrm", "upgrade", "0.2.0"), [])
+
+    def test_the_check_catches_a_socket_restart_on_upgrade(self):
+        # What dh_installsystemd writes by default (restart after upgrade, every unit of the
+        # package): it would free the ports while the socket units restart.
+        installed = (self.root / "var/lib/dpkg/info/passtap.postinst").read_text()
+        dh_like = installed.replace("restart passtapd.service", "restart passtapd-metrics.socket passtapd-web.socket passtapd.service")
+        self.assertNotEqual(dh_like, installed)
+        with self.assertRaises(AssertionError):
+            self.assert_no_socket_unit_started(self.script("postinst", "configure", "0.1.1", text=dh_like))
+
+    def test_a_first_install_starts_nothing(self):
+        calls = self.script("postinst", "configure", "")
+        self.assertEqual([call for call in calls if call[0] in ("deb-systemd-invoke", "deb-systemd-helper")], [])
+        self.assertEqual([call for call in calls if call[0] == "systemctl"], [["systemctl", "--system", "daemon-reload"]])
+
+    def test_postrm_remove_only_reloads_systemd(self):
+        self.assertEqual(self.script("postrm", "remove"), [["systemctl", "--system", "daemon-reload"]])
 
 
 if __name__ == "__main__":

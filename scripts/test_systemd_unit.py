@@ -6,14 +6,21 @@
   Debian package installs it. systemd 252's verify takes `--root=`: it looks the unit and its
   Exec binaries up inside that root, so the unit is checked exactly as shipped, no path rewritten.
   Any message at all fails the check (verify exits 0 on an unknown key or a bad value).
-- `systemd-analyze security --offline=true`: exposure at most 1.5, 1.8 with the drop-in
-  systemd/tcp-listeners.conf (the web and metrics listeners on loopback), 1.9 with
-  systemd/forwarding.conf (webhooks and PostgreSQL on other hosts), and 1.8 with that one pinned
-  to addresses as its comment shows.
+- `systemd-analyze security --offline=true`: exposure at most 1.5, and still 1.5 with the drop-in
+  systemd/tcp-listeners.conf (the web and metrics listeners on loopback, through their socket
+  units: the service itself opens no Internet socket); 1.9 with systemd/forwarding.conf (webhooks
+  and PostgreSQL on other hosts), and 1.8 with that one pinned to addresses as its comment shows.
 - The settings the daemon and the shipped config rely on (Type=notify, the user and groups, the
   runtime directory, the address families).
+- The TCP listeners' socket units (systemd/passtapd-web.socket, passtapd-metrics.socket): verify
+  with the unit and the drop-in, the names passtapd looks for in LISTEN_FDNAMES ("web",
+  "metrics"), the shipped config's addresses, loopback-only address rules, the drop-in's Sockets=
+  naming both; and, once passtapd adopts sockets, the built passtapd serving on sockets made as
+  the units describe (systemd-socket-activate, the names and addresses read from the units).
 - LimitNOFILE= against the fd budget `passtapd --check-config` prints: the soft limit covers the
   shipped config's (web and metrics on) twice, the hard one the largest listener caps.
+- The memory ceiling: MemoryMax= > MemoryHigh= >= twice the largest peak RSS recorded in
+  docs/operations.md ("Memory ceiling"), no swap, and verify accepts the lines.
 Each check is also shown to fail on a unit broken on purpose.
 
 Run from the repository root after `swift build`: python3 -m unittest scripts/test_systemd_unit.py
@@ -22,6 +29,7 @@ Run from the repository root after `swift build`: python3 -m unittest scripts/te
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -37,14 +45,26 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import syscall_filter  # noqa: E402
 
 EXPOSURE_LIMIT = 1.5
-# With systemd/tcp-listeners.conf: Internet sockets (0.3) and an allow list of localhost (0.1).
+# systemd/tcp-listeners.conf only adds the socket units (Sockets=): the service keeps
+# RestrictAddressFamilies=AF_UNIX AF_NETLINK and IPAddressDeny=any, so its exposure does not move.
 TCP_DROPIN = ROOT / "systemd" / "tcp-listeners.conf"
-TCP_DROPIN_EXPOSURE_LIMIT = 1.8
+TCP_DROPIN_EXPOSURE_LIMIT = EXPOSURE_LIMIT
 # With systemd/forwarding.conf: Internet sockets (0.3) and no address deny list (0.1).
 FORWARDING_DROPIN = ROOT / "systemd" / "forwarding.conf"
 FORWARDING_DROPIN_EXPOSURE_LIMIT = 1.9
+# forwarding.conf pinned again by a drop-in of one's own: Internet sockets (0.3), an allow list (0.1).
+FORWARDING_PINNED_EXPOSURE_LIMIT = 1.8
 # forwarding.conf's comment: a drop-in of one's own that denies again and allows listed prefixes.
 FORWARDING_PIN = "[Service]\nIPAddressDeny=any\nIPAddressAllow=localhost 192.0.2.0/24 2001:db8::/32 198.51.100.53\n"
+# The listeners' socket units, by the name passtapd looks for in LISTEN_FDNAMES (which is also
+# the config section whose `listen` the socket must match).
+SOCKET_UNITS = {
+    "web": ROOT / "systemd" / "passtapd-web.socket",
+    "metrics": ROOT / "systemd" / "passtapd-metrics.socket",
+}
+# What systemd 252 prints, and then skips the line, for an IPv6 ListenStream= on a kernel without
+# IPv6; the only message verify may print for the socket units, and only on such a kernel.
+NO_IPV6 = "Binding to IPv6 address not available since kernel does not support IPv6."
 
 
 def settings(unit_text):
@@ -89,11 +109,16 @@ class InstallRoot:
         shutil.copytree("/lib/systemd/system", self.path / "usr" / "lib" / "systemd" / "system", symlinks=True)
         self.unit = self.path / "usr" / "lib" / "systemd" / "system" / "passtapd.service"
 
-    def verify(self, unit_text):
-        """(exit status, every message) of systemd-analyze verify on this unit text."""
+    def install(self, source, text=None):
+        """Puts a unit file (or `text` under its name) beside the service, as the package does."""
+        (self.unit.parent / source.name).write_text(source.read_text() if text is None else text)
+
+    def verify(self, unit_text, name="passtapd.service"):
+        """(exit status, every message) of systemd-analyze verify on the unit `name`, with this
+        text as passtapd.service."""
         self.unit.write_text(unit_text)
         result = subprocess.run(
-            ["systemd-analyze", "verify", f"--root={self.path}", "passtapd.service"],
+            ["systemd-analyze", "verify", f"--root={self.path}", name],
             capture_output=True, text=True,
         )
         return result.returncode, (result.stdout + result.stderr).strip()
@@ -147,13 +172,15 @@ class VerifyTests(unittest.TestCase):
 
 
 class TCPListenersDropInTests(unittest.TestCase):
-    """systemd/tcp-listeners.conf, the drop-in that lets the web and metrics listeners bind on
-    loopback (IPv4 and IPv6: 127.0.0.1 and [::1])."""
+    """systemd/tcp-listeners.conf, the drop-in that turns the web and metrics listeners on: it
+    pulls in their socket units and changes nothing else of the service's sandbox."""
 
-    def test_the_unit_with_the_drop_in_passes_verify_and_allows_loopback_sockets(self):
+    def test_the_unit_with_the_drop_in_passes_verify_and_keeps_its_families_and_deny(self):
         folder = binaries_folder()
         root = InstallRoot(folder)
         try:
+            for path in SOCKET_UNITS.values():
+                root.install(path)
             drop_ins = root.unit.parent / "passtapd.service.d"
             drop_ins.mkdir()
             shutil.copy2(TCP_DROPIN, drop_ins / TCP_DROPIN.name)
@@ -163,24 +190,193 @@ class TCPListenersDropInTests(unittest.TestCase):
             root.remove()
         merged = settings(UNIT.read_text() + TCP_DROPIN.read_text())
         families = set(" ".join(merged[("Service", "RestrictAddressFamilies")]).split())
-        self.assertEqual(families, {"AF_UNIX", "AF_NETLINK", "AF_INET", "AF_INET6"})
-        self.assertEqual(merged[("Service", "IPAddressAllow")], ["localhost"])
+        self.assertEqual(families, {"AF_UNIX", "AF_NETLINK"})
         self.assertEqual(merged[("Service", "IPAddressDeny")], ["any"])
+        self.assertNotIn(("Service", "IPAddressAllow"), merged)
+        # Sockets= and nothing else: the listeners' address rules live in the socket units.
+        self.assertEqual({key for key in settings(TCP_DROPIN.read_text())}, {("Service", "Sockets")})
 
-    def test_exposure_with_the_drop_in_is_at_most_its_limit_and_counts_it(self):
-        with_dropin = merged_exposure(TCP_DROPIN.read_text())
-        self.assertLessEqual(with_dropin, TCP_DROPIN_EXPOSURE_LIMIT)
-        self.assertGreater(with_dropin, exposure(UNIT))
+    def test_exposure_with_the_drop_in_stays_at_the_limit(self):
+        self.assertLessEqual(merged_exposure(TCP_DROPIN.read_text()), TCP_DROPIN_EXPOSURE_LIMIT)
+        self.assertEqual(merged_exposure(TCP_DROPIN.read_text()), exposure(UNIT))
 
-    def test_without_the_units_deny_all_the_drop_in_would_open_every_address(self):
-        # IPAddressAllow= only makes exceptions to the unit's IPAddressDeny=any: without it,
-        # every address could reach the listeners, and the score shows it.
-        without_deny = UNIT.read_text().replace("IPAddressDeny=any\n", "")
-        self.assertNotEqual(without_deny, UNIT.read_text())
-        with tempfile.TemporaryDirectory() as folder:
-            merged = Path(folder) / "passtapd.service"
-            merged.write_text(without_deny + "\n" + TCP_DROPIN.read_text())
-            self.assertGreater(exposure(merged), TCP_DROPIN_EXPOSURE_LIMIT)
+    def test_the_drop_in_of_0_1_would_have_cost_0_3(self):
+        # The 0.1 drop-in let the service open Internet sockets itself (to bind the listeners):
+        # the score counts that, so the figure above is not a constant.
+        old = "[Service]\nRestrictAddressFamilies=AF_INET AF_INET6\nIPAddressAllow=localhost\n"
+        self.assertGreater(merged_exposure(old), merged_exposure(TCP_DROPIN.read_text()))
+
+
+def ipv6_supported():
+    """Whether the kernel has IPv6 (systemd's own test: /proc/net/if_inet6 exists)."""
+    return Path("/proc/net/if_inet6").exists()
+
+
+def listen_addresses(unit_path):
+    """The ListenStream= addresses of a socket unit, in order."""
+    return settings(unit_path.read_text()).get(("Socket", "ListenStream"), [])
+
+
+def commented_default(section, key):
+    """The value of `# key = "..."` under `# [section]` in the commented Config/passtapd.toml."""
+    current = None
+    for line in CONFIG.read_text().splitlines():
+        header = re.match(r"^#?\s*\[([a-z_.]+)\]", line)
+        if header:
+            current = header.group(1)
+        match = re.match(rf'^#\s*{key}\s*=\s*"([^"]*)"', line)
+        if match and current == section:
+            return match.group(1)
+    raise AssertionError(f"no commented {key} under [{section}] in {CONFIG}")
+
+
+class SocketUnitTests(unittest.TestCase):
+    """systemd/passtapd-web.socket and passtapd-metrics.socket: systemd holds the TCP listeners'
+    ports, and passtapd adopts the sockets by the names of LISTEN_FDNAMES (issue 29)."""
+
+    def verify_all(self, broken=None):
+        """verify of the service (with the drop-in) and of both socket units in one root; `broken`
+        (name -> text) replaces a socket unit's text. Returns {unit: (status, messages)}."""
+        root = InstallRoot(binaries_folder())
+        try:
+            for name, path in SOCKET_UNITS.items():
+                root.install(path, (broken or {}).get(name))
+            drop_ins = root.unit.parent / "passtapd.service.d"
+            drop_ins.mkdir()
+            shutil.copy2(TCP_DROPIN, drop_ins / TCP_DROPIN.name)
+            return {unit: root.verify(UNIT.read_text(), unit)
+                    for unit in ["passtapd.service", *(path.name for path in SOCKET_UNITS.values())]}
+        finally:
+            root.remove()
+
+    def test_the_socket_units_pass_verify_beside_the_unit_and_its_drop_in(self):
+        for unit, (status, messages) in self.verify_all().items():
+            if not ipv6_supported():
+                messages = "\n".join(line for line in messages.splitlines() if line != NO_IPV6)
+            self.assertEqual((status, messages), (0, ""), unit)
+
+    def test_verify_reports_a_broken_socket_unit(self):
+        web = SOCKET_UNITS["web"].read_text()
+        for old, new, expected in (
+            ("FileDescriptorName=web\n", "FileDescriptorName=we:b\n", "Invalid file descriptor name"),
+            ("Service=passtapd.service\n", "Service=passtapd-nope.service\n", "not loaded"),
+            ("FreeBind=yes\n", "FreeBinding=yes\n", "Unknown key"),
+        ):
+            self.assertIn(old, web)
+            _, messages = self.verify_all({"web": web.replace(old, new)})["passtapd-web.socket"]
+            self.assertIn(expected, messages)
+
+    def test_each_socket_is_named_as_passtapd_expects_and_activates_the_service(self):
+        for name, path in SOCKET_UNITS.items():
+            unit = settings(path.read_text())
+            self.assertEqual(unit[("Socket", "FileDescriptorName")], [name], path.name)
+            self.assertEqual(unit[("Socket", "Service")], ["passtapd.service"], path.name)
+            # One passtapd takes every connection (Accept=yes would start one per connection).
+            self.assertEqual(unit[("Socket", "Accept")], ["no"], path.name)
+            # Pulled in by the drop-in, never enabled on its own: no [Install] section.
+            self.assertFalse([key for key in unit if key[0] == "Install"], path.name)
+        self.assertEqual(set(" ".join(settings(TCP_DROPIN.read_text())[("Service", "Sockets")]).split()),
+                         {path.name for path in SOCKET_UNITS.values()})
+
+    def test_each_socket_listens_where_the_shipped_config_does_on_loopback_only(self):
+        for name, path in SOCKET_UNITS.items():
+            addresses = listen_addresses(path)
+            # The first address is the config's default `listen` (passtapd checks each socket's
+            # address against the config).
+            self.assertEqual(addresses[0], commented_default(name, "listen"), path.name)
+            for address in addresses:
+                host, _, port = address.rpartition(":")
+                self.assertIn(host, ("127.0.0.1", "[::1]"), path.name)
+                self.assertEqual(port, addresses[0].rpartition(":")[2], path.name)
+            unit = settings(path.read_text())
+            self.assertEqual(unit[("Socket", "IPAddressDeny")], ["any"], path.name)
+            self.assertEqual(unit[("Socket", "IPAddressAllow")], ["localhost"], path.name)
+            self.assertEqual(unit[("Socket", "FreeBind")], ["yes"], path.name)
+        # Both loopback addresses of the web port: a page that connects to "localhost" may land
+        # on either, and one left free could be taken.
+        self.assertEqual(listen_addresses(SOCKET_UNITS["web"]), ["127.0.0.1:8941", "[::1]:8941"])
+
+
+def free_port(family=socket.AF_INET, host="127.0.0.1"):
+    """A TCP port free on `host` just now."""
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
+def http_get(family, host, port, path, deadline, process):
+    """The status line of GET path on (host, port), retried until `deadline` (monotonic) while
+    `process` runs."""
+    while True:
+        try:
+            with socket.socket(family, socket.SOCK_STREAM) as client:
+                client.settimeout(max(0.1, deadline - time.monotonic()))
+                client.connect((host, port))
+                client.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n".encode())
+                answer = b""
+                while b"\r\n" not in answer:
+                    chunk = client.recv(4096)
+                    if not chunk:
+                        break
+                    answer += chunk
+                return answer.split(b"\r\n", 1)[0].decode(errors="replace")
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise
+            time.sleep(0.1)
+
+
+class SocketActivationTests(unittest.TestCase):
+    """The built passtapd on sockets made as the socket units describe: the addresses (ports
+    moved to free ones) and names read from the units, passed by Debian's systemd-socket-activate,
+    which starts the program at the first connection with LISTEN_FDS and LISTEN_FDNAMES set."""
+
+    def setUp(self):
+        self.binary = binaries_folder() / "passtapd"
+        if b"LISTEN_FDNAMES" not in self.binary.read_bytes():
+            self.skipTest(f"{self.binary} does not read LISTEN_FDNAMES (adopting systemd's sockets)")
+        if shutil.which("systemd-socket-activate") is None:
+            self.skipTest("no systemd-socket-activate (package systemd)")
+
+    def test_passtapd_serves_web_and_metrics_on_the_sockets_of_the_units(self):
+        folder = Path(tempfile.mkdtemp(prefix="passtap-activate-"))
+        self.addCleanup(shutil.rmtree, folder, True)
+        ports = {name: free_port() for name in SOCKET_UNITS}
+        listen, names = [], []
+        for name, path in SOCKET_UNITS.items():
+            for address in listen_addresses(path):
+                host = address.rpartition(":")[0]
+                if host == "[::1]" and not ipv6_supported():
+                    continue
+                listen.append(f"--listen={host}:{ports[name]}")
+                names.append(name)
+        config = folder / "passtapd.toml"
+        config.write_text(
+            f'[socket]\npath = "{folder / "passtapd.sock"}"\n[pcsc]\nenabled = false\n'
+            f'[web]\nlisten = "127.0.0.1:{ports["web"]}"\n[metrics]\nlisten = "127.0.0.1:{ports["metrics"]}"\n')
+        log = open(folder / "passtapd.log", "w")
+        self.addCleanup(log.close)
+        daemon = subprocess.Popen(
+            ["systemd-socket-activate", *listen, f"--fdname={':'.join(names)}",
+             str(self.binary), "--config", str(config)],
+            stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        requests = [(socket.AF_INET, "127.0.0.1", ports["metrics"], "/metrics"),
+                    (socket.AF_INET, "127.0.0.1", ports["web"], "/")]
+        if ipv6_supported():
+            requests.append((socket.AF_INET6, "::1", ports["web"], "/"))
+        try:
+            # The first connection starts passtapd; it waits in the backlog until passtapd accepts.
+            for family, host, port, path in requests:
+                try:
+                    status = http_get(family, host, port, path, deadline, daemon)
+                except OSError as error:
+                    status = f"no answer ({error})"
+                self.assertEqual(status, "HTTP/1.1 200 OK",
+                                 f"GET {path} on {host} port {port}; passtapd's log:\n{(folder / 'passtapd.log').read_text()}")
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=30)
 
 
 class ForwardingDropInTests(unittest.TestCase):
@@ -210,7 +406,9 @@ class ForwardingDropInTests(unittest.TestCase):
         self.assertGreater(with_dropin, merged_exposure(TCP_DROPIN.read_text()))
         pinned = merged_exposure(FORWARDING_DROPIN.read_text(), FORWARDING_PIN)
         self.assertLess(pinned, with_dropin)
-        self.assertLessEqual(pinned, TCP_DROPIN_EXPOSURE_LIMIT)
+        self.assertLessEqual(pinned, FORWARDING_PINNED_EXPOSURE_LIMIT)
+        # With the listeners' drop-in too: it adds nothing to the score.
+        self.assertEqual(merged_exposure(FORWARDING_DROPIN.read_text(), TCP_DROPIN.read_text()), with_dropin)
         self.assertIn(FORWARDING_PIN.splitlines()[2].strip(), FORWARDING_DROPIN.read_text())
 
     def test_the_outbox_lives_in_the_state_directory_nobody_else_reads(self):
@@ -322,6 +520,50 @@ class SettingsTests(unittest.TestCase):
         devices = [entry.split()[0] for entry in self.unit[("Service", "DeviceAllow")]]
         for device in ("char-usb_device", "char-ttyUSB", "char-ttyACM", "char-ttyS"):
             self.assertIn(device, devices)
+
+
+def size_bytes(value):
+    """Bytes of a systemd size (K, M, G, T: powers of 1024, as systemd reads them)."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGT]?)", value)
+    if not match:
+        raise AssertionError(f"not a size systemd takes here: {value!r}")
+    return float(match.group(1)) * 1024 ** " KMGT".index(match.group(2) or " ")
+
+
+def recorded_peaks_mib():
+    """The peak RSS figures (MiB) of the table in docs/operations.md, "Memory ceiling"."""
+    text = (ROOT / "docs" / "operations.md").read_text()
+    section = text[text.index("## Memory ceiling"):]
+    section = section[:section.index("\n## ", 1)]
+    return [float(row[1]) for row in
+            (line.strip("|").split("|") for line in section.splitlines() if line.startswith("| "))
+            if len(row) == 3 and re.fullmatch(r"\s*\d+(\.\d+)?\s*", row[1])]
+
+
+class MemoryCeilingTests(unittest.TestCase):
+    """MemoryHigh=/MemoryMax= hold a runaway (a ping flood, a leak) to passtapd's own cgroup, with
+    room above what it was measured to need (issue 29 §2)."""
+
+    def test_the_ceiling_is_above_twice_the_recorded_peak(self):
+        unit = settings(UNIT.read_text())
+        peaks = recorded_peaks_mib()
+        self.assertGreaterEqual(len(peaks), 3, "the table of measured peaks in docs/operations.md")
+        high = size_bytes(unit[("Service", "MemoryHigh")][-1])
+        maximum = size_bytes(unit[("Service", "MemoryMax")][-1])
+        self.assertGreater(maximum, high)
+        self.assertGreaterEqual(high, 2 * max(peaks) * 1024 ** 2, f"MemoryHigh against peaks {peaks} MiB")
+        # Without it, memory over MemoryMax would go to swap instead of being refused.
+        self.assertEqual(unit[("Service", "MemorySwapMax")], ["0"])
+
+    def test_verify_accepts_the_lines_and_refuses_a_bad_size(self):
+        root = InstallRoot(binaries_folder())
+        try:
+            self.assertEqual(root.verify(UNIT.read_text()), (0, ""))
+            value = settings(UNIT.read_text())[("Service", "MemoryMax")][-1]
+            _, messages = root.verify(UNIT.read_text().replace(f"MemoryMax={value}\n", "MemoryMax=256Q\n"))
+            self.assertIn("Invalid memory limit", messages)
+        finally:
+            root.remove()
 
 
 class OpenFileLimitTests(unittest.TestCase):
@@ -587,21 +829,33 @@ class SyscallFilterTests(unittest.TestCase):
                 self.assertTrue(refusals[0].startswith(refusal), refusals)
                 self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 1)
 
-    def test_an_internet_socket_is_judged_with_the_tcp_drop_in_and_only_that_traces(self):
+    def test_an_internet_listener_is_the_socket_units_and_a_connection_takes_the_forwarding_drop_in(self):
         plain = "7 socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0) = 3\n"
-        metrics = plain + "7 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, IPPROTO_IP) = 9\n"
+        # The rig passes no sockets, so passtapd binds [metrics] listen itself; under the unit the
+        # socket unit makes that socket and passtapd adopts it.
+        listener = plain + ("7 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, IPPROTO_IP) = 9\n"
+                            "7 bind(9, {sa_family=AF_INET, sin_port=htons(9466), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n"
+                            "7 listen(9, 128) = 0\n")
+        # A webhook sink connects: that takes forwarding.conf.
+        sink = plain + ("7 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, IPPROTO_TCP) = 10\n"
+                        "7 connect(10, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr(\"127.0.0.1\")}, 16 <unfinished ...>\n"
+                        "8 <... connect resumed>) = -1 EINPROGRESS (Operation now in progress)\n")
         with tempfile.TemporaryDirectory() as folder:
             (Path(folder) / "passtapd-1.trace").write_text(plain)
-            (Path(folder) / "passtapd-2.trace").write_text(metrics)
-            # The drop-in lets AF_INET in for the trace that listened on it.
+            (Path(folder) / "passtapd-2.trace").write_text(listener)
+            (Path(folder) / "passtapd-3.trace").write_text(sink)
             self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 0)
-            # Without the drop-in's families (a drop-in that adds none), the same trace fails.
+            # Without the forwarding drop-in's families (a drop-in that adds none), the sink's
+            # trace fails; the listener's alone still passes.
             empty = Path(folder) / "empty.conf"
             empty.write_text("[Service]\n")
             self.assertEqual(
-                syscall_filter.main(["check", "--unit", str(UNIT), "--tcp-dropin", str(empty), folder]), 1)
-            # A family the drop-in does not add still fails, in a trace with metrics or without.
-            (Path(folder) / "passtapd-2.trace").write_text(metrics + "7 socket(AF_PACKET, SOCK_RAW, 768) = 5\n")
+                syscall_filter.main(["check", "--unit", str(UNIT), "--forwarding-dropin", str(empty), folder]), 1)
+            (Path(folder) / "passtapd-3.trace").unlink()
+            self.assertEqual(
+                syscall_filter.main(["check", "--unit", str(UNIT), "--forwarding-dropin", str(empty), folder]), 0)
+            # A family no drop-in adds still fails, in a listener's trace or a sink's.
+            (Path(folder) / "passtapd-2.trace").write_text(listener + "7 socket(AF_PACKET, SOCK_RAW, 768) = 5\n")
             self.assertEqual(syscall_filter.main(["check", "--unit", str(UNIT), folder]), 1)
 
     def test_address_families_combine_as_systemd_does(self):
