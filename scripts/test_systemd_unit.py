@@ -26,6 +26,7 @@ Each check is also shown to fail on a unit broken on purpose.
 Run from the repository root after `swift build`: python3 -m unittest scripts/test_systemd_unit.py
 (PASSTAP_BIN_DIR names another folder holding passtapd and passtap.)
 """
+import json
 import os
 import re
 import shutil
@@ -304,15 +305,19 @@ def free_port(family=socket.AF_INET, host="127.0.0.1"):
         return probe.getsockname()[1]
 
 
-def http_get(family, host, port, path, deadline, process):
-    """The status line of GET path on (host, port), retried until `deadline` (monotonic) while
-    `process` runs."""
+WEBSOCKET_UPGRADE = ("Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     "Sec-WebSocket-Version: 13\r\n")
+
+
+def http_get(family, host, port, path, deadline, process, headers="Connection: close\r\n"):
+    """The status line of GET path on (host, port), with `headers`, retried until `deadline`
+    (monotonic) while `process` runs."""
     while True:
         try:
             with socket.socket(family, socket.SOCK_STREAM) as client:
                 client.settimeout(max(0.1, deadline - time.monotonic()))
                 client.connect((host, port))
-                client.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n".encode())
+                client.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost:{port}\r\n{headers}\r\n".encode())
                 answer = b""
                 while b"\r\n" not in answer:
                     chunk = client.recv(4096)
@@ -374,6 +379,60 @@ class SocketActivationTests(unittest.TestCase):
                     status = f"no answer ({error})"
                 self.assertEqual(status, "HTTP/1.1 200 OK",
                                  f"GET {path} on {host} port {port}; passtapd's log:\n{(folder / 'passtapd.log').read_text()}")
+            # /rpc upgrades on the passed socket too (the handshake that follows is the web tests').
+            upgrade = http_get(socket.AF_INET, "127.0.0.1", ports["web"], "/rpc", deadline, daemon, WEBSOCKET_UPGRADE)
+            self.assertEqual(upgrade, "HTTP/1.1 101 Switching Protocols")
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=30)
+
+    def test_a_passed_socket_on_another_address_leaves_its_listener_down_and_the_rest_serving(self):
+        """A socket unit whose ListenStream= is not [web] listen: passtapd refuses the socket,
+        does not bind the configured port itself, and says why in status; the socket goes on."""
+        folder = Path(tempfile.mkdtemp(prefix="passtap-activate-"))
+        self.addCleanup(shutil.rmtree, folder, True)
+        passed, configured = free_port(), free_port()
+        sock = folder / "passtapd.sock"
+        config = folder / "passtapd.toml"
+        config.write_text(f'[socket]\npath = "{sock}"\n[pcsc]\nenabled = false\n[web]\nlisten = "127.0.0.1:{configured}"\n')
+        log = open(folder / "passtapd.log", "w")
+        self.addCleanup(log.close)
+        daemon = subprocess.Popen(
+            ["systemd-socket-activate", f"--listen=127.0.0.1:{passed}", "--fdname=web", str(self.binary), "--config", str(config)],
+            stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        try:
+            # The first connection starts passtapd, which closes the socket it refuses.
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", passed), timeout=30).close()
+                    break
+                except ConnectionRefusedError:
+                    # systemd-socket-activate is not listening yet.
+                    self.assertLess(time.monotonic(), deadline, "systemd-socket-activate never listened")
+                    time.sleep(0.05)
+            while not sock.exists():
+                self.assertIsNone(daemon.poll(), (folder / "passtapd.log").read_text())
+                self.assertLess(time.monotonic(), deadline, "passtapd's socket never appeared")
+                time.sleep(0.05)
+            with socket.socket(socket.AF_UNIX) as client:
+                client.settimeout(30)
+                client.connect(str(sock))
+                client.sendall(b'{"jsonrpc":"2.0","id":1,"method":"status"}\n')
+                answer = b""
+                while not answer.endswith(b"\n"):
+                    chunk = client.recv(65536)
+                    self.assertTrue(chunk, "passtapd closed the socket before answering status")
+                    answer += chunk
+            health = json.loads(answer)["result"]["health"]
+            # "down" only because this config drives no reader; the listener alone makes it degraded.
+            self.assertNotEqual(health["state"], "healthy", health)
+            problem = next((p for p in health["problems"] if p.startswith("web listener is down")), None)
+            self.assertIsNotNone(problem, health)
+            self.assertIn(f"127.0.0.1:{passed}", problem)
+            self.assertIn(f"[web] listen is 127.0.0.1:{configured}", problem)
+            with self.assertRaises(ConnectionRefusedError):
+                socket.create_connection(("127.0.0.1", configured), timeout=5).close()
         finally:
             daemon.terminate()
             daemon.wait(timeout=30)
