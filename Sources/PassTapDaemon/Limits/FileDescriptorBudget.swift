@@ -39,8 +39,9 @@ public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible 
     /// PN532's pty: 3).
     public static let perLibNFCDevice = 3
 
-    /// The web listener's own socket (`[web] listen`), beside its `max_clients` connections.
-    public static let webListener = 1
+    /// The web listener's own sockets (`[web] listen`), beside its `max_clients` connections: it
+    /// holds both loopback addresses of its port (127.0.0.1 and [::1]).
+    public static let webListener = 2
 
     /// The forwarding outbox, with any sink configured: SQLite's database file and its write-ahead
     /// log's `-wal` and `-shm` files.
@@ -66,7 +67,7 @@ public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible 
             Term(name: "base (\(Self.fixedBase) + \(Self.perEventLoop) per event loop, \(eventLoops) loops)", count: Self.fixedBase + Self.perEventLoop * eventLoops),
             Term(name: "[socket] max_clients", count: configuration.socket.maxClients),
             Term(name: "[metrics] max_connections (with [metrics] listen)", count: metrics),
-            Term(name: "[web] max_clients + \(Self.webListener) listener (with [web] listen)", count: web),
+            Term(name: "[web] max_clients + \(Self.webListener) listening sockets (with [web] listen)", count: web),
             Term(name: "[pcsc] readers (\(PCSCReaderBackend.maximumReaders) at most, with [pcsc] enabled)", count: pcsc),
             Term(name: "[libnfc] devices (with [libnfc] enabled)", count: nfc),
             Term(name: "[forward] outbox (\(Self.outboxFiles) files, with any sink)", count: forward.sinks.isEmpty ? 0 : Self.outboxFiles),
