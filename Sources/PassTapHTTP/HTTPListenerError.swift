@@ -35,10 +35,18 @@ public struct HTTPListenerError: Error, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        let text = "cannot listen for \(listener) on \(address) ([\(listener)] listen): \(underlying)"
-        guard (underlying as? IOError)?.errnoCode == EAFNOSUPPORT else { return text }
-        // What systemd's RestrictAddressFamilies= answers: the shipped unit allows no TCP.
-        return text + "; under systemd, install the drop-in tcp-listeners.conf (docs/operations.md, \"The TCP listeners' drop-in\")"
+        let prefix = "cannot listen for \(listener) on \(address) ([\(listener)] listen): "
+        guard let errno = (underlying as? IOError)?.errnoCode else { return prefix + "\(underlying)" }
+        let text = prefix + String(cString: strerror(errno)) + " (errno \(errno))"
+        switch errno {
+        case EAFNOSUPPORT:
+            // What systemd's RestrictAddressFamilies= answers: the shipped unit allows no TCP.
+            return text + "; under systemd, install the drop-in tcp-listeners.conf (docs/operations.md, \"The TCP listeners' drop-in\")"
+        case EADDRINUSE:
+            return text + ": another process holds the port (ss -ltnp 'sport = :\(address.port)' names it)"
+        default:
+            return text
+        }
     }
 
     /// Whether the bind failed because the system has no such address or family (a companion

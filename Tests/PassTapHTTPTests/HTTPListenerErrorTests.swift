@@ -19,5 +19,6 @@ import Testing
         let inUse = HTTPListenerError(code: .bindFailed, listener: "metrics", address: address, underlying: IOError(errnoCode: EADDRINUSE, reason: "bind"))
         #expect(inUse.description.hasPrefix("cannot listen for metrics on 127.0.0.1:8941 ([metrics] listen): "))
         #expect(!inUse.description.contains("drop-in"))
+        #expect(inUse.description.contains("Address already in use (errno 98): another process holds the port (ss -ltnp 'sport = :8941'"))
     }
 }

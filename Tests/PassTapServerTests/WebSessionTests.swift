@@ -201,8 +201,8 @@ import Testing
     @Test func anAuthenticatedConnectionOutlivesTheAuthTimeoutAndIdlesOutLikeASocketClient() async throws {
         try await WebHarness.with(configure: {
             Self.tokens(&$0)
-            $0.web.authTimeoutMilliseconds = 50
-            $0.web.idleTimeoutMilliseconds = 300
+            $0.web.authTimeoutMilliseconds = 250
+            $0.web.idleTimeoutMilliseconds = 750
         }) { web in
             try await LineClient.with(path: web.path(origin: WebHarness.posOrigin)) { client in
                 try await Self.expectAuthenticated(&client, Self.tillSecret)
