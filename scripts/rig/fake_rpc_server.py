@@ -237,6 +237,33 @@ class Server(socketserver.ThreadingTCPServer):
             f.write(json.dumps(entry) + "\n")
 
 
+def spawn(record, name=None, secret_file=None, root=None, timeout=10):
+    """Starts this script as a process (for tests): (the Popen, its port). Stop it with terminate()."""
+    import select
+    import subprocess
+    command = [sys.executable, os.path.abspath(__file__), "--record", record]
+    if secret_file:
+        command += ["--name", name, "--secret-file", secret_file]
+    if root:
+        command += ["--root", root]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    ready, _, _ = select.select([process.stdout], [], [], timeout)
+    line = process.stdout.readline() if ready else ""
+    if not line.startswith("port="):
+        process.kill()
+        process.wait()
+        raise RuntimeError("fake_rpc_server.py did not start within %d s (it printed %r)" % (timeout, line))
+    return process, int(line[5:])
+
+
+def recorded(record):
+    """The JSON lines `--record` wrote so far: connections and messages."""
+    if not os.path.exists(record):
+        return []
+    with open(record) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (default: a free one)")
