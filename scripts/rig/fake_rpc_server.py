@@ -28,8 +28,10 @@ import json
 import os
 import re
 import secrets
+import select
 import socketserver
 import struct
+import subprocess
 import sys
 import threading
 
@@ -237,11 +239,10 @@ class Server(socketserver.ThreadingTCPServer):
             f.write(json.dumps(entry) + "\n")
 
 
-def spawn(record, name=None, secret_file=None, root=None, timeout=10):
-    """Starts this script as a process (for tests): (the Popen, its port). Stop it with terminate()."""
-    import select
-    import subprocess
-    command = [sys.executable, os.path.abspath(__file__), "--record", record]
+def spawn(record, name=None, secret_file=None, root=None, port=0, timeout=10):
+    """Starts this script as a process (for tests): (the Popen, its port). Stop it with
+    terminate(), then close its stdout."""
+    command = [sys.executable, os.path.abspath(__file__), "--record", record, "--port", str(port)]
     if secret_file:
         command += ["--name", name, "--secret-file", secret_file]
     if root:
