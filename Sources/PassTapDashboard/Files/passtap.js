@@ -35,8 +35,8 @@ const MAX_MISSING_RANGES = 16;
  *
  * `reason` is passtapd's `data.reason` (`auth_failed`, `auth_rate_limited`, `busy`...) or one of
  * this client's: `server_unproven` (passtapd's proof did not match: wrong token name or token, or
- * another program on the port), `server_outdated` (passtapd predates the handshake),
- * `handshake_timeout`, `connection_lost`, `not_connected`, `closed`.
+ * another program on the port), `server_outdated` (passtapd predates the handshake), `bad_url`,
+ * `handshake_timeout`, `connection_lost`, `not_connected`, `closed`, `no_storage`.
  */
 export class PassTapError extends Error {
   /**
@@ -276,7 +276,16 @@ export class PassTapClient {
   /** A new connection: the handshake, then the subscription. */
   #open() {
     if (this.#closed) return;
-    const link = { ws: new WebSocket(this.#url), pending: new Map(), nextID: 1, error: null, oldest: null, timer: null };
+    let ws;
+    try {
+      ws = new WebSocket(this.#url);
+    } catch (error) {
+      // A malformed URL, or ws:// from an https page: trying again would not help.
+      this.#closed = true;
+      queueMicrotask(() => this.#notify("onFail", new PassTapError("bad_url", "Cannot open " + this.#url + ": " + error.message, { fatal: true })));
+      return;
+    }
+    const link = { ws, pending: new Map(), nextID: 1, error: null, oldest: null, timer: null };
     this.#link = link;
     link.timer = setTimeout(() => {
       link.error = new PassTapError("handshake_timeout", "passtapd did not finish the handshake within " + this.#options.handshakeTimeoutMs + " ms.");
