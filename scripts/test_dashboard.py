@@ -6,13 +6,20 @@ pass (scripts/rig/virtual_card.py --phone), and the built passtapd (.build/debug
 `[web] listen` on a free port and two tokens: `till` (observe + read) and `wall` (observe).
 Headless Chromium (Debian's chromium and chromium-driver, driven by PyPI's selenium) then:
 
-- logs in with the `read` token, sees the reader, a VAS tap appear with its message, the reader's
-  tap count and the duration histogram; with the `observe` token sees the tap without the message;
+- logs in with the `read` token's name and secret, sees the reader, a VAS tap appear with its
+  message, the reader's tap count and the duration histogram; with the `observe` token sees the tap
+  without the message;
+- keeps no raw token: nothing in sessionStorage or localStorage, and in IndexedDB only a
+  non-extractable CryptoKey (no string holding the secret, and exportKey refused);
 - makes no request to any other origin (Chrome's DevTools Network events, from its performance log);
 - follows a restarted passtapd: reconnects by itself and starts afresh (a new instance);
-- from a page on a second local origin (a Python http.server on another port) that runs
-  `new WebSocket("ws://127.0.0.1:PORT/rpc")` and sends `auth` with a valid token, never
-  authenticates and receives no event.
+- refuses a program that took the port while passtapd was down (scripts/rig/fake_rpc_server.py,
+  without the token): the page sends it nothing after auth.hello and says why;
+- from a page on a second local origin that uses a vendored passtap.js with a valid token, never
+  authenticates and receives no event;
+- passtap.js computes the handshake's known-answer vector (docs/web.md), and a POS page using it
+  (a vendored copy, served by the fake server on another port) refuses a server that cannot prove
+  it holds the token, sending it no proof.
 
 Screenshots go to a temporary directory (kept, and printed). Takes the pcscd lock
 ($TMPDIR/passtap-pcscd.lock) as the integration tests do. Run: python3 -m unittest scripts/test_dashboard.py
@@ -20,7 +27,8 @@ Screenshots go to a temporary directory (kept, and printed). Takes the pcscd loc
 """
 import base64
 import fcntl
-import http.server
+import importlib.machinery
+import importlib.util
 import json
 import os
 import secrets
@@ -29,7 +37,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import unittest
 
@@ -41,7 +48,11 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_loader = importlib.machinery.SourceFileLoader("fake_rpc_server", os.path.join(ROOT, "scripts/rig/fake_rpc_server.py"))
+fake = importlib.util.module_from_spec(importlib.util.spec_from_loader("fake_rpc_server", _loader))
+_loader.exec_module(fake)
 PASSTAPD = os.path.join(ROOT, ".build/debug/passtapd")
+PASSTAP_JS = os.path.join(ROOT, "Sources/PassTapDashboard/Files/passtap.js")
 RIG = os.path.join(ROOT, "scripts/rig/pcscd-rig")
 READER = "Virtual PCD 00 00"
 PASS_TYPE_ID = "pass.com.passtap.dashboard-test"
@@ -106,47 +117,44 @@ def write_key_and_phone(work):
     return key, phone
 
 
-class OtherOrigin:
-    """A second local origin: http.server on another port, serving one page that opens the
-    dashboard's /rpc with a valid token and records everything that happens to it."""
+class PosPage:
+    """A POS page on a second local origin, as an integrator writes one: it vendors passtap.js
+    (a copy next to the page) and connects to `rpc_url` with a token's name and secret. The page
+    records what happens in `window.seen`. scripts/rig/fake_rpc_server.py serves it (and answers
+    its own /rpc without holding any token, when the page is pointed there)."""
 
-    PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>other origin</title></head><body>
-<script>
-window.seen = {opened: false, closed: false, errored: false, messages: []};
-const ws = new WebSocket("ws://127.0.0.1:%(port)d/rpc");
-ws.onopen = () => {
-  window.seen.opened = true;
-  ws.send(JSON.stringify({jsonrpc: "2.0", id: 1, method: "auth", params: {token: %(token)s}}));
-  ws.send(JSON.stringify({jsonrpc: "2.0", id: 2, method: "events.subscribe"}));
-};
-ws.onmessage = (m) => window.seen.messages.push(m.data);
-ws.onerror = () => { window.seen.errored = true; };
-ws.onclose = () => { window.seen.closed = true; };
-</script></body></html>
+    PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>POS</title>
+<script type="module">
+import { connect } from "./passtap.js";
+window.seen = {opened: false, closes: 0, failed: null, events: 0};
+connect({url: %(url)s, tokenName: %(name)s, secret: %(secret)s, retryMinMs: 50, retryMaxMs: 50, kinds: ["read.result"],
+  onOpen: () => { window.seen.opened = true; },
+  onEvent: () => { window.seen.events += 1; },
+  onClose: () => { window.seen.closes += 1; },
+  onFail: (error) => { window.seen.failed = {reason: error.reason, message: error.message}; }});
+</script></head><body></body></html>
 """
 
-    def __init__(self, web_port, token):
-        page = (self.PAGE % {"port": web_port, "token": json.dumps(token)}).encode()
+    def __init__(self, work, rpc_url, name, secret):
+        """Served from its own folder under `work`; `rpc_url` None: the fake server's own /rpc."""
+        self.folder = tempfile.mkdtemp(prefix="pos-page-", dir=work)
+        shutil.copyfile(PASSTAP_JS, os.path.join(self.folder, "passtap.js"))
+        self.record = os.path.join(self.folder, "record.jsonl")
+        self.rpc_url, self.name, self.secret = rpc_url, name, secret
+        self.process, self.port = fake.spawn(self.record, root=self.folder)
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(page)))
-                self.end_headers()
-                self.wfile.write(page)
+    def url(self):
+        return "http://127.0.0.1:%d/page.html" % self.port
 
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+    def write(self):
+        rpc_url = self.rpc_url or "ws://127.0.0.1:%d/rpc" % self.port
+        with open(os.path.join(self.folder, "page.html"), "w") as f:
+            f.write(self.PAGE % {"url": json.dumps(rpc_url), "name": json.dumps(self.name), "secret": json.dumps(self.secret)})
 
     def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.process.terminate()
+        self.process.wait(timeout=TIMEOUT_S)
+        self.process.stdout.close()
 
 
 class DashboardTests(unittest.TestCase):
@@ -294,13 +302,77 @@ origins = []
     def origin(self):
         return "http://127.0.0.1:%d" % self.port
 
-    def log_in(self, driver, token):
+    def type_token(self, driver, name, secret):
+        """The login form, by keyboard only: the name field has focus, Tab to the token, Enter."""
         driver.get(self.origin() + "/")
-        field = WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.find_element(By.ID, "token"))
-        # Keyboard only: the token field has focus, Enter submits.
-        self.assertEqual(driver.switch_to.active_element, field, "the token field has focus")
-        field.send_keys(token + Keys.ENTER)
-        WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.find_element(By.ID, "dashboard").is_displayed())
+        field = WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.find_element(By.ID, "token-name"))
+        WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.switch_to.active_element == field, "the name field has focus")
+        field.send_keys(name + Keys.TAB)
+        self.assertEqual(driver.switch_to.active_element.get_attribute("id"), "token")
+        driver.switch_to.active_element.send_keys(secret + Keys.ENTER)
+
+    def log_in(self, driver, name):
+        self.type_token(driver, name, self.tokens[name])
+        try:
+            WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.find_element(By.ID, "dashboard").is_displayed())
+        except Exception:
+            self.fail("not logged in: %r %r; passtapd log: %s" % (
+                self.text(driver, "connection"), self.text(driver, "login-error"), self.log("passtapd.log")))
+
+    def kept(self, driver):
+        """Everything the page keeps: web storage's entries, and every IndexedDB record with each
+        string in it and each CryptoKey's extractable flag and whether exportKey gave its bytes."""
+        return driver.execute_async_script("""
+const done = arguments[arguments.length - 1];
+const kept = {session: Object.entries(sessionStorage), local: Object.entries(localStorage), records: []};
+function walk(value, found) {
+  if (typeof value === "string") found.strings.push(value);
+  else if (value instanceof CryptoKey) found.keys.push(value);
+  else if (value && typeof value === "object") for (const v of Object.values(value)) walk(v, found);
+  return found;
+}
+function records(name) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(name);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result, stores = Array.from(db.objectStoreNames), all = [];
+      if (stores.length === 0) { db.close(); return resolve(all); }
+      const tx = db.transaction(stores);
+      for (const store of stores) {
+        const keys = tx.objectStore(store).getAllKeys(), values = tx.objectStore(store).getAll();
+        values.onsuccess = () => values.result.forEach((v, i) => all.push({db: name, store, key: keys.result[i], value: v}));
+      }
+      tx.oncomplete = () => { db.close(); resolve(all); };
+    };
+  });
+}
+(async () => {
+  for (const info of await indexedDB.databases()) {
+    for (const record of await records(info.name)) {
+      const found = walk(record.value, {strings: [], keys: []});
+      const keys = [];
+      for (const key of found.keys) {
+        let exported = false;
+        try { await crypto.subtle.exportKey("raw", key); exported = true; } catch (e) {}
+        keys.push({extractable: key.extractable, usages: key.usages, exported});
+      }
+      kept.records.push({db: record.db, store: record.store, key: String(record.key), strings: found.strings, keys});
+    }
+  }
+  done(kept);
+})().catch((e) => done({error: String(e)}));
+""")
+
+    def assert_no_raw_token(self, driver, secret):
+        kept = self.kept(driver)
+        self.assertEqual(kept["session"], [], "sessionStorage holds nothing")
+        self.assertEqual(kept["local"], [], "localStorage holds nothing")
+        self.assertEqual(len(kept["records"]), 1, kept)
+        record = kept["records"][0]
+        self.assertEqual(record["keys"], [{"extractable": False, "usages": ["sign", "verify"], "exported": False}])
+        for string in record["strings"]:
+            self.assertNotIn(secret, string, "a string in IndexedDB holds the token")
 
     def text(self, driver, element_id):
         return driver.find_element(By.ID, element_id).text
@@ -351,7 +423,8 @@ origins = []
 
     def test_a_read_token_sees_the_reader_and_a_vas_tap_with_its_message(self):
         driver = self.browser()
-        self.log_in(driver, self.tokens["till"])
+        self.log_in(driver, "till")
+        self.assertEqual(driver.find_element(By.ID, "token").get_attribute("value"), "", "the token's field is emptied")
         self.wait_text(driver, "readers", READER, "the reader")
         self.wait_text(driver, "identity", "till", "the token's name")
         self.wait_text(driver, "version", "protocol", "the version")
@@ -364,7 +437,7 @@ origins = []
         self.wait_text(driver, "readers", "pass 1", "the reader's tap count")
         self.wait_text(driver, "durations-summary", " session", "the duration histogram")
         self.assertTrue(driver.find_elements(By.CSS_SELECTOR, "#histogram rect"))
-        self.assertTrue(driver.execute_script("return sessionStorage.getItem('passtap.token') !== null"))
+        self.assert_no_raw_token(driver, self.tokens["till"])
         self.assertNotIn(self.tokens["till"], driver.current_url)
         # Keyboard: Tab from the top reaches the log-out button, then the scrollable tables.
         path = os.path.join(self.screenshots, "read.png")
@@ -384,10 +457,15 @@ origins = []
         self.assert_same_origin(driver)
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and "favicon" not in e["message"]]
         self.assertEqual(errors, [], "console errors (a CSP violation would be one)")
+        # A reload logs in again with the kept key (a second WebSocket), and still keeps no token.
+        driver.refresh()
+        self.wait_text(driver, "connection", "Connected as till", "the page reconnecting with its kept key")
+        self.assertTrue(driver.find_element(By.ID, "dashboard").is_displayed())
+        self.assert_no_raw_token(driver, self.tokens["till"])
 
     def test_an_observe_token_sees_the_tap_without_its_message(self):
         driver = self.browser()
-        self.log_in(driver, self.tokens["wall"])
+        self.log_in(driver, "wall")
         self.wait_text(driver, "readers", READER, "the reader")
         # Events 1.. are older than the 4 the daemon keeps by now: the page was told of the gap.
         self.assertGreater(self.next_seq(), 5)
@@ -400,32 +478,72 @@ origins = []
         self.assert_same_origin(driver)
 
     def test_a_wrong_token_is_refused_and_asked_again(self):
+        # The server proves first: with a wrong token the page cannot check passtapd's proof, so it
+        # says so and sends nothing more (the same for a name no token has).
         driver = self.browser()
-        self.log_in_refused(driver, "x" * 43)
-
-    def log_in_refused(self, driver, token):
-        driver.get(self.origin() + "/")
-        field = WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.find_element(By.ID, "token"))
-        field.send_keys(token + Keys.ENTER)
-        self.wait_text(driver, "login-error", "refused", "the refusal")
+        self.type_token(driver, "till", "x" * 43)
+        self.wait_text(driver, "login-error", "did not prove that it holds this token", "the refusal")
         self.assertFalse(driver.find_element(By.ID, "dashboard").is_displayed())
-        self.assertIsNone(driver.execute_script("return sessionStorage.getItem('passtap.token')"))
+        self.assertEqual(self.kept(driver)["records"], [], "the wrong token's key is forgotten")
 
     def test_a_page_of_another_local_origin_never_authenticates(self):
-        other = OtherOrigin(self.port, self.tokens["till"])
+        other = PosPage(self.work, "ws://127.0.0.1:%d/rpc" % self.port, "till", self.tokens["till"])
         self.addCleanup(other.stop)
+        other.write()
         driver = self.browser()
-        driver.get("http://127.0.0.1:%d/" % other.port)
-        WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.execute_script("return window.seen.closed"))
+        driver.get(other.url())
+        WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.execute_script("return window.seen.closes > 0 || window.seen.failed !== null"))
         seen = driver.execute_script("return window.seen")
-        self.assertEqual(
-            [m for m in seen["messages"] if '"result"' in m or '"method":"event"' in m], [],
-            "the other origin got an answer or an event: %s" % seen)
+        self.assertFalse(seen["opened"], "the other origin authenticated: %s" % seen)
+        self.assertEqual(seen["events"], 0, seen)
+
+    def test_passtap_js_computes_the_known_answer_vector(self):
+        driver = self.browser()
+        driver.get(self.origin() + "/")
+        proofs = driver.execute_async_script("""
+const done = arguments[arguments.length - 1];
+import("/passtap.js").then(async (p) => {
+  const key = await p.importToken("dGVzdC10b2tlbi1mb3ItdGhlLWhhbmRzaGFrZS12ZWN0b3I");
+  const client = p.hexToBytes("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+  const server = p.hexToBytes("202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f");
+  done([await p.proof(key, "server", "till-1", client, server), await p.proof(key, "client", "till-1", client, server),
+        key.extractable, key.usages]);
+}).catch((e) => done(String(e)));
+""")
+        self.assertEqual(proofs, ["baa9fd6bbc22ed37f10db57bdd4b3513d12a1c098dbdf3880261275c125cf535",
+                                  "8f154bdc076da9e82548c18a313835a36e9031825bffb2df6b2ff21b3f35aff2",
+                                  False, ["sign", "verify"]])
+
+    def test_a_pos_page_refuses_a_server_that_cannot_prove_and_sends_it_no_proof(self):
+        squatter = PosPage(self.work, None, "till", self.tokens["till"])
+        self.addCleanup(squatter.stop)
+        squatter.write()
+        driver = self.browser()
+        driver.get(squatter.url())
+        WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.execute_script("return window.seen.failed !== null"))
+        seen = driver.execute_script("return window.seen")
+        self.assertEqual(seen["failed"]["reason"], "server_unproven", seen)
+        self.assertFalse(seen["opened"])
+        # A stopped client does not come back: the page retries every 50 ms, so a reconnection
+        # would show within this short wait.
+        time.sleep(0.3)
+        self.assert_sent_only_hello(squatter.record, self.tokens["till"], "till")
+
+    def assert_sent_only_hello(self, record, secret, name):
+        """What a client sent the fake server: one connection, one auth.hello naming the token, no
+        proof and no secret."""
+        entries = fake.recorded(record)
+        messages = [json.loads(e["message"]) for e in entries if "message" in e]
+        self.assertEqual([e["connection"] for e in entries if "path" in e], [1], "one connection: %s" % entries)
+        self.assertEqual([m["method"] for m in messages], ["auth.hello"], "only auth.hello: %s" % messages)
+        self.assertEqual(messages[0]["params"]["token"], name)
+        with open(record) as f:
+            self.assertNotIn(secret, f.read())
 
     def test_z_the_page_follows_a_restarted_daemon(self):
         """Last (z): it restarts the daemon the other tests share."""
         driver = self.browser()
-        self.log_in(driver, self.tokens["till"])
+        self.log_in(driver, "till")
         self.wait_text(driver, "readers", READER, "the reader")
         self.tap(driver)
         self.daemon.terminate()
@@ -440,3 +558,25 @@ origins = []
         self.assertIn(MESSAGE, row.text)
         self.assertEqual(len(self.tap_rows(driver)), 1)
         self.wait_text(driver, "readers", "pass 1", "the new instance's count")
+
+    def test_zz_the_page_refuses_a_program_that_took_the_port(self):
+        """After the restart test (zz): it stops the daemon and starts it again at the end."""
+        driver = self.browser()
+        self.log_in(driver, "till")
+        self.wait_text(driver, "readers", READER, "the reader")
+        self.daemon.terminate()
+        self.daemon.wait(timeout=TIMEOUT_S)
+        self.wait_text(driver, "connection", "Disconnected", "the page noticing the daemon left")
+        # A local program takes the port while passtapd is down; the page reconnects to it.
+        record = os.path.join(self.work, "squatter.jsonl")
+        squatter, _ = fake.spawn(record, port=self.port)
+        try:
+            self.wait_text(driver, "login-error", "did not prove that it holds this token", "the page refusing the squatter")
+            self.assertIn("another program is listening on this port", self.text(driver, "login-error"))
+            self.assertFalse(driver.find_element(By.ID, "dashboard").is_displayed())
+            self.assert_sent_only_hello(record, self.tokens["till"], "till")
+        finally:
+            squatter.terminate()
+            squatter.wait(timeout=TIMEOUT_S)
+            squatter.stdout.close()
+        self.start_daemon()

@@ -93,504 +93,461 @@ td.reason { color: var(--bad); font-size: 0.85rem; }
             contentType: "text/javascript; charset=utf-8",
             body: Array(
 ##"""
-// PassTap dashboard: talks JSON-RPC 2.0 to passtapd over ws://<this host>/rpc (docs/socket-api.md),
-// the first message being `auth` with the token the operator typed. The token stays in this tab's
-// sessionStorage, never in the URL.
+// PassTap dashboard: talks JSON-RPC 2.0 to passtapd over ws://<this host>/rpc (docs/socket-api.md)
+// through passtap.js, which does the handshake (the token never crosses the wire), subscribes,
+// reconnects and resumes. The operator types the token's name and the token once; the page keeps
+// only a key made from it that cannot be read back (IndexedDB, or this page's memory when
+// IndexedDB is refused), never the token itself, and never in the URL.
 //
 // Every string from the daemon (and so from a card or phone: messages, labels, reader names) is
 // put into the page with textContent or an SVG text node, never parsed as HTML.
-"use strict";
+import { connect, forgetToken, importToken, loadToken, saveToken } from "/passtap.js";
 
-(function () {
-  const TOKEN_KEY = "passtap.token";
-  const MAX_TAPS = 30;
-  // The buckets of passtap_session_duration_seconds, in milliseconds (docs/operations.md).
-  const BUCKETS = [5, 10, 25, 50, 100, 250, 500, 1000, 2000, 5000, Infinity];
-  const OUTCOMES = ["pass", "application", "nothing", "memory_card", "error"];
-  const STATUS_EVERY_MS = 5000;
-  const AUTH_ERRORS = { "-32017": "unauthenticated", "-32018": "auth_failed", "-32019": "auth_rate_limited", "-32020": "auth_timeout" };
+const SLOT = "dashboard"; // where the key is kept (passtap.js's IndexedDB store)
+const MAX_TAPS = 30;
+// The buckets of passtap_session_duration_seconds, in milliseconds (docs/operations.md).
+const BUCKETS = [5, 10, 25, 50, 100, 250, 500, 1000, 2000, 5000, Infinity];
+const OUTCOMES = ["pass", "application", "nothing", "memory_card", "error"];
+const STATUS_EVERY_MS = 5000;
 
-  const $ = (id) => document.getElementById(id);
+const $ = (id) => document.getElementById(id);
 
-  /** Everything the page shows, rebuilt from the daemon's answers and events. */
-  const state = {
-    instance: null, // the daemon's instance: when it changes, seq numbering started again
-    lastSeq: 0, // the last event seq handled
-    readers: new Map(), // id -> reader (as readers.list gives it)
-    taps: [], // the last read.results, newest first
-    seenTaps: new Set(), // seqs of the read.results counted (a replay must not count twice)
-    durations: BUCKETS.map(() => 0),
-    status: null,
-    statusAt: 0, // performance.now() when status arrived
-  };
+/** Everything the page shows, rebuilt from the daemon's answers and events. */
+const state = {
+  newestSeq: 0, // the newest event seq handled
+  readers: new Map(), // id -> reader (as readers.list gives it)
+  taps: [], // the last read.results, newest first (passtap.js hands each event on once)
+  durations: BUCKETS.map(() => 0),
+  status: null,
+  statusAt: 0, // performance.now() when status arrived
+};
 
-  let socket = null;
-  let nextID = 1;
-  let pending = new Map(); // id -> handler of the answer
-  let retryDelay = 1000;
-  let retryTimer = null;
-  let statusTimer = null;
-  let readersTimer = null;
-  let resumeFrom = null; // a seq to resubscribe from after events.dropped
+let client = null; // passtap.js's client, while logged in
+let memoryToken = null; // {tokenName, key} when IndexedDB is refused
+let statusTimer = null;
+let readersTimer = null;
 
-  // MARK: Small DOM helpers (text only).
+// MARK: Small DOM helpers (text only).
 
-  function el(tag, text, className) {
-    const node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    if (className) node.className = className;
-    return node;
+function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (className) node.className = className;
+  return node;
+}
+
+function setText(id, text, className) {
+  const node = $(id);
+  node.textContent = String(text);
+  if (className !== undefined) node.className = className;
+}
+
+function clear(node) {
+  while (node.firstChild) node.removeChild(node.firstChild);
+}
+
+function say(text) {
+  setText("connection", text);
+}
+
+// MARK: Login.
+
+function showLogin(message) {
+  $("dashboard").hidden = true;
+  $("logout").hidden = true;
+  $("login").hidden = false;
+  setText("login-error", message || "");
+  $("token").value = "";
+  const name = $("token-name");
+  (name.value ? $("token") : name).focus();
+}
+
+function showDashboard() {
+  $("login").hidden = true;
+  $("dashboard").hidden = false;
+  $("logout").hidden = false;
+}
+
+$("login").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const tokenName = $("token-name").value.trim();
+  const secret = $("token").value.trim();
+  $("token").value = ""; // the token itself is dropped here: only its key is kept
+  if (!tokenName || !secret) return;
+  const key = await importToken(secret);
+  try {
+    await saveToken(tokenName, key, SLOT);
+    memoryToken = null;
+  } catch (e) {
+    memoryToken = { tokenName, key }; // no IndexedDB here: this page's memory only
   }
+  start(tokenName, key);
+});
 
-  function setText(id, text, className) {
-    const node = $(id);
-    node.textContent = String(text);
-    if (className !== undefined) node.className = className;
+$("logout").addEventListener("click", async () => {
+  stop();
+  await forget();
+  say("Logged out");
+  showLogin();
+});
+
+/** Drops the kept key, from IndexedDB and memory. */
+async function forget() {
+  memoryToken = null;
+  try {
+    await forgetToken(SLOT);
+  } catch (e) {
+    // No IndexedDB: nothing was kept there.
   }
+}
 
-  function clear(node) {
-    while (node.firstChild) node.removeChild(node.firstChild);
+/** The kept {tokenName, key}, or null. */
+async function keptToken() {
+  if (memoryToken) return memoryToken;
+  try {
+    return await loadToken(SLOT);
+  } catch (e) {
+    return null;
   }
+}
 
-  function say(text) {
-    setText("connection", text);
-  }
+// MARK: The connection.
 
-  // MARK: Login.
+function rpcURL() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return scheme + "//" + location.host + "/rpc";
+}
 
-  function showLogin(message) {
-    $("dashboard").hidden = true;
-    $("logout").hidden = true;
-    $("login").hidden = false;
-    setText("login-error", message || "");
-    const input = $("token");
-    input.value = "";
-    input.focus();
-  }
-
-  function showDashboard() {
-    $("login").hidden = true;
-    $("dashboard").hidden = false;
-    $("logout").hidden = false;
-  }
-
-  $("login").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const token = $("token").value.trim();
-    if (!token) return;
-    sessionStorage.setItem(TOKEN_KEY, token);
-    $("token").value = "";
-    connect();
-  });
-
-  $("logout").addEventListener("click", () => {
-    sessionStorage.removeItem(TOKEN_KEY);
-    disconnect();
-    say("Logged out");
-    showLogin();
-  });
-
-  // MARK: The connection.
-
-  function rpcURL() {
-    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    return scheme + "//" + location.host + "/rpc";
-  }
-
-  function call(method, params, handler) {
-    const id = nextID++;
-    const message = { jsonrpc: "2.0", id: id, method: method };
-    if (params !== undefined) message.params = params;
-    pending.set(id, handler);
-    socket.send(JSON.stringify(message));
-  }
-
-  function disconnect() {
-    clearTimeout(retryTimer);
-    clearInterval(statusTimer);
-    clearTimeout(readersTimer);
-    retryTimer = statusTimer = readersTimer = null;
-    if (socket) {
-      socket.onclose = null;
-      socket.close();
-      socket = null;
-    }
-    pending = new Map();
-  }
-
-  function connect() {
-    const token = sessionStorage.getItem(TOKEN_KEY);
-    if (!token) {
-      showLogin();
-      return;
-    }
-    disconnect();
-    say("Connecting…");
-    nextID = 1;
-    const ws = new WebSocket(rpcURL());
-    socket = ws;
-    ws.onopen = () => {
-      call("auth", { token: token }, (error, result) => {
-        if (error) return authFailed(error);
-        retryDelay = 1000;
-        showDashboard();
-        setText("identity", result.token + " (" + result.roles.join(", ") + ")");
-        say("Connected as " + result.token);
-        start();
-      });
-    };
-    ws.onmessage = (message) => receive(message.data);
-    ws.onclose = () => {
-      if (socket !== ws) return;
-      socket = null;
+function start(tokenName, key) {
+  stop();
+  say("Connecting…");
+  client = connect({
+    url: rpcURL(),
+    tokenName,
+    key,
+    since: 1, // first: what the daemon still buffers (recent taps fill the page at once)
+    onEvent,
+    onOpen(session) {
+      showDashboard();
+      setText("identity", session.token + " (" + session.roles.join(", ") + ")");
+      say("Connected as " + session.token);
+      refreshStatus();
+      refreshReaders();
       clearInterval(statusTimer);
-      say("Disconnected; retrying in " + Math.round(retryDelay / 1000) + " s");
-      retryTimer = setTimeout(connect, retryDelay);
-      retryDelay = Math.min(retryDelay * 2, 10000);
-    };
-  }
+      statusTimer = setInterval(refreshStatus, STATUS_EVERY_MS);
+    },
+    onClose(info) {
+      clearInterval(statusTimer);
+      const why = info.error && info.error.reason !== "connection_lost" ? " (" + info.error.message + ")" : "";
+      say("Disconnected" + why + "; retrying in " + Math.round(info.retryInMs / 1000) + " s");
+    },
+    onFail: failed,
+    onRestart: resetEvents, // a new instance: numbering began again, its events replace the old
+    onDropped(params, refetching) {
+      if (refetching) say("Missed " + params.count + " events; catching up");
+    },
+  });
+}
 
-  function authFailed(error) {
-    const reason = AUTH_ERRORS[String(error.code)] || (error.data && error.data.reason) || "error";
-    if (reason === "auth_timeout") return; // the socket closes; onclose retries
-    disconnect();
-    sessionStorage.removeItem(TOKEN_KEY);
-    let text = "The token was refused (" + reason + "): " + error.message;
-    if (reason === "auth_rate_limited" && error.data && error.data.retry_after_ms) {
-      text += " Try again in " + Math.ceil(error.data.retry_after_ms / 1000) + " s.";
+function stop() {
+  if (client) client.close();
+  client = null;
+  clearInterval(statusTimer);
+  clearTimeout(readersTimer);
+  statusTimer = readersTimer = null;
+}
+
+/** What the operator reads when passtap.js stops: why, and what to do. */
+function failureText(error) {
+  switch (error.reason) {
+    case "server_unproven":
+      return "passtapd did not prove that it holds this token, so the page sent nothing more. Either the token " +
+        "name or the token is wrong, or another program is listening on this port in passtapd's place " +
+        "(docs/web.md, \"The handshake\"): check both, and who listens on the port, then log in again.";
+    case "auth_rate_limited": {
+      const wait = error.data && error.data.retry_after_ms ? " Try again in " + Math.ceil(error.data.retry_after_ms / 1000) + " s." : "";
+      return "Too many failed logins from this page's origin (auth_rate_limited): " + error.message + wait;
     }
-    say("Not connected");
-    showLogin(text);
+    case "auth_outdated":
+    case "protocol_unsupported":
+    case "server_outdated":
+      return "This page and passtapd speak different versions of the handshake (" + error.reason + "): " + error.message +
+        " Reload the page (it comes from passtapd itself); if that does not help, passtapd and its dashboard differ.";
+    case "too_many_clients":
+      return "The token already has all the connections it may have (too_many_clients): close another page using it.";
+    default:
+      return "The token was refused (" + error.reason + "): " + error.message;
   }
+}
 
-  /** After auth: the state, then the events from where the page left off. */
-  function start() {
-    refreshStatus();
+async function failed(error) {
+  client = null;
+  clearInterval(statusTimer);
+  await forget();
+  say("Not connected");
+  showLogin(failureText(error));
+}
+
+function resetEvents() {
+  state.newestSeq = 0;
+  state.taps = [];
+  state.durations = BUCKETS.map(() => 0);
+  renderTaps();
+  renderDurations();
+}
+
+function refreshStatus() {
+  if (!client || !client.session) return;
+  client.call("status").then((result) => {
+    state.status = result;
+    state.statusAt = performance.now();
+    for (const reader of result.readers) state.readers.set(reader.id, reader);
+    renderStatus();
+    renderReaders();
+  }, () => {});
+}
+
+function refreshReaders() {
+  if (!client || !client.session) return;
+  client.call("readers.list").then((result) => {
+    state.readers = new Map(result.readers.map((reader) => [reader.id, reader]));
+    renderReaders();
+  }, () => {});
+}
+
+/** One readers.list soon after a burst of reader events or taps (their counts are the daemon's). */
+function refreshReadersSoon() {
+  if (readersTimer) return;
+  readersTimer = setTimeout(() => {
+    readersTimer = null;
     refreshReaders();
-    const params = {};
-    // First time: replay what the daemon still buffers (recent taps fill the page at once).
-    // After a drop or a lost connection: from the first event missed.
-    params.since = resumeFrom !== null ? resumeFrom : state.lastSeq + 1;
-    call("events.subscribe", params, (error, result) => {
-      if (error) {
-        if (error.code === -32602 && state.lastSeq > 0) {
-          // `since` beyond the daemon's next_seq: a restarted daemon. Start over.
-          resetEvents();
-          return start();
-        }
-        return say("Subscribe failed: " + error.message);
-      }
-      if (state.instance !== null && result.instance !== state.instance) {
-        // The daemon restarted: numbering began again at 1. Subscribe afresh.
-        resetEvents();
-        state.instance = result.instance;
-        disconnect();
-        return connect();
-      }
-      state.instance = result.instance;
-      state.oldestSeq = result.oldest_seq;
-      resumeFrom = null;
-    });
-    clearInterval(statusTimer);
-    statusTimer = setInterval(refreshStatus, STATUS_EVERY_MS);
-  }
+  }, 200);
+}
 
-  function resetEvents() {
-    state.lastSeq = 0;
-    state.taps = [];
-    state.seenTaps = new Set();
-    state.durations = BUCKETS.map(() => 0);
-    state.instance = null;
-    resumeFrom = null;
-    renderTaps();
+// MARK: Events.
+
+function onEvent(event) {
+  if (typeof event.seq === "number") {
+    // Missed events come again after newer ones (passtap.js refetches them): a tap still counts,
+    // but an older reader or card state must not replace a newer one.
+    if (event.seq <= state.newestSeq && event.kind !== "read.result") return;
+    state.newestSeq = Math.max(state.newestSeq, event.seq);
+  }
+  switch (event.kind) {
+    case "reader.added":
+    case "reader.changed": {
+      const known = state.readers.get(event.reader) || {};
+      state.readers.set(event.reader, {
+        id: event.reader, name: event.name, backend: event.backend, state: event.state, reason: event.reason,
+        taps: known.taps,
+      });
+      renderReaders();
+      refreshReadersSoon();
+      break;
+    }
+    case "reader.removed":
+      state.readers.delete(event.reader);
+      renderReaders();
+      break;
+    case "card.inserted":
+    case "card.removed": {
+      const reader = state.readers.get(event.reader);
+      if (reader && reader.state !== "unavailable") {
+        reader.state = event.kind === "card.inserted" ? "present" : "empty";
+        renderReaders();
+      }
+      break;
+    }
+    case "read.result":
+      addTap(event);
+      refreshReadersSoon();
+      break;
+    case "backend.up":
+    case "backend.down":
+      refreshStatus();
+      break;
+    default:
+      break;
+  }
+}
+
+/** A read.result's outcome, as status names them (an error wins over a pass, a pass over an application). */
+function outcomeOf(result) {
+  if (result.target === "memory") return "memory_card";
+  if (result.error) return "error";
+  const entries = (result.vas && result.vas.entries) || [];
+  // A success whose pass is published, or withheld from this token (observe only).
+  if (entries.some((e) => e.status === "success" && (e.message_hex !== null || e.withheld !== null))) return "pass";
+  if (result.aid && result.aid.selected) return "application";
+  return "nothing";
+}
+
+function addTap(event) {
+  state.taps.unshift(event);
+  state.taps.sort((a, b) => b.seq - a.seq);
+  if (state.taps.length > MAX_TAPS) state.taps.length = MAX_TAPS;
+  if (typeof event.duration_ms === "number") {
+    const index = BUCKETS.findIndex((limit) => event.duration_ms <= limit);
+    state.durations[index] += 1;
     renderDurations();
   }
+  renderTaps();
+}
 
-  function refreshStatus() {
-    if (!socket || socket.readyState !== WebSocket.OPEN) return;
-    call("status", undefined, (error, result) => {
-      if (error) return;
-      state.status = result;
-      state.statusAt = performance.now();
-      for (const reader of result.readers) state.readers.set(reader.id, reader);
-      renderStatus();
-      renderReaders();
-    });
+// MARK: Rendering.
+
+function renderStatus() {
+  const status = state.status;
+  if (!status) return;
+  setText("version", status.version + " (protocol " + status.protocol + ")");
+  const health = status.health || { state: "unknown", problems: [], clock_synchronised: null };
+  setText("health", health.state, "badge state-" + health.state);
+  const synced = health.clock_synchronised;
+  setText("clock", synced === true ? "synchronised" : synced === false ? "NOT synchronised" : "unknown",
+    synced === true ? "state-yes" : synced === false ? "state-no" : "");
+  const problems = $("problems");
+  clear(problems);
+  for (const problem of health.problems) problems.appendChild(el("li", problem));
+  const backends = $("backends");
+  clear(backends);
+  for (const backend of status.backends || []) {
+    const up = backend.up === true ? "up" : backend.up === false ? "down" : "not reported yet";
+    backends.appendChild(el("li", "backend " + backend.name + ": " + up + (backend.reason ? " (" + backend.reason + ")" : "")));
   }
+  renderUptime();
+}
 
-  function refreshReaders() {
-    if (!socket || socket.readyState !== WebSocket.OPEN) return;
-    call("readers.list", undefined, (error, result) => {
-      if (error) return;
-      state.readers = new Map(result.readers.map((reader) => [reader.id, reader]));
-      renderReaders();
-    });
+function renderUptime() {
+  const status = state.status;
+  if (!status) return;
+  const seconds = Math.floor(status.uptime_s + (performance.now() - state.statusAt) / 1000);
+  const d = Math.floor(seconds / 86400), h = Math.floor(seconds / 3600) % 24, m = Math.floor(seconds / 60) % 60, s = seconds % 60;
+  const two = (n) => String(n).padStart(2, "0");
+  setText("uptime", (d > 0 ? d + "d " : "") + two(h) + ":" + two(m) + ":" + two(s));
+}
+
+function tapSummary(taps) {
+  if (!taps) return "";
+  const parts = OUTCOMES.filter((o) => taps[o] > 0).map((o) => o.replace("_", " ") + " " + taps[o]);
+  const total = OUTCOMES.reduce((sum, o) => sum + (taps[o] || 0), 0);
+  return total === 0 ? "none" : parts.join(", ") + (parts.length > 1 ? " (" + total + ")" : "");
+}
+
+function renderReaders() {
+  const body = $("readers").tBodies[0];
+  clear(body);
+  const readers = Array.from(state.readers.values()).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const reader of readers) {
+    const row = document.createElement("tr");
+    row.appendChild(el("td", reader.name || reader.id));
+    row.appendChild(el("td", reader.backend));
+    const stateCell = el("td");
+    stateCell.appendChild(el("span", reader.state, "state-" + reader.state));
+    if (reader.state === "unavailable" && reader.reason) stateCell.appendChild(el("div", reader.reason, "reason"));
+    row.appendChild(stateCell);
+    row.appendChild(el("td", tapSummary(reader.taps)));
+    body.appendChild(row);
   }
+  $("no-readers").hidden = readers.length > 0;
+}
 
-  /** One readers.list soon after a burst of reader events or taps (their counts are the daemon's). */
-  function refreshReadersSoon() {
-    if (readersTimer) return;
-    readersTimer = setTimeout(() => {
-      readersTimer = null;
-      refreshReaders();
-    }, 200);
-  }
+function formatTime(rfc3339) {
+  const date = new Date(rfc3339);
+  return isNaN(date.getTime()) ? String(rfc3339) : date.toLocaleTimeString([], { hour12: false });
+}
 
-  function receive(data) {
-    let message;
-    try {
-      message = JSON.parse(data);
-    } catch (e) {
-      return;
-    }
-    if (message.id !== undefined && message.id !== null && pending.has(message.id)) {
-      const handler = pending.get(message.id);
-      pending.delete(message.id);
-      handler(message.error || null, message.result);
-      return;
-    }
-    if (message.method === "event") return onEvent(message.params);
-    if (message.method === "events.dropped") return onDropped(message.params);
-    if (message.error) say("Error from passtapd: " + message.error.message);
-  }
-
-  function onDropped(params) {
-    if (state.oldestSeq !== undefined && params.last_seq < state.oldestSeq) {
-      return; // older than the daemon's buffer at subscription: history we never had
-    }
-    // This page fell behind: start again from the first event missed.
-    resumeFrom = params.first_seq;
-    say("Missed " + params.count + " events; catching up");
-    disconnect();
-    connect();
-  }
-
-  // MARK: Events.
-
-  function onEvent(event) {
-    if (typeof event.seq === "number") {
-      if (event.seq <= state.lastSeq && event.kind !== "read.result") return;
-      state.lastSeq = Math.max(state.lastSeq, event.seq);
-    }
-    switch (event.kind) {
-      case "reader.added":
-      case "reader.changed": {
-        const known = state.readers.get(event.reader) || {};
-        state.readers.set(event.reader, {
-          id: event.reader, name: event.name, backend: event.backend, state: event.state, reason: event.reason,
-          taps: known.taps,
-        });
-        renderReaders();
-        refreshReadersSoon();
-        break;
-      }
-      case "reader.removed":
-        state.readers.delete(event.reader);
-        renderReaders();
-        break;
-      case "card.inserted":
-      case "card.removed": {
-        const reader = state.readers.get(event.reader);
-        if (reader && reader.state !== "unavailable") {
-          reader.state = event.kind === "card.inserted" ? "present" : "empty";
-          renderReaders();
-        }
-        break;
-      }
-      case "read.result":
-        addTap(event);
-        refreshReadersSoon();
-        break;
-      case "backend.up":
-      case "backend.down":
-        refreshStatus();
-        break;
-      default:
-        break;
-    }
-  }
-
-  /** A read.result's outcome, as status names them (an error wins over a pass, a pass over an application). */
-  function outcomeOf(result) {
-    if (result.target === "memory") return "memory_card";
-    if (result.error) return "error";
-    const entries = (result.vas && result.vas.entries) || [];
-    // A success whose pass is published, or withheld from this token (observe only).
-    if (entries.some((e) => e.status === "success" && (e.message_hex !== null || e.withheld !== null))) return "pass";
-    if (result.aid && result.aid.selected) return "application";
-    return "nothing";
-  }
-
-  function addTap(event) {
-    if (state.seenTaps.has(event.seq)) return;
-    state.seenTaps.add(event.seq);
-    state.taps.unshift(event);
-    state.taps.sort((a, b) => b.seq - a.seq);
-    if (state.taps.length > MAX_TAPS) state.taps.length = MAX_TAPS;
-    if (typeof event.duration_ms === "number") {
-      const index = BUCKETS.findIndex((limit) => event.duration_ms <= limit);
-      state.durations[index] += 1;
-      renderDurations();
-    }
-    renderTaps();
-  }
-
-  // MARK: Rendering.
-
-  function renderStatus() {
-    const status = state.status;
-    if (!status) return;
-    setText("version", status.version + " (protocol " + status.protocol + ")");
-    const health = status.health || { state: "unknown", problems: [], clock_synchronised: null };
-    setText("health", health.state, "badge state-" + health.state);
-    const synced = health.clock_synchronised;
-    setText("clock", synced === true ? "synchronised" : synced === false ? "NOT synchronised" : "unknown",
-      synced === true ? "state-yes" : synced === false ? "state-no" : "");
-    const problems = $("problems");
-    clear(problems);
-    for (const problem of health.problems) problems.appendChild(el("li", problem));
-    const backends = $("backends");
-    clear(backends);
-    for (const backend of status.backends || []) {
-      const up = backend.up === true ? "up" : backend.up === false ? "down" : "not reported yet";
-      backends.appendChild(el("li", "backend " + backend.name + ": " + up + (backend.reason ? " (" + backend.reason + ")" : "")));
-    }
-    renderUptime();
-  }
-
-  function renderUptime() {
-    const status = state.status;
-    if (!status) return;
-    const seconds = Math.floor(status.uptime_s + (performance.now() - state.statusAt) / 1000);
-    const d = Math.floor(seconds / 86400), h = Math.floor(seconds / 3600) % 24, m = Math.floor(seconds / 60) % 60, s = seconds % 60;
-    const two = (n) => String(n).padStart(2, "0");
-    setText("uptime", (d > 0 ? d + "d " : "") + two(h) + ":" + two(m) + ":" + two(s));
-  }
-
-  function tapSummary(taps) {
-    if (!taps) return "";
-    const parts = OUTCOMES.filter((o) => taps[o] > 0).map((o) => o.replace("_", " ") + " " + taps[o]);
-    const total = OUTCOMES.reduce((sum, o) => sum + (taps[o] || 0), 0);
-    return total === 0 ? "none" : parts.join(", ") + (parts.length > 1 ? " (" + total + ")" : "");
-  }
-
-  function renderReaders() {
-    const body = $("readers").tBodies[0];
-    clear(body);
-    const readers = Array.from(state.readers.values()).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    for (const reader of readers) {
-      const row = document.createElement("tr");
-      row.appendChild(el("td", reader.name || reader.id));
-      row.appendChild(el("td", reader.backend));
-      const stateCell = el("td");
-      stateCell.appendChild(el("span", reader.state, "state-" + reader.state));
-      if (reader.state === "unavailable" && reader.reason) stateCell.appendChild(el("div", reader.reason, "reason"));
-      row.appendChild(stateCell);
-      row.appendChild(el("td", tapSummary(reader.taps)));
-      body.appendChild(row);
-    }
-    $("no-readers").hidden = readers.length > 0;
-  }
-
-  function formatTime(rfc3339) {
-    const date = new Date(rfc3339);
-    return isNaN(date.getTime()) ? String(rfc3339) : date.toLocaleTimeString([], { hour12: false });
-  }
-
-  function vasCell(result) {
-    const cell = el("td");
-    const entries = (result.vas && result.vas.entries) || [];
-    if (entries.length === 0) {
-      cell.textContent = result.vas && result.vas.offered === false ? "not offered" : "—";
-      return cell;
-    }
-    const list = el("ul", null, "vas");
-    for (const entry of entries) {
-      const item = el("li");
-      item.appendChild(el("span", entry.pass_type_id + ": " + entry.status));
-      if (entry.message !== null && entry.message !== undefined) {
-        item.appendChild(document.createTextNode(" "));
-        item.appendChild(el("span", entry.message, "message"));
-      } else if (entry.message_hex) {
-        item.appendChild(el("span", " " + entry.message_hex, "message"));
-      } else if (entry.withheld) {
-        item.appendChild(el("span", " (pass withheld: " + entry.withheld + ")", "withheld"));
-      }
-      list.appendChild(item);
-    }
-    cell.appendChild(list);
+function vasCell(result) {
+  const cell = el("td");
+  const entries = (result.vas && result.vas.entries) || [];
+  if (entries.length === 0) {
+    cell.textContent = result.vas && result.vas.offered === false ? "not offered" : "—";
     return cell;
   }
-
-  function renderTaps() {
-    const body = $("taps").tBodies[0];
-    clear(body);
-    for (const tap of state.taps) {
-      const row = document.createElement("tr");
-      row.dataset.seq = String(tap.seq);
-      row.appendChild(el("td", formatTime(tap.time)));
-      const reader = state.readers.get(tap.reader);
-      row.appendChild(el("td", reader ? reader.name : tap.reader));
-      const outcome = outcomeOf(tap);
-      const outcomeCell = el("td", outcome.replace("_", " "), "outcome-" + outcome);
-      if (tap.error) outcomeCell.appendChild(el("div", tap.error.code, "reason"));
-      row.appendChild(outcomeCell);
-      row.appendChild(el("td", (tap.aid && tap.aid.selected) || "—"));
-      row.appendChild(vasCell(tap));
-      row.appendChild(el("td", typeof tap.duration_ms === "number" ? tap.duration_ms.toFixed(1) : "—", "num"));
-      body.appendChild(row);
+  const list = el("ul", null, "vas");
+  for (const entry of entries) {
+    const item = el("li");
+    item.appendChild(el("span", entry.pass_type_id + ": " + entry.status));
+    if (entry.message !== null && entry.message !== undefined) {
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(el("span", entry.message, "message"));
+    } else if (entry.message_hex) {
+      item.appendChild(el("span", " " + entry.message_hex, "message"));
+    } else if (entry.withheld) {
+      item.appendChild(el("span", " (pass withheld: " + entry.withheld + ")", "withheld"));
     }
-    $("no-taps").hidden = state.taps.length > 0;
+    list.appendChild(item);
   }
+  cell.appendChild(list);
+  return cell;
+}
 
-  function renderDurations() {
-    const svg = $("histogram");
-    clear(svg);
-    const ns = "http://www.w3.org/2000/svg";
-    const total = state.durations.reduce((a, b) => a + b, 0);
-    const most = Math.max(1, ...state.durations);
-    const width = 30, gap = 0, top = 12, height = 90;
-    const body = $("durations").tBodies[0];
-    clear(body);
-    BUCKETS.forEach((limit, index) => {
-      const count = state.durations[index];
-      const label = limit === Infinity ? ">5s" : limit >= 1000 ? limit / 1000 + "s" : String(limit);
-      const barHeight = Math.round((count / most) * height);
-      const rect = document.createElementNS(ns, "rect");
-      rect.setAttribute("class", "bar-rect");
-      rect.setAttribute("x", String(index * (width + gap) + 2));
-      rect.setAttribute("y", String(top + height - barHeight));
-      rect.setAttribute("width", String(width - 4));
-      rect.setAttribute("height", String(barHeight));
-      svg.appendChild(rect);
-      const countText = document.createElementNS(ns, "text");
-      countText.setAttribute("class", "count");
-      countText.setAttribute("x", String(index * (width + gap) + width / 2));
-      countText.setAttribute("y", String(top + height - barHeight - 2));
-      countText.setAttribute("text-anchor", "middle");
-      countText.textContent = count > 0 ? String(count) : "";
-      svg.appendChild(countText);
-      const axis = document.createElementNS(ns, "text");
-      axis.setAttribute("x", String(index * (width + gap) + width / 2));
-      axis.setAttribute("y", String(top + height + 12));
-      axis.setAttribute("text-anchor", "middle");
-      axis.textContent = label;
-      svg.appendChild(axis);
-      const row = document.createElement("tr");
-      row.appendChild(el("td", limit === Infinity ? "more" : String(limit)));
-      row.appendChild(el("td", String(count)));
-      body.appendChild(row);
-    });
-    setText("durations-summary", total === 0 ? "No session yet." :
-      total + (total === 1 ? " session" : " sessions") + " (the daemon's recent events, then live)");
+function renderTaps() {
+  const body = $("taps").tBodies[0];
+  clear(body);
+  for (const tap of state.taps) {
+    const row = document.createElement("tr");
+    row.dataset.seq = String(tap.seq);
+    row.appendChild(el("td", formatTime(tap.time)));
+    const reader = state.readers.get(tap.reader);
+    row.appendChild(el("td", reader ? reader.name : tap.reader));
+    const outcome = outcomeOf(tap);
+    const outcomeCell = el("td", outcome.replace("_", " "), "outcome-" + outcome);
+    if (tap.error) outcomeCell.appendChild(el("div", tap.error.code, "reason"));
+    row.appendChild(outcomeCell);
+    row.appendChild(el("td", (tap.aid && tap.aid.selected) || "—"));
+    row.appendChild(vasCell(tap));
+    row.appendChild(el("td", typeof tap.duration_ms === "number" ? tap.duration_ms.toFixed(1) : "—", "num"));
+    body.appendChild(row);
   }
+  $("no-taps").hidden = state.taps.length > 0;
+}
 
-  setInterval(renderUptime, 1000);
-  renderDurations();
-  renderTaps();
-  if (sessionStorage.getItem(TOKEN_KEY)) connect();
-  else showLogin();
-})();
+function renderDurations() {
+  const svg = $("histogram");
+  clear(svg);
+  const ns = "http://www.w3.org/2000/svg";
+  const total = state.durations.reduce((a, b) => a + b, 0);
+  const most = Math.max(1, ...state.durations);
+  const width = 30, gap = 0, top = 12, height = 90;
+  const body = $("durations").tBodies[0];
+  clear(body);
+  BUCKETS.forEach((limit, index) => {
+    const count = state.durations[index];
+    const label = limit === Infinity ? ">5s" : limit >= 1000 ? limit / 1000 + "s" : String(limit);
+    const barHeight = Math.round((count / most) * height);
+    const rect = document.createElementNS(ns, "rect");
+    rect.setAttribute("class", "bar-rect");
+    rect.setAttribute("x", String(index * (width + gap) + 2));
+    rect.setAttribute("y", String(top + height - barHeight));
+    rect.setAttribute("width", String(width - 4));
+    rect.setAttribute("height", String(barHeight));
+    svg.appendChild(rect);
+    const countText = document.createElementNS(ns, "text");
+    countText.setAttribute("class", "count");
+    countText.setAttribute("x", String(index * (width + gap) + width / 2));
+    countText.setAttribute("y", String(top + height - barHeight - 2));
+    countText.setAttribute("text-anchor", "middle");
+    countText.textContent = count > 0 ? String(count) : "";
+    svg.appendChild(countText);
+    const axis = document.createElementNS(ns, "text");
+    axis.setAttribute("x", String(index * (width + gap) + width / 2));
+    axis.setAttribute("y", String(top + height + 12));
+    axis.setAttribute("text-anchor", "middle");
+    axis.textContent = label;
+    svg.appendChild(axis);
+    const row = document.createElement("tr");
+    row.appendChild(el("td", limit === Infinity ? "more" : String(limit)));
+    row.appendChild(el("td", String(count)));
+    body.appendChild(row);
+  });
+  setText("durations-summary", total === 0 ? "No session yet." :
+    total + (total === 1 ? " session" : " sessions") + " (the daemon's recent events, then live)");
+}
+
+setInterval(renderUptime, 1000);
+renderDurations();
+renderTaps();
+keptToken().then((kept) => (kept ? start(kept.tokenName, kept.key) : showLogin()));
 
 """##.utf8)),
         "/favicon.svg": DashboardAsset(
@@ -612,7 +569,7 @@ td.reason { color: var(--bad); font-size: 0.85rem; }
 <title>PassTap</title>
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/dashboard.css">
-<script src="/dashboard.js" defer></script>
+<script type="module" src="/dashboard.js"></script>
 </head>
 <body>
 <header class="bar">
@@ -624,7 +581,11 @@ td.reason { color: var(--bad); font-size: 0.85rem; }
 <main>
 <form id="login" class="panel" hidden>
   <h2>Log in</h2>
-  <p>Paste a web token (from <code>[[web.tokens]]</code>). It is kept in this tab only, until it closes.</p>
+  <p>Type a web token's name (its <code>[[web.tokens]] name</code>) and paste the token (the line of
+  its file). The token never leaves this page: the page keeps only a key made from it, which cannot
+  be read back, in this browser until you log out.</p>
+  <label for="token-name">Token name</label>
+  <input id="token-name" name="token-name" type="text" autocomplete="off" spellcheck="false" autocapitalize="off" required>
   <label for="token">Token</label>
   <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" required>
   <button type="submit">Connect</button>
@@ -682,6 +643,497 @@ td.reason { color: var(--bad); font-size: 0.85rem; }
 </main>
 </body>
 </html>
+
+"""##.utf8)),
+        "/passtap.js": DashboardAsset(
+            contentType: "text/javascript; charset=utf-8",
+            body: Array(
+##"""
+// passtap.js: the browser client of passtapd's `/rpc` WebSocket (docs/web.md). One ES module, no
+// dependencies. It does the handshake (auth.hello / auth.prove: the token never crosses the
+// wire, and passtapd proves first), subscribes to events, reconnects with backoff and resumes by
+// `seq`, and sends requests. Keys are WebCrypto HMAC keys that cannot be read back.
+//
+// A POS page vendors this file (a copy of /usr/share/passtap/passtap.js in its own assets) and
+// never loads it from passtapd's port: a program holding that port would serve its own.
+//
+//   import { connect, importToken } from "./passtap.js";
+//   const key = await importToken(secret); // then forget `secret`
+//   const client = connect({ tokenName: "till-1", key, kinds: ["read.result"],
+//     onEvent: (event) => console.log(event), onFail: (error) => alert(error.message) });
+//   const pass = await client.call("vas.read", { reader: "pcsc:ACS ACR1252 00 00" });
+
+/** The handshake protocol this file speaks (`auth.hello`'s `protocol`). */
+export const PROTOCOL = 1;
+
+/** Where passtapd's web listener is by default (`[web] listen`). */
+export const DEFAULT_URL = "ws://127.0.0.1:8941/rpc";
+
+/** The direction labels of the two proofs (docs/web.md, "The handshake"). */
+const LABELS = { server: "passtap-web-auth-1 server", client: "passtap-web-auth-1 client" };
+const NONCE_BYTES = 32;
+const HEX_64 = /^[0-9a-fA-F]{64}$/;
+const HMAC = { name: "HMAC", hash: "SHA-256" };
+const DATABASE = "passtap";
+const STORE = "tokens";
+/** Handshake refusals retried like a lost connection; every other one stops the client. */
+const RETRIED = new Set(["auth_timeout"]);
+/** At most this many ranges of missed events are remembered for fetching again. */
+const MAX_MISSING_RANGES = 16;
+
+/**
+ * An error from passtapd (its JSON-RPC error) or from this client.
+ *
+ * `reason` is passtapd's `data.reason` (`auth_failed`, `auth_rate_limited`, `busy`...) or one of
+ * this client's: `server_unproven` (passtapd's proof did not match: wrong token name or token, or
+ * another program on the port), `server_outdated` (passtapd predates the handshake), `bad_url`,
+ * `handshake_timeout`, `connection_lost`, `not_connected`, `closed`, `no_storage`.
+ */
+export class PassTapError extends Error {
+  /**
+   * @param {string} reason stable, snake_case
+   * @param {string} message for people
+   * @param {{code?: number|null, data?: object|null, fatal?: boolean}} [details]
+   */
+  constructor(reason, message, { code = null, data = null, fatal = false } = {}) {
+    super(message);
+    this.name = "PassTapError";
+    /** @type {string} */ this.reason = reason;
+    /** @type {number|null} the JSON-RPC error code, for passtapd's errors */ this.code = code;
+    /** @type {object|null} the error's `data` (for example `retry_after_ms`) */ this.data = data;
+    /** @type {boolean} true when the client stopped because of it (it does not retry) */ this.fatal = fatal;
+  }
+
+  /** The error of a JSON-RPC error answer. */
+  static fromAnswer(error, fatal = false) {
+    const data = error && typeof error.data === "object" ? error.data : null;
+    const reason = (data && typeof data.reason === "string" && data.reason) || "error";
+    return new PassTapError(reason, String((error && error.message) || reason), { code: error && error.code, data, fatal });
+  }
+}
+
+// MARK: The handshake's arithmetic.
+
+/** Lowercase hex of `bytes`. */
+export function bytesToHex(bytes) {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The 32 bytes of a 64-digit hex string (either case); throws a TypeError for anything else. */
+export function hexToBytes(hex) {
+  if (typeof hex !== "string" || !HEX_64.test(hex)) throw new TypeError("expected 64 hex digits");
+  const bytes = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}
+
+/**
+ * A token as a WebCrypto key: HMAC-SHA256 keyed by the token's UTF-8 bytes, non-extractable,
+ * usable to sign and verify only. Keep the key and drop the secret: the key cannot be read back,
+ * not even by this page.
+ * @param {string} secret the line of the token file (`passtap web-token`); spaces around it are cut
+ * @returns {Promise<CryptoKey>}
+ */
+export async function importToken(secret) {
+  if (typeof secret !== "string" || secret.trim() === "") throw new TypeError("importToken needs the token (a non-empty string)");
+  return crypto.subtle.importKey("raw", new TextEncoder().encode(secret.trim()), HMAC, false, ["sign", "verify"]);
+}
+
+/**
+ * What a proof signs: the direction's label, 0x00, the token name (UTF-8), 0x00, the client's
+ * nonce, then the server's (32 bytes each).
+ * @param {"server"|"client"} direction who proves
+ * @param {string} tokenName
+ * @param {Uint8Array} clientNonce
+ * @param {Uint8Array} serverNonce
+ * @returns {Uint8Array}
+ */
+export function proofMessage(direction, tokenName, clientNonce, serverNonce) {
+  if (!(direction in LABELS)) throw new TypeError("direction is \"server\" or \"client\"");
+  const encoder = new TextEncoder();
+  const parts = [encoder.encode(LABELS[direction]), [0], encoder.encode(tokenName), [0], clientNonce, serverNonce];
+  const message = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    message.set(part, at);
+    at += part.length;
+  }
+  return message;
+}
+
+/**
+ * A proof: HMAC-SHA256 of `proofMessage(...)` with the token's key, as lowercase hex.
+ * @param {CryptoKey} key from importToken
+ * @returns {Promise<string>} 64 hex digits
+ */
+export async function proof(key, direction, tokenName, clientNonce, serverNonce) {
+  const message = proofMessage(direction, tokenName, clientNonce, serverNonce);
+  return bytesToHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, message)));
+}
+
+/** True when `hex` is the proof of `direction` (checked by WebCrypto's verify, not by comparing strings). */
+async function verifyProof(key, direction, tokenName, clientNonce, serverNonce, hex) {
+  const message = proofMessage(direction, tokenName, clientNonce, serverNonce);
+  return crypto.subtle.verify("HMAC", key, hexToBytes(hex), message);
+}
+
+// MARK: Keeping a key (IndexedDB).
+
+/** Runs `action` on the token store in one transaction; resolves with its request's result. */
+function inStore(mode, action) {
+  return new Promise((resolve, reject) => {
+    if (typeof indexedDB === "undefined") return reject(new PassTapError("no_storage", "This browser has no IndexedDB here."));
+    const opening = indexedDB.open(DATABASE, 1);
+    opening.onupgradeneeded = () => opening.result.createObjectStore(STORE);
+    opening.onerror = () => reject(opening.error);
+    opening.onsuccess = () => {
+      const database = opening.result;
+      const transaction = database.transaction(STORE, mode);
+      const request = action(transaction.objectStore(STORE));
+      transaction.oncomplete = () => {
+        database.close();
+        resolve(request.result);
+      };
+      transaction.onerror = transaction.onabort = () => {
+        database.close();
+        reject(transaction.error);
+      };
+    };
+  });
+}
+
+/**
+ * Keeps `{tokenName, key}` in this origin's IndexedDB under `slot`. Only a non-extractable key is
+ * accepted; it stays non-extractable there. Rejects where IndexedDB is missing or refused (some
+ * private windows): keep the key in memory then.
+ * @param {string} tokenName
+ * @param {CryptoKey} key from importToken
+ * @param {string} [slot]
+ */
+export async function saveToken(tokenName, key, slot = "default") {
+  if (!(key instanceof CryptoKey) || key.extractable) throw new TypeError("saveToken keeps only a non-extractable key (importToken's)");
+  await inStore("readwrite", (store) => store.put({ tokenName: String(tokenName), key }, slot));
+}
+
+/**
+ * The `{tokenName, key}` kept under `slot`, or null.
+ * @param {string} [slot]
+ * @returns {Promise<{tokenName: string, key: CryptoKey}|null>}
+ */
+export async function loadToken(slot = "default") {
+  const kept = await inStore("readonly", (store) => store.get(slot));
+  return kept && typeof kept.tokenName === "string" && kept.key instanceof CryptoKey ? kept : null;
+}
+
+/** Removes what is kept under `slot`. @param {string} [slot] */
+export async function forgetToken(slot = "default") {
+  await inStore("readwrite", (store) => store.delete(slot));
+}
+
+// MARK: The client.
+
+/**
+ * @typedef {object} ConnectOptions
+ * @property {string} tokenName the token's name (`[[web.tokens]] name`)
+ * @property {CryptoKey} [key] the token's key (importToken, loadToken); or:
+ * @property {string} [secret] the token itself, imported at once and not kept
+ * @property {string} [url] the `/rpc` URL (default DEFAULT_URL)
+ * @property {(event: object) => void} [onEvent] each event once, by `seq`; given, the client
+ *   subscribes (`events.subscribe`) on every connection
+ * @property {string[]} [kinds] the event kinds to subscribe to (default: all)
+ * @property {number} [since] the first `seq` of the first subscription (default: live events only)
+ * @property {(session: {token: string, roles: string[], instance: string|null}) => void} [onOpen]
+ *   authenticated (and subscribed): `call` works from now on
+ * @property {(info: {retryInMs: number, error: PassTapError|null}) => void} [onClose] the
+ *   connection was lost; the client tries again in `retryInMs`
+ * @property {(error: PassTapError) => void} [onFail] the client stopped for good: a refused
+ *   handshake (wrong token, `auth_rate_limited`...), or passtapd did not prove it holds the token
+ * @property {(params: object, refetching: boolean) => void} [onDropped] passtapd's
+ *   `events.dropped`; `refetching`: the client reconnects to fetch them again from its buffer
+ * @property {() => void} [onRestart] passtapd restarted: `seq` numbering began again at 1, and the
+ *   client replays the new instance's events from 1
+ * @property {number} [handshakeTimeoutMs] gives up a connection not authenticated by then (10 000)
+ * @property {number} [retryMinMs] the first wait before reconnecting (1 000), doubled up to:
+ * @property {number} [retryMaxMs] (10 000)
+ */
+
+/**
+ * Connects to passtapd and stays connected until `close()` or a refusal: see ConnectOptions.
+ * @param {ConnectOptions} options
+ * @returns {PassTapClient}
+ */
+export function connect(options) {
+  return new PassTapClient(options);
+}
+
+/** One client of passtapd's `/rpc`: made by `connect`. */
+export class PassTapClient {
+  #options;
+  #url;
+  #key; // a Promise<CryptoKey>
+  #link = null; // the current connection: {ws, pending, nextID, error, oldest, timer}
+  #session = null;
+  #closed = false;
+  #retryMs;
+  #retryTimer = null;
+  #instance = null; // passtapd's instance, from the last subscription
+  #highest = null; // the highest seq delivered
+  #missing = []; // [first, last] ranges below #highest not delivered yet (events.dropped)
+  #refetch = false; // reconnect, once no request waits, to fetch #missing again
+
+  /** @param {ConnectOptions} options */
+  constructor(options) {
+    const { tokenName, key, secret } = options || {};
+    if (typeof tokenName !== "string" || tokenName === "") throw new TypeError("connect needs tokenName");
+    if (!(key instanceof CryptoKey) && typeof secret !== "string") throw new TypeError("connect needs key (a CryptoKey) or secret");
+    this.#options = { handshakeTimeoutMs: 10000, retryMinMs: 1000, retryMaxMs: 10000, ...options, secret: undefined };
+    this.#url = options.url || DEFAULT_URL;
+    this.#key = key instanceof CryptoKey ? Promise.resolve(key) : importToken(secret);
+    this.#retryMs = this.#options.retryMinMs;
+    if (typeof this.#options.since === "number") this.#highest = this.#options.since - 1;
+    this.#open();
+  }
+
+  /** The token and roles of the connection, or null while not authenticated. */
+  get session() {
+    return this.#session;
+  }
+
+  /**
+   * Sends one request on the authenticated connection and resolves with its result.
+   * Rejects with a PassTapError: passtapd's error, `not_connected` (wait for onOpen), or
+   * `connection_lost` (the connection ended first; a waiting `vas.read` is then cancelled).
+   * @param {string} method for example "status", "readers.list", "vas.read"
+   * @param {object} [params]
+   * @returns {Promise<any>}
+   */
+  call(method, params) {
+    if (!this.#session || !this.#link) return Promise.reject(new PassTapError("not_connected", "Not connected to passtapd: wait for onOpen."));
+    return this.#request(this.#link, method, params);
+  }
+
+  /** Closes the connection and stops reconnecting; waiting calls reject with `closed`. */
+  close() {
+    this.#closed = true;
+    clearTimeout(this.#retryTimer);
+    this.#drop(new PassTapError("closed", "The client was closed."));
+  }
+
+  #notify(name, ...values) {
+    const handler = this.#options[name];
+    if (typeof handler === "function") handler(...values);
+  }
+
+  /** A new connection: the handshake, then the subscription. */
+  #open() {
+    if (this.#closed) return;
+    let ws;
+    try {
+      ws = new WebSocket(this.#url);
+    } catch (error) {
+      // A malformed URL, or ws:// from an https page: trying again would not help.
+      this.#closed = true;
+      queueMicrotask(() => this.#notify("onFail", new PassTapError("bad_url", "Cannot open " + this.#url + ": " + error.message, { fatal: true })));
+      return;
+    }
+    const link = { ws, pending: new Map(), nextID: 1, error: null, oldest: null, timer: null };
+    this.#link = link;
+    link.timer = setTimeout(() => {
+      link.error = new PassTapError("handshake_timeout", "passtapd did not finish the handshake within " + this.#options.handshakeTimeoutMs + " ms.");
+      link.ws.close();
+    }, this.#options.handshakeTimeoutMs);
+    link.ws.onmessage = (message) => this.#receive(link, message.data);
+    link.ws.onclose = () => this.#lost(link);
+    link.ws.onopen = () => this.#start(link).catch((error) => this.#failed(link, error));
+  }
+
+  /** Ends the current connection without onClose (close(), a refusal, a reconnection). */
+  #drop(error) {
+    const link = this.#link;
+    this.#link = null;
+    this.#session = null;
+    if (!link) return;
+    clearTimeout(link.timer);
+    link.ws.onclose = null;
+    link.ws.close();
+    for (const waiter of link.pending.values()) waiter.reject(error);
+    link.pending.clear();
+  }
+
+  /** The connection ended by itself: reject what waits, and try again after the backoff. */
+  #lost(link) {
+    if (link !== this.#link) return;
+    const error = link.error || new PassTapError("connection_lost", "The connection to passtapd was lost.");
+    this.#drop(error);
+    if (this.#closed) return;
+    const delay = this.#retryMs;
+    this.#retryMs = Math.min(this.#retryMs * 2, this.#options.retryMaxMs);
+    this.#retryTimer = setTimeout(() => this.#open(), delay);
+    this.#notify("onClose", { retryInMs: delay, error: link.error });
+  }
+
+  /** A handshake or subscription that went wrong: stop when it says so, else retry. */
+  #failed(link, error) {
+    if (link !== this.#link) return;
+    if (!(error instanceof PassTapError)) error = new PassTapError("error", "The handshake failed: " + error, { fatal: true });
+    if (!error.fatal) {
+      link.error = error;
+      link.ws.close();
+      return;
+    }
+    this.#closed = true;
+    this.#drop(error);
+    this.#notify("onFail", error);
+  }
+
+  #request(link, method, params) {
+    return new Promise((resolve, reject) => {
+      if (link.ws.readyState !== WebSocket.OPEN) return reject(new PassTapError("not_connected", "Not connected to passtapd."));
+      const id = link.nextID++;
+      const message = { jsonrpc: "2.0", id, method };
+      if (params !== undefined) message.params = params;
+      link.pending.set(id, { resolve, reject });
+      link.ws.send(JSON.stringify(message));
+    });
+  }
+
+  /** A handshake request: its error answer stops the client, but for the ones retried. */
+  async #handshakeStep(link, method, params) {
+    try {
+      return await this.#request(link, method, params);
+    } catch (error) {
+      if (!(error instanceof PassTapError) || error.code === null) throw error;
+      if (error.reason === "unauthenticated") {
+        throw new PassTapError("server_outdated", "This passtapd does not know the handshake (it answered " + method +
+          " with unauthenticated): it predates protocol 1; upgrade passtapd.", { code: error.code, data: error.data, fatal: true });
+      }
+      error.fatal = !RETRIED.has(error.reason);
+      throw error;
+    }
+  }
+
+  async #start(link) {
+    const tokenName = this.#options.tokenName;
+    const key = await this.#key;
+    const clientNonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
+    const hello = await this.#handshakeStep(link, "auth.hello", { protocol: PROTOCOL, token: tokenName, nonce: bytesToHex(clientNonce) });
+    // passtapd proves first; nothing more is sent to a server that cannot.
+    const unproven = new PassTapError("server_unproven", "passtapd did not prove that it holds this token, so nothing more " +
+      "was sent: the token name or the token is wrong, or another program holds passtapd's port.", { fatal: true });
+    if (!hello || !HEX_64.test(hello.nonce) || !HEX_64.test(hello.proof)) throw unproven;
+    const serverNonce = hexToBytes(hello.nonce);
+    if (!(await verifyProof(key, "server", tokenName, clientNonce, serverNonce, hello.proof))) throw unproven;
+    if (link !== this.#link) return;
+    const ours = await proof(key, "client", tokenName, clientNonce, serverNonce);
+    const result = await this.#handshakeStep(link, "auth.prove", { proof: ours });
+    clearTimeout(link.timer);
+    this.#retryMs = this.#options.retryMinMs;
+    if (typeof this.#options.onEvent === "function" && !(await this.#subscribe(link))) return;
+    if (link !== this.#link) return;
+    this.#session = { token: result.token, roles: result.roles, instance: this.#instance };
+    this.#notify("onOpen", this.#session);
+  }
+
+  /** events.subscribe from where this client left off; false when it reconnects instead. */
+  async #subscribe(link) {
+    const params = {};
+    if (this.#options.kinds) params.kinds = this.#options.kinds;
+    if (this.#highest !== null) params.since = this.#missing.length > 0 ? this.#missing[0][0] : this.#highest + 1;
+    let result;
+    try {
+      result = await this.#request(link, "events.subscribe", params);
+    } catch (error) {
+      if (error instanceof PassTapError && error.reason === "invalid_params" && this.#instance !== null) {
+        // `since` beyond passtapd's next_seq: a restarted passtapd. Start again from 1.
+        this.#restarted();
+        return this.#subscribe(link);
+      }
+      if (error instanceof PassTapError && error.code !== null) error.fatal = true;
+      throw error;
+    }
+    if (this.#instance !== null && result.instance !== this.#instance) {
+      // A restarted passtapd whose numbering has passed ours: subscribe afresh from 1.
+      this.#restarted();
+      this.#drop(new PassTapError("connection_lost", "Reconnecting to a restarted passtapd."));
+      this.#open();
+      return false;
+    }
+    this.#instance = result.instance;
+    link.oldest = result.oldest_seq;
+    this.#missing = this.#missing.map(([first, last]) => [Math.max(first, result.oldest_seq), last]).filter(([first, last]) => first <= last);
+    if (this.#highest === null) this.#highest = result.next_seq - 1;
+    return true;
+  }
+
+  #restarted() {
+    this.#instance = null;
+    this.#highest = 0;
+    this.#missing = [];
+    this.#notify("onRestart");
+  }
+
+  #receive(link, data) {
+    if (link !== this.#link) return;
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (message === null || typeof message !== "object") return;
+    if (message.id !== undefined && message.id !== null && link.pending.has(message.id)) {
+      const waiter = link.pending.get(message.id);
+      link.pending.delete(message.id);
+      if (message.error) waiter.reject(PassTapError.fromAnswer(message.error));
+      else waiter.resolve(message.result);
+      if (this.#refetch && link.pending.size === 0) this.#refetchNow();
+    } else if (message.method === "event" && message.params) {
+      this.#deliver(message.params);
+    } else if (message.method === "events.dropped" && message.params) {
+      this.#dropped(link, message.params);
+    } else if (message.error) {
+      link.error = PassTapError.fromAnswer(message.error); // a notice before passtapd closes (auth_timeout, idle_timeout...)
+    }
+  }
+
+  /** Hands an event on once: newer than any so far, or one of a range missed before. */
+  #deliver(event) {
+    const seq = event.seq;
+    if (typeof seq === "number") {
+      if (this.#highest === null || seq > this.#highest) {
+        this.#highest = seq;
+      } else {
+        const index = this.#missing.findIndex(([first, last]) => first <= seq && seq <= last);
+        if (index < 0) return; // delivered already (a replay after reconnecting)
+        const [first, last] = this.#missing[index];
+        const rest = [[first, seq - 1], [seq + 1, last]].filter(([a, b]) => a <= b);
+        this.#missing.splice(index, 1, ...rest);
+      }
+    }
+    this.#notify("onEvent", event);
+  }
+
+  #dropped(link, params) {
+    // A range older than passtapd's buffer at subscription: history it no longer holds.
+    const refetching = !(link.oldest !== null && params.last_seq < link.oldest);
+    if (refetching) {
+      // This client fell behind: the events are fetched again, by reconnecting, from the first missed.
+      this.#missing.push([params.first_seq, params.last_seq]);
+      if (this.#missing.length > MAX_MISSING_RANGES) this.#missing.shift();
+      this.#highest = Math.max(this.#highest || 0, params.last_seq);
+      this.#refetch = true;
+      if (link.pending.size === 0) queueMicrotask(() => this.#refetchNow());
+    }
+    this.#notify("onDropped", params, refetching);
+  }
+
+  #refetchNow() {
+    if (!this.#refetch || this.#closed || !this.#link || !this.#session) return;
+    this.#refetch = false;
+    this.#drop(new PassTapError("connection_lost", "Reconnecting to fetch missed events."));
+    this.#open();
+  }
+}
 
 """##.utf8)),
     ]

@@ -28,6 +28,7 @@ import Testing
     @Test func eachFileHasItsContentType() throws {
         #expect(Dashboard.asset(at: "/")?.contentType == "text/html; charset=utf-8")
         #expect(Dashboard.asset(at: "/dashboard.js")?.contentType == "text/javascript; charset=utf-8")
+        #expect(Dashboard.asset(at: "/passtap.js")?.contentType == "text/javascript; charset=utf-8")
         #expect(Dashboard.asset(at: "/dashboard.css")?.contentType == "text/css; charset=utf-8")
         #expect(Dashboard.asset(at: "/index.html") == nil)
         #expect(Dashboard.asset(at: "/../Package.swift") == nil)
@@ -62,6 +63,16 @@ import Testing
         // No URL but the SVG namespace's name (which is never fetched).
         let urls = script.replacingOccurrences(of: "\"http://www.w3.org/2000/svg\"", with: "")
         #expect(!urls.contains("http://") && !urls.contains("https://"))
-        #expect(!script.contains("localStorage"), "the token stays in sessionStorage")
+        #expect(script.contains("from \"/passtap.js\""), "the page talks to passtapd through passtap.js")
+    }
+
+    /// Neither script keeps anything in web storage: the page keeps a non-extractable key in
+    /// IndexedDB (passtap.js), never the token.
+    @Test func noScriptUsesWebStorage() throws {
+        for path in ["/dashboard.js", "/passtap.js"] {
+            let script = String(decoding: try #require(Dashboard.asset(at: path)).body, as: UTF8.self)
+            #expect(!script.contains("localStorage") && !script.contains("sessionStorage"), "\(path) uses web storage")
+            #expect(!script.contains("innerHTML"), "\(path): text goes in with textContent only")
+        }
     }
 }

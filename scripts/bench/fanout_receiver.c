@@ -2,13 +2,18 @@
  * subscribed to events, read through one epoll set, every event line timestamped on arrival.
  *
  *   fanout_receiver SOCKET N KINDS_JSON [OBSERVERS]
- *   PASSTAP_WEB_TOKEN_FILE=FILE fanout_receiver ws://127.0.0.1:PORT/rpc N KINDS_JSON
+ *   PASSTAP_WEB_TOKEN_NAME=NAME PASSTAP_WEB_TOKEN_FILE=FILE fanout_receiver ws://127.0.0.1:PORT/rpc N KINDS_JSON
+ *   fanout_receiver --self-test
  *
  * With a ws:// URL (an IPv4 address and a port) the N connections are WebSocket clients of
  * passtapd's web listener instead (scripts/bench/web): each sends the upgrade request (Host: the
- * URL's host:port, no Origin), checks the 101 answer and its Sec-WebSocket-Accept, then `auth`
- * with the token in FILE (its first line) in a masked text frame and waits for its result, all
- * before the next connection; then events.subscribe as for the socket. Every text frame passtapd
+ * URL's host:port, no Origin), checks the 101 answer and its Sec-WebSocket-Accept, then does the
+ * handshake of docs/web.md with the token NAME and the secret in FILE (its first line), in masked
+ * text frames: `auth.hello` with a fresh nonce; passtapd's proof checked (HMAC-SHA256, OpenSSL's
+ * libcrypto: link with -lcrypto), and a wrong one fails the run before anything more is sent;
+ * then `auth.prove` and its result, all before the next connection; then events.subscribe as for
+ * the socket. --self-test checks the proofs against the handshake's known-answer vector and
+ * exits 0 (or 1 naming the wrong one). Every text frame passtapd
  * sends is one message, handled as a socket line is; a ping is answered with a pong, and a close
  * frame or a fragmented message fails the run. OBSERVERS must be 0 there (a token has no uid).
  *
@@ -47,6 +52,10 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 #define READ_CHUNK (256 * 1024)
 #define MAX_LINE (64 * 1024 + 2)
@@ -54,6 +63,10 @@
 /* RFC 6455 §1.3's example key and the Sec-WebSocket-Accept a server must answer it with. */
 #define WEBSOCKET_KEY "dGhlIHNhbXBsZSBub25jZQ=="
 #define WEBSOCKET_ACCEPT "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+/* The handshake (docs/web.md): protocol 1, 32-byte nonces, one label per direction. */
+#define NONCE_BYTES 32
+#define SERVER_LABEL "passtap-web-auth-1 server"
+#define CLIENT_LABEL "passtap-web-auth-1 client"
 
 struct subscriber {
     int fd;
@@ -171,8 +184,147 @@ static void read_exact(int fd, char *buffer, size_t length, const char *what) {
     }
 }
 
+/* Reads one text frame (the socket still blocking) into `buffer`, NUL-terminated; its length. */
+static size_t read_message(int fd, char *buffer, size_t size, const char *what) {
+    unsigned char header[4];
+    read_exact(fd, (char *)header, 2, what);
+    size_t payload = header[1] & 0x7f;
+    if (payload == 126) {
+        read_exact(fd, (char *)header + 2, 2, what);
+        payload = (size_t)header[2] << 8 | header[3];
+    }
+    if ((header[0] & 0x8f) != 0x81 || payload == 127 || payload >= size) {
+        fprintf(stderr, "fanout_receiver: %s: a frame %02x %02x, not one text message under %zu bytes\n", what,
+                header[0], header[1], size);
+        exit(1);
+    }
+    read_exact(fd, buffer, payload, what);
+    buffer[payload] = 0;
+    return payload;
+}
+
+/* The token: its name and its secret (the token file's line). */
+struct token {
+    const char *name;
+    const char *secret;
+};
+
+/* HMAC-SHA256(secret, label 0x00 name 0x00 client_nonce server_nonce): a proof of the handshake. */
+static void handshake_proof(const char *label, const struct token *token, const unsigned char *client_nonce,
+                            const unsigned char *server_nonce, unsigned char proof[32]) {
+    unsigned char message[512];
+    size_t label_length = strlen(label), name_length = strlen(token->name);
+    if (label_length + name_length + 2 + 2 * NONCE_BYTES > sizeof message) {
+        fprintf(stderr, "fanout_receiver: the token name is too long\n");
+        exit(64);
+    }
+    size_t at = 0;
+    memcpy(message + at, label, label_length + 1); /* with its NUL: the 0x00 after the label */
+    at += label_length + 1;
+    memcpy(message + at, token->name, name_length + 1);
+    at += name_length + 1;
+    memcpy(message + at, client_nonce, NONCE_BYTES);
+    at += NONCE_BYTES;
+    memcpy(message + at, server_nonce, NONCE_BYTES);
+    at += NONCE_BYTES;
+    unsigned int length = 0;
+    if (!HMAC(EVP_sha256(), token->secret, (int)strlen(token->secret), message, at, proof, &length) || length != 32) {
+        fprintf(stderr, "fanout_receiver: HMAC-SHA256 failed\n");
+        exit(1);
+    }
+}
+
+static void to_hex(const unsigned char *bytes, size_t count, char *hex) {
+    for (size_t i = 0; i < count; i++) sprintf(hex + 2 * i, "%02x", bytes[i]);
+}
+
+/* The 32 bytes of the 64 hex digits (any case) at `hex`; 0 when they are not that. */
+static int from_hex(const char *hex, unsigned char bytes[32]) {
+    for (int i = 0; i < 64; i++) {
+        char c = hex[i];
+        int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (digit < 0) return 0;
+        if (i % 2 == 0) bytes[i / 2] = (unsigned char)(digit << 4);
+        else bytes[i / 2] |= (unsigned char)digit;
+    }
+    return hex[64] == '"';
+}
+
+/* The 32 bytes of the hex string member `"key":"…"` of the result in `message`; 0 if absent. */
+static int result_hex(const char *message, size_t length, const char *key, unsigned char bytes[32]) {
+    const char *result = memmem(message, length, "\"result\":", 9);
+    char pattern[32];
+    snprintf(pattern, sizeof pattern, "\"%s\":\"", key);
+    if (!result) return 0;
+    const char *found = memmem(result, length - (size_t)(result - message), pattern, strlen(pattern));
+    if (!found || (size_t)(found - message) + strlen(pattern) + 65 > length) return 0;
+    return from_hex(found + strlen(pattern), bytes);
+}
+
+/* The handshake on an upgraded WebSocket: auth.hello, passtapd's proof checked (a wrong one ends
+ * the run before anything more is sent), auth.prove, its result. */
+static void handshake(int fd, const struct token *token) {
+    unsigned char client_nonce[NONCE_BYTES], server_nonce[NONCE_BYTES], proof[32], expected[32];
+    char nonce_hex[2 * NONCE_BYTES + 1], proof_hex[65], message[2048];
+    if (RAND_bytes(client_nonce, NONCE_BYTES) != 1) {
+        fprintf(stderr, "fanout_receiver: RAND_bytes failed\n");
+        exit(1);
+    }
+    to_hex(client_nonce, NONCE_BYTES, nonce_hex);
+    int length = snprintf(message, sizeof message,
+                          "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"auth.hello\",\"params\":{\"protocol\":1,\"token\":\"%s\",\"nonce\":\"%s\"}}",
+                          token->name, nonce_hex);
+    send_frame(fd, 1, message, (size_t)length);
+    size_t got = read_message(fd, message, sizeof message, "reading the auth.hello answer");
+    if (!result_hex(message, got, "nonce", server_nonce) || !result_hex(message, got, "proof", proof)) {
+        fprintf(stderr, "fanout_receiver: auth.hello was answered: %.*s\n", (int)(got > 400 ? 400 : got), message);
+        exit(1);
+    }
+    handshake_proof(SERVER_LABEL, token, client_nonce, server_nonce, expected);
+    if (CRYPTO_memcmp(proof, expected, sizeof proof) != 0) {
+        fprintf(stderr, "fanout_receiver: the server did not prove it holds the token %s (a wrong token, or another "
+                        "program on the port): sent nothing more\n", token->name);
+        exit(1);
+    }
+    handshake_proof(CLIENT_LABEL, token, client_nonce, server_nonce, proof);
+    to_hex(proof, sizeof proof, proof_hex);
+    length = snprintf(message, sizeof message,
+                      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth.prove\",\"params\":{\"proof\":\"%s\"}}", proof_hex);
+    send_frame(fd, 1, message, (size_t)length);
+    got = read_message(fd, message, sizeof message, "reading the auth.prove answer");
+    if (!memmem(message, got, "\"result\"", 8)) {
+        fprintf(stderr, "fanout_receiver: auth.prove was answered: %.*s\n", (int)(got > 400 ? 400 : got), message);
+        exit(1);
+    }
+}
+
+/* The handshake's known-answer vector (docs/web.md): 0 when both proofs match it. */
+static int self_test(void) {
+    const struct token token = {.name = "till-1", .secret = "dGVzdC10b2tlbi1mb3ItdGhlLWhhbmRzaGFrZS12ZWN0b3I"};
+    static const char *const expected[2] = {"baa9fd6bbc22ed37f10db57bdd4b3513d12a1c098dbdf3880261275c125cf535",
+                                            "8f154bdc076da9e82548c18a313835a36e9031825bffb2df6b2ff21b3f35aff2"};
+    static const char *const labels[2] = {SERVER_LABEL, CLIENT_LABEL};
+    unsigned char client_nonce[NONCE_BYTES], server_nonce[NONCE_BYTES], proof[32];
+    for (int i = 0; i < NONCE_BYTES; i++) {
+        client_nonce[i] = (unsigned char)i;
+        server_nonce[i] = (unsigned char)(0x20 + i);
+    }
+    int failed = 0;
+    for (int i = 0; i < 2; i++) {
+        char hex[65];
+        handshake_proof(labels[i], &token, client_nonce, server_nonce, proof);
+        to_hex(proof, sizeof proof, hex);
+        if (strcmp(hex, expected[i]) != 0) {
+            fprintf(stderr, "fanout_receiver: self-test: the %s proof is %s, the vector says %s\n", labels[i], hex, expected[i]);
+            failed = 1;
+        }
+    }
+    if (!failed) printf("{\"self_test\":\"ok\"}\n");
+    return failed;
+}
+
 /* A WebSocket to `url` (ws://IPV4:PORT/PATH), upgraded and authenticated with `token`. */
-static int connect_websocket(const char *url, const char *token) {
+static int connect_websocket(const char *url, const struct token *token) {
     char host[64], path[256];
     int port = 0;
     if (sscanf(url, "ws://%63[0-9.]:%d%255s", host, &port, path) != 3 || port < 1 || port > 65535 || path[0] != '/') {
@@ -215,42 +367,20 @@ static int connect_websocket(const char *url, const char *token) {
         exit(1);
     }
 
-    char message[1024];
-    length = snprintf(message, sizeof message, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"auth\",\"params\":{\"token\":\"%s\"}}", token);
-    if (length <= 0 || length >= (int)sizeof message) {
-        fprintf(stderr, "fanout_receiver: the token is too long\n");
-        exit(64);
-    }
-    send_frame(fd, 1, message, (size_t)length);
-    unsigned char header[10];
-    read_exact(fd, (char *)header, 2, "reading the auth answer");
-    size_t payload = header[1] & 0x7f;
-    if (payload == 126) {
-        read_exact(fd, (char *)header + 2, 2, "reading the auth answer");
-        payload = (size_t)header[2] << 8 | header[3];
-    }
-    if ((header[0] & 0x0f) != 1 || payload == 127 || payload >= sizeof message) {
-        fprintf(stderr, "fanout_receiver: auth was answered with frame %02x %02x\n", header[0], header[1]);
-        exit(1);
-    }
-    read_exact(fd, message, payload, "reading the auth answer");
-    if (!memmem(message, payload, "\"result\"", 8)) {
-        fprintf(stderr, "fanout_receiver: auth was answered: %.*s\n", (int)payload, message);
-        exit(1);
-    }
+    handshake(fd, token);
     struct timeval none = {0};
     if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none) != 0) die("SO_RCVTIMEO");
     return fd;
 }
 
-/* The token in the first line of the file `path`. */
-static char *read_token(const char *path) {
-    static char token[600];
+/* The secret in the first line of the file `path`. */
+static char *read_secret(const char *path) {
+    static char secret[600];
     FILE *file = fopen(path, "r");
-    if (!file || !fgets(token, sizeof token, file)) die("reading PASSTAP_WEB_TOKEN_FILE");
+    if (!file || !fgets(secret, sizeof secret, file)) die("reading PASSTAP_WEB_TOKEN_FILE");
     fclose(file);
-    token[strcspn(token, "\r\n")] = 0;
-    return token;
+    secret[strcspn(secret, "\r\n")] = 0;
+    return secret;
 }
 
 /* The number after "seq": in a line, or -1. */
@@ -419,8 +549,9 @@ static void drain(int index, char *chunk, long long arrived) {
 }
 
 int main(int argc, char **argv) {
+    if (argc == 2 && strcmp(argv[1], "--self-test") == 0) return self_test();
     if (argc != 4 && argc != 5) {
-        fprintf(stderr, "usage: fanout_receiver SOCKET|ws://IPV4:PORT/PATH N KINDS_JSON [OBSERVERS]\n");
+        fprintf(stderr, "usage: fanout_receiver SOCKET|ws://IPV4:PORT/PATH N KINDS_JSON [OBSERVERS] | --self-test\n");
         return 64;
     }
     const char *path = argv[1];
@@ -431,14 +562,19 @@ int main(int argc, char **argv) {
         return 64;
     }
     int websocket = strncmp(path, "ws://", 5) == 0;
-    const char *token = NULL;
+    struct token token = {0};
     if (websocket) {
         const char *token_file = getenv("PASSTAP_WEB_TOKEN_FILE");
-        if (!token_file || observers != 0) {
-            fprintf(stderr, "fanout_receiver: a ws:// URL needs PASSTAP_WEB_TOKEN_FILE, and OBSERVERS 0\n");
+        token.name = getenv("PASSTAP_WEB_TOKEN_NAME");
+        if (!token_file || !token.name || observers != 0) {
+            fprintf(stderr, "fanout_receiver: a ws:// URL needs PASSTAP_WEB_TOKEN_NAME, PASSTAP_WEB_TOKEN_FILE, and OBSERVERS 0\n");
             return 64;
         }
-        token = read_token(token_file);
+        if (token.name[0] == 0 || strspn(token.name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") != strlen(token.name)) {
+            fprintf(stderr, "fanout_receiver: PASSTAP_WEB_TOKEN_NAME is letters, digits, -, _ and . (as [[web.tokens]] name)\n");
+            return 64;
+        }
+        token.secret = read_secret(token_file);
     }
     raise_fd_limit(subscriber_count);
     subscribers = calloc((size_t)subscriber_count, sizeof *subscribers);
@@ -464,7 +600,7 @@ int main(int argc, char **argv) {
         subscribers[i].observer = i >= subscriber_count - observers;
         subscribers[i].websocket = websocket;
         if (websocket) {
-            subscribers[i].fd = connect_websocket(path, token);
+            subscribers[i].fd = connect_websocket(path, &token);
             send_frame(subscribers[i].fd, 1, request, (size_t)request_length - 1); /* without the newline */
         } else {
             subscribers[i].fd = connect_to(path);
