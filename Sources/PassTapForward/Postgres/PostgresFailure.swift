@@ -34,6 +34,7 @@ enum PostgresFailure {
             return ForwardFailure(.tls, "the server does not accept TLS (set tls = \"disable\" only on a trusted network)")
         case .connectionError:
             guard let underlying = error.underlying else { return ForwardFailure(.other, "cannot connect") }
+            if let refusal = underlying as? PostgresPasswordRefusal { return ForwardFailure(.auth, refusal.description) }
             if isTLS(underlying) { return ForwardFailure(.tls, tlsText(underlying)) }
             return ForwardFailure(ForwardFailure.transportReason(of: underlying), "cannot connect: \(underlying)")
         case .serverClosedConnection:

@@ -68,18 +68,22 @@ actor PostgresSession {
         tableReady = false
         guard !isShutDown else { throw PostgresDeliveryError(.other, "the sink is shut down") }
         let target = self.target
-        let settings: PostgresConnection.Configuration
-        do {
-            settings = try PostgresEndpoint.connectionConfiguration(for: configuration)
-        } catch {
-            throw PostgresDeliveryError(.tls, "reading ca_file \(configuration.caFile ?? "-"): \(error)")
-        }
         connections += 1
         let opened: PostgresConnection
-        do {
-            opened = try await PostgresConnection.connect(configuration: settings, id: connections, logger: logger)
-        } catch {
-            throw PostgresDeliveryError(PostgresFailure.failure(error, stage: "connecting to \(target)"))
+        if PostgresEndpoint.needsPasswordGuard(configuration) {
+            opened = try await connectGuarded(target: target)
+        } else {
+            let settings: PostgresConnection.Configuration
+            do {
+                settings = try PostgresEndpoint.connectionConfiguration(for: configuration)
+            } catch {
+                throw PostgresDeliveryError(.tls, "reading ca_file \(configuration.caFile ?? "-"): \(error)")
+            }
+            do {
+                opened = try await PostgresConnection.connect(configuration: settings, id: connections, logger: logger)
+            } catch {
+                throw PostgresDeliveryError(PostgresFailure.failure(error, stage: "connecting to \(target)"))
+            }
         }
         guard !isShutDown else {
             try? await opened.close()
@@ -88,6 +92,25 @@ actor PostgresSession {
         connection = opened
         logger.info("connected to PostgreSQL", metadata: ["server": "\(target)", "tls": "\(tlsMode)"])
         return opened
+    }
+
+    /// A connection to a TCP server no certificate proves, over a channel whose login
+    /// ``PostgresPasswordGuard`` watches.
+    private func connectGuarded(target: String) async throws(PostgresDeliveryError) -> PostgresConnection {
+        let channel: any Channel
+        do {
+            channel = try await PostgresEndpoint.guardedChannel(for: configuration)
+        } catch {
+            throw PostgresDeliveryError(PostgresFailure.failure(error, stage: "connecting to \(target)"))
+        }
+        do {
+            let settings = try PostgresEndpoint.connectionConfiguration(for: configuration, over: channel)
+            // On the channel's own event loop: postgres-nio sets its handlers up there.
+            return try await PostgresConnection.connect(on: channel.eventLoop, configuration: settings, id: connections, logger: logger).get()
+        } catch {
+            try? await channel.close()
+            throw PostgresDeliveryError(PostgresFailure.failure(error, stage: "connecting to \(target)"))
+        }
     }
 
     /// Creates the table and its index unless the table is there.
@@ -117,7 +140,8 @@ actor PostgresSession {
     }
 
     private var tlsMode: String {
-        PostgresEndpoint.isUnixSocketDirectory(configuration.host) ? "unix socket" : configuration.tls.rawValue
+        if PostgresEndpoint.isUnixSocketDirectory(configuration.host) { return "unix socket" }
+        return configuration.tls == .require && configuration.caFile != nil ? "require (verify-ca: ca_file)" : configuration.tls.rawValue
     }
 }
 
