@@ -203,28 +203,24 @@ extension ConfigLoader {
     }
 
     /// A webhook's `url`: `https://`, or `http://` to a loopback address; never user information.
+    /// Its errors show only scheme, host and port (``URLQuote``): the path or query may hold a
+    /// secret, and a rejected reload's error goes to every `observe` subscriber.
     private static func webhookURL(_ text: String, entry: TableReader, sink name: String) throws(ConfigurationError) -> URL {
         let expected = "webhook \(name): expected an https:// URL (http:// only to 127.0.0.0/8, [::1] or localhost)"
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
-            throw entry.error("url", "\(expected), found \(UntrustedText.quoted(text))")
+            throw entry.error("url", "\(expected), found \(URLQuote.origin(of: text))")
         }
         guard scheme == "https" || scheme == "http" else {
-            throw entry.error("url", "\(expected), found the scheme \"\(scheme)\" in \(UntrustedText.quoted(text))")
+            throw entry.error("url", "\(expected), found the scheme \"\(scheme)\" in \(URLQuote.origin(of: text))")
         }
         guard url.user == nil, url.password == nil else {
-            throw entry.error("url", "webhook \(name): expected a URL without user information (user@ or user:password@): requests are signed with secret_file, found \(UntrustedText.quoted(redactingUserInfo(text)))")
+            throw entry.error("url", "webhook \(name): expected a URL without user information (user@ or user:password@): requests are signed with secret_file, found \(URLQuote.origin(of: text))")
         }
         guard scheme == "https" || isLoopbackHost(host) else {
             throw entry.error(
                 "url", "\(expected), found plain http to \(host): events would cross the network unencrypted; use https:// (with ca_file for a private CA)")
         }
         return url
-    }
-
-    /// `text` with whatever stands between `://` and `@` replaced, so a password is never echoed.
-    private static func redactingUserInfo(_ text: String) -> String {
-        guard let start = text.range(of: "://"), let at = text[start.upperBound...].firstIndex(of: "@") else { return text }
-        return String(text[..<start.upperBound]) + "(user information)" + String(text[at...])
     }
 
     /// `localhost`, `::1` or an IPv4 address in 127.0.0.0/8.

@@ -287,9 +287,15 @@ private struct Reader {
         if token.isEmpty { throw fail("expected a value, found \(found())") }
         guard Self.isBoolean(token) || Self.isNumber(token) else {
             if Self.looksLikeDateOrTime(token) { throw fail("dates and times are not used in passtapd.toml") }
-            let shown = String(decoding: token.prefix(32), as: UTF8.self).unicodeScalars
-                .map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }
-                .joined()
+            // An unquoted URL (a webhook url without its quotes) shows only scheme, host and
+            // port: its path or query may hold a secret, and a rejected reload's error is broadcast.
+            let text = String(decoding: token, as: UTF8.self)
+            let shown =
+                text.contains("://")
+                ? URLQuote.origin(of: text)
+                : String(decoding: token.prefix(32), as: UTF8.self).unicodeScalars
+                    .map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }
+                    .joined()
             throw fail("expected a value (a string in quotes, a number, true or false, an array or an inline table), found \(shown)")
         }
     }

@@ -8,10 +8,15 @@ import Darwin
 /// what a browser sends in the `Origin` header and the only form that can match one.
 ///
 /// ```
-/// origin = scheme "://" host [ ":" port ]     scheme: http or https
+/// origin = scheme "://" host [ ":" port ]     scheme: https, or http for a loopback host
 /// host   = DNS name (a-z 0-9 - .) | IPv4 | "[" IPv6 "]"
 /// port   = 1-65535, never the scheme's default (a browser leaves 80 and 443 out)
 /// ```
+///
+/// `http://` is accepted only for a loopback host (127.0.0.0/8, `[::1]`, `localhost`: the rule
+/// webhook URLs follow, ``ConfigLoader/isLoopbackHost(_:)``). A plain-HTTP page served over the
+/// network can have script injected on the way (shop Wi-Fi), and that script would hold the
+/// token's roles.
 ///
 /// Stored lower-cased (scheme and host are case-insensitive; browsers send them lower-cased).
 /// `"null"` (what sandboxed frames, `file:` pages and some redirects send, so any page can claim
@@ -22,7 +27,8 @@ enum WebOrigin {
         let message: String
     }
 
-    static let expectation = "an exact origin scheme://host[:port] with scheme http or https, such as \"https://pos.example.com\" or \"http://127.0.0.1:8080\""
+    static let expectation =
+        "an exact origin scheme://host[:port] with scheme https (http only for 127.0.0.0/8, [::1] or localhost), such as \"https://pos.example.com\" or \"http://127.0.0.1:8080\""
 
     /// The entry lower-cased, or why it is refused.
     static func normalized(_ text: String) -> Result<String, Problem> {
@@ -88,6 +94,10 @@ enum WebOrigin {
             if (scheme == "http" && port == 80) || (scheme == "https" && port == 443) {
                 return refuse("a browser leaves the default port out of its Origin header: write \"\(scheme)://\(String(rest.prefix(rest.count - portText.count - 1)))\"")
             }
+        }
+        guard scheme == "https" || ConfigLoader.isLoopbackHost(String(host)) else {
+            return refuse(
+                "plain http:// is accepted for a loopback host only: anyone on the network path (shop Wi-Fi) can inject script into a plain-HTTP page, and that script would hold the token's roles; serve the page over https://")
         }
         return .success(lowered)
     }

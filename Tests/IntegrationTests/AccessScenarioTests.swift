@@ -106,5 +106,67 @@ extension PCSCScenarioTests {
             #expect(audits.last?.contains("peer.uid=0") == true && audits.last?.contains("audit.outcome=timeout") == true)
             #expect(audits.allSatisfy { $0.contains("audit.reader=pcsc:Virtual PCD 00 00") })
         }
+
+        /// Peer B (`nobody`, with `read`) keeps a `vas.read` waiting for the loyalty pass before the
+        /// till asks with no filter; one tap of a phone holding only the coffee pass answers both:
+        /// the till gets the coffee pass, B only what it asked for.
+        @Test func anotherReadHoldersWaitingReadDoesNotTakeTheTillsTap() throws {
+            let vas = try VASScenarioTests.rig(socket: #"group = "nogroup""#, extra: "[access]\nread = [\"uid:0\", \"uid:65534\"]")
+            chmod(vas.rig.directory.path, 0o755)
+            defer { vas.stop() }
+            let reader = "pcsc:Virtual PCD 00 00"
+            // [socket] vas_reads_per_uid is 1: a second read by the same user is `busy` (-32016)
+            // exactly while the first waits, which tells the test it is queued (no event says so).
+            // A probe handled before the read it probes for is queued itself (for 1 ms) and makes
+            // that read `busy`: then the read is sent again.
+            let probe = #"{"jsonrpc":"2.0","id":9,"method":"vas.read","params":{"reader":"\#(reader)","timeout_ms":1}}"#
+            let peerRead = #"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"\#(reader)","merchants":["\#(VASScenarioTests.loyalty)"],"timeout_ms":30000}}"#
+            var attempt = 0
+            var peer = try Self.nobody(vas, lines: [peerRead], name: "peer0")
+            try vas.rig.waitFor("nobody's vas.read to wait") {
+                attempt += 1
+                if let (process, output) = try? Self.nobody(vas, lines: [probe], name: "probe\(attempt)") {
+                    _ = process.wait(seconds: 10)
+                    if Self.text(output).contains("-32016") { return true }
+                }
+                if Self.text(peer.1).contains("-32016"), let again = try? Self.nobody(vas, lines: [peerRead], name: "peer\(attempt)") {
+                    peer = again
+                }
+                return false
+            }
+            let till = try LineSocket(path: vas.rig.socketPath)
+            let tillRead = #"{"jsonrpc":"2.0","id":2,"method":"vas.read","params":{"reader":"\#(reader)","timeout_ms":30000}}"#
+            try till.sendLine(tillRead)
+            try vas.rig.waitFor("the till's vas.read to wait") {
+                if let second = try? LineSocket(path: vas.rig.socketPath), (try? second.sendLine(probe)) != nil,
+                    let answer = try? second.readJSON(what: "the till's probe", until: { $0["id"] as? Int == 9 }),
+                    (answer["error"] as? [String: Any])?["code"] as? Int == -32016
+                {
+                    return true
+                }
+                if let early = try? till.readJSON(timeout: 0.05, what: "a busy answer", until: { $0["id"] as? Int == 2 }),
+                    (early["error"] as? [String: Any])?["code"] as? Int == -32016
+                {
+                    try? till.sendLine(tillRead)
+                }
+                return false
+            }
+
+            let event = try vas.tap()
+            #expect(try PhoneRig.entries(event).map { $0["status"] as? String } == ["data_not_found", "success"])
+            let answer = try till.readJSON(timeout: 10, what: "the till's vas.read answer") { $0["id"] as? Int == 2 }
+            let result = try #require(answer["result"] as? [String: Any], "\(answer)")
+            let entries = try PhoneRig.entries(result)
+            #expect(entries.map { $0["status"] as? String } == ["data_not_found", "success"])
+            #expect(entries[1]["message"] as? String == PhoneRig.message)
+
+            #expect(peer.0.wait(seconds: 20).inTime)
+            let peerAnswer = try #require(try Self.messages(peer.1).first { $0["id"] as? Int == 1 })
+            let peerResult = try #require(peerAnswer["result"] as? [String: Any], "\(peerAnswer)")
+            #expect(try PhoneRig.entries(peerResult).map { $0["status"] as? String } == ["data_not_found", "not_requested"])
+            #expect(!Self.text(peer.1).contains(PhoneRig.message))
+            let apdus = try #require(try vas.rig.cardCommand("apdus")["apdus"] as? [String])
+            #expect(apdus.filter { $0.hasPrefix("80CA01") }.count == 2)
+        }
     }
 }

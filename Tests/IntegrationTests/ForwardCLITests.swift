@@ -16,11 +16,17 @@ import Testing
             "sinks": [
                 [
                     "name": "loyalty", "type": "webhook", "state": "active", "pending": 3, "oldest_pending_age_ms": 1500, "dead": 2,
-                    "delivered": 40, "last_error": "HTTP 503 \u{1B}[2J from loyalty.example.com", "retry_in_ms": 800, "drop_at": NSNull(),
+                    "delivered": 40, "last_error": "HTTP 503 \u{1B}[2J from loyalty.example.com", "last_error_reason": "http_status",
+                    "retry_in_ms": 800, "drop_at": NSNull(),
                 ],
                 [
                     "name": "old-fleet", "type": "postgres", "state": "removed", "pending": 120, "oldest_pending_age_ms": 3_725_000,
                     "dead": 0, "delivered": 9000, "last_error": NSNull(), "retry_in_ms": NSNull(), "drop_at": "2026-11-23T11:06:00.000Z",
+                ],
+                // As a user without manage sees a failing sink: the class, not the text.
+                [
+                    "name": "fleet", "type": "postgres", "state": "active", "pending": 7, "oldest_pending_age_ms": 2000, "dead": 0,
+                    "delivered": 5, "last_error": NSNull(), "last_error_reason": "auth", "retry_in_ms": 4000, "drop_at": NSNull(),
                 ],
             ]
         ]
@@ -33,16 +39,17 @@ import Testing
         #expect(status == 0, "\(output)")
         let lines = output.split(separator: "\n").map(String.init)
         #expect(lines.first == "forwarding as till-3: 5.0 KiB pending of 64.0 MiB, 12 dropped since start", "\(output)")
-        #expect(lines.count == 4, "\(output)")
+        #expect(lines.count == 5, "\(output)")
         #expect(lines[1].hasPrefix("NAME       TYPE      STATE"), "\(output)")
         let loyalty = lines[2].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         #expect(Array(loyalty.prefix(8)) == ["loyalty", "webhook", "active", "3", "1.5s", "2", "40", "0.8s"], "\(output)")
-        #expect(lines[2].hasSuffix("HTTP 503 \\u{1B}[2J from loyalty.example.com"), "\(output)")
+        #expect(lines[2].hasSuffix("http_status: HTTP 503 \\u{1B}[2J from loyalty.example.com"), "\(output)")
         #expect(HostileTextTests.obeyedLines(output).isEmpty)
         let fleet = lines[3].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         #expect(
             fleet == ["old-fleet", "postgres", "removed", "(drop", "at", "2026-11-23T11:06:00.000Z)", "120", "1h02m05s", "0", "9000", "-", "-"],
             "\(output)")
+        #expect(lines[4].hasSuffix(" auth (the error's text needs the manage role)"), "\(output)")
     }
 
     @Test func statusJSONIsTheAnswerAndAnOffForwarderSaysHowToTurnItOn() throws {
@@ -51,7 +58,7 @@ import Testing
         let (status, output) = try HostileTextTests.passtap(["forward", "status", "--json"], against: daemon)
         #expect(status == 0, "\(output)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
-        #expect(object["source"] as? String == "till-3" && (object["sinks"] as? [Any])?.count == 2, "\(output)")
+        #expect(object["source"] as? String == "till-3" && (object["sinks"] as? [Any])?.count == 3, "\(output)")
 
         let off = try StandIn([
             HostileTextTests.response(1, ["enabled": false, "source": "till-3", "pending_bytes": 0, "max_pending_bytes": 67_108_864, "dropped": 0, "sinks": []])

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import PassTapCore
 import PassTapForward
+import PassTapProtocol
 import Testing
 
 /// The PostgreSQL sink alone against a private cluster of Debian's PostgreSQL
@@ -180,8 +181,8 @@ import Testing
                 continue
             }
             #expect(delivered == 0)
-            #expect(error.contains("TLS"), "\(error)")
-            #expect(error.contains("127.0.0.1:\(cluster.port)"), "\(error)")
+            #expect(error.reason == .tls && error.text.contains("TLS"), "\(error)")
+            #expect(error.text.contains("127.0.0.1:\(cluster.port)"), "\(error)")
         }
         #expect(try cluster.psql("SELECT to_regclass('passtap_events') IS NULL") == "t")
     }
@@ -194,7 +195,7 @@ import Testing
         let outcome = await sink.deliver(Self.items(1...1))
         await sink.shutdown()
         guard case .retry(0, _, let error) = outcome else { throw Rig.Failure(description: "not a retry: \(outcome)") }
-        #expect(error.contains("TLS") && error.contains("127.0.0.2"), "\(error)")
+        #expect(error.reason == .tls && error.text.contains("TLS") && error.text.contains("127.0.0.2"), "\(error)")
     }
 
     @Test func requireNeedsNoCAFileAndChecksNoName() async throws {
@@ -227,9 +228,9 @@ import Testing
                 Issue.record("not a retry: \(outcome)")
                 continue
             }
-            #expect(error.contains("authentication failed"), "\(error)")
-            #expect(error.contains("28P01"), "\(error)")
-            #expect(!error.contains(wrong) && !error.contains(cluster.password), "\(error)")
+            #expect(error.reason == .auth && error.text.contains("authentication failed"), "\(error)")
+            #expect(error.text.contains("28P01"), "\(error)")
+            #expect(!error.text.contains(wrong) && !error.text.contains(cluster.password), "\(error)")
         }
         #expect(!log.entries.contains { "\($0.message) \($0.metadata)".contains(wrong) })
     }
@@ -245,7 +246,7 @@ import Testing
         var pending = Self.items(11...20)
         let first = await sink.deliver(pending)
         if case .retry(0, _, let error) = first {
-            #expect(!error.isEmpty)
+            #expect(!error.text.isEmpty)
         } else {
             #expect(first == .delivered)
             pending = Self.items(21...30)
@@ -268,14 +269,15 @@ import Testing
             (try? cluster.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'passtapd'")) == "0"
         }
         guard case .retry(0, _, let shutDown) = await sink.deliver(Self.items(2...2)) else { throw Rig.Failure(description: "delivered after shutdown") }
-        #expect(shutDown.contains("shut down"))
+        #expect(shutDown.text.contains("shut down"))
 
         try cluster.stop()
         let another = Self.sink(cluster, tcpHost: "127.0.0.1", tls: .require)
         let outcome = await another.deliver(Self.items(2...2))
         await another.shutdown()
         guard case .retry(0, _, let error) = outcome else { throw Rig.Failure(description: "not a retry: \(outcome)") }
-        #expect(error.contains("connecting to 127.0.0.1:\(cluster.port)"), "\(error)")
+        #expect(error.text.contains("connecting to 127.0.0.1:\(cluster.port)"), "\(error)")
+        #expect(error.reason == .connectionRefused, "\(error)")
     }
 
     @Test func aStatementWithNoAnswerTimesOut() async throws {
@@ -296,7 +298,7 @@ import Testing
         let outcome = await sink.deliver(Self.items(2...2))
         await sink.shutdown()
         guard case .retry(0, _, let error) = outcome else { throw Rig.Failure(description: "not a retry: \(outcome)") }
-        #expect(error.contains("no answer within"), "\(error)")
+        #expect(error.reason == .timeout && error.text.contains("no answer within"), "\(error)")
     }
 
     static func waitFor(_ what: String, timeout: Double = 15, _ condition: () -> Bool) throws {

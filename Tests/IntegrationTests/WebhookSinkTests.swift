@@ -42,7 +42,7 @@ import VAS
         let text: String
         switch outcome {
         case .delivered: return
-        case .retry(_, _, let error), .dead(_, let error): text = error
+        case .retry(_, _, let error), .dead(_, let error): text = error.text
         }
         #expect(!text.contains(receiver.secret.text) && !text.contains(Data(receiver.secret.key).base64EncodedString()))
         #expect(!text.contains("v1,"))
@@ -75,7 +75,7 @@ import VAS
         let sink = Self.sink(receiver, clock: clock)
         try receiver.answer(500)
         let first = await sink.deliver([Self.item()])
-        #expect(first == .retry(delivered: 0, after: nil, error: "the receiver answered 500 Internal Server Error"))
+        #expect(first == .retry(delivered: 0, after: nil, error: ForwardFailure(.httpStatus, "the receiver answered 500 Internal Server Error")))
         clock.advance(seconds: 37)
         try receiver.reset()
         #expect(await sink.deliver([Self.item()]) == .delivered)
@@ -96,7 +96,7 @@ import VAS
         let sink = Self.sink(receiver, clock: clock)
         try receiver.answer(429, retryAfter: "120")
         let seconds = await sink.deliver([Self.item()])
-        #expect(seconds == .retry(delivered: 0, after: .seconds(120), error: "the receiver answered 429 Too Many Requests (Retry-After: 120 s)"))
+        #expect(seconds == .retry(delivered: 0, after: .seconds(120), error: ForwardFailure(.httpStatus, "the receiver answered 429 Too Many Requests (Retry-After: 120 s)")))
         // An HTTP-date counts from the injected clock, not the machine's.
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -119,7 +119,7 @@ import VAS
         let sink = Self.sink(receiver, clock: Clock())
         try receiver.refuse("6F1C2A:1")
         let refused = await sink.deliver([Self.item(seq: 1)])
-        #expect(refused == .dead(delivered: 0, error: "the receiver answered 400 Bad Request: refused for good"))
+        #expect(refused == .dead(delivered: 0, error: ForwardFailure(.httpStatus, "the receiver answered 400 Bad Request: refused for good")))
         #expect(await sink.deliver([Self.item(seq: 2)]) == .delivered)
         await sink.shutdown()
         #expect(try receiver.events().map(\.id) == ["6F1C2A:2"])
@@ -137,7 +137,8 @@ import VAS
             Issue.record("down gave \(down)")
             return
         }
-        #expect(error.contains("127.0.0.1:\(receiver.port)"))
+        #expect(error.text.contains("127.0.0.1:\(receiver.port)"))
+        #expect(error.reason == .connectionRefused, "\(error)")
         try receiver.up()
         #expect(await sink.deliver([Self.item(seq: 2)]) == .delivered)
         await sink.shutdown()
@@ -154,7 +155,7 @@ import VAS
             Issue.record("an untrusted certificate gave \(outcome)")
             return
         }
-        #expect(error.hasPrefix("TLS with 127.0.0.1:\(receiver.port) failed"))
+        #expect(error.reason == .tls && error.text.hasPrefix("TLS with 127.0.0.1:\(receiver.port) failed"))
         #expect(try receiver.events().isEmpty)
         try Self.expectNoSecret(outcome, receiver)
     }
@@ -166,7 +167,7 @@ import VAS
         let sink = Self.sink(receiver, clock: Clock(), timeoutMilliseconds: 300)
         let outcome = await sink.deliver([Self.item()])
         await sink.shutdown()
-        #expect(outcome == .retry(delivered: 0, after: nil, error: "no answer from 127.0.0.1:\(receiver.port) within timeout_ms (300 ms)"))
+        #expect(outcome == .retry(delivered: 0, after: nil, error: ForwardFailure(.timeout, "no answer from 127.0.0.1:\(receiver.port) within timeout_ms (300 ms)")))
     }
 
     /// The sink sends what it is given: an event in the withheld view (what a sink with

@@ -3,8 +3,8 @@ import PassTapCore
 import PassTapTestSupport
 import Testing
 
-/// `vas.read`'s queue: one tap per waiting read, oldest first, per reader; timeouts and
-/// cancellation leave nothing behind.
+/// `vas.read`'s queue: a tap answers every read waiting on its reader, asking the union of their
+/// merchants; timeouts and cancellation leave nothing behind.
 @Suite(.timeLimit(.minutes(1))) struct VASReadQueueTests {
     static let reader = ReaderID.pcsc("Virtual PCD 00 00")
     static let other = ReaderID.pcsc("Virtual PCD 00 01")
@@ -27,25 +27,50 @@ import Testing
         #expect(VASReadQueue().claim(reader: Self.reader) == nil)
     }
 
-    @Test func concurrentReadsAreAnsweredOneTapEachOldestFirstWithTheirOwnMerchants() async throws {
+    @Test func oneTapAnswersEveryWaitingReadAndAsksTheUnionOfTheirMerchants() async throws {
         let queue = VASReadQueue()
         let first = Task { try await queue.nextTap(on: Self.reader, merchants: ["pass.a"], timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
-        let second = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
+        let second = Task { try await queue.nextTap(on: Self.reader, merchants: ["pass.b", "pass.c"], timeout: .seconds(30)) }
         try await waitFor(2, on: queue)
         #expect(queue.claim(reader: Self.other) == nil)
 
-        let claim1 = try #require(queue.claim(reader: Self.reader))
-        #expect(claim1.merchants == ["pass.a"])
-        queue.finish(claim1, with: Self.result("01"))
+        let claim = try #require(queue.claim(reader: Self.reader))
+        #expect(claim.count == 2)
+        #expect(claim.merchants == ["pass.a", "pass.b", "pass.c"])
+        #expect(queue.waitingCount(on: Self.reader) == 0)
+        queue.finish(claim, with: Self.result("01"))
+        #expect(try await value(of: first, "the first read's tap").card.atr == "01")
+        #expect(try await value(of: second, "the second read's tap").card.atr == "01")
+        #expect(queue.claim(reader: Self.reader) == nil)
+    }
+
+    @Test func aReadWithoutMerchantsMakesTheTapAskEveryMerchant() async throws {
+        let queue = VASReadQueue()
+        let narrow = Task { try await queue.nextTap(on: Self.reader, merchants: ["pass.b"], timeout: .seconds(30)) }
+        try await waitFor(1, on: queue)
+        let all = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
+        try await waitFor(2, on: queue)
+        let claim = try #require(queue.claim(reader: Self.reader))
+        #expect(claim.merchants == nil)
+        queue.finish(claim, with: Self.result("02"))
+        #expect(try await value(of: narrow, "the narrow read's tap").card.atr == "02")
+        #expect(try await value(of: all, "the unfiltered read's tap").card.atr == "02")
+    }
+
+    @Test func aReadThatArrivesAfterTheClaimWaitsForTheNextTap() async throws {
+        let queue = VASReadQueue()
+        let first = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
+        try await waitFor(1, on: queue)
+        let tap1 = try #require(queue.claim(reader: Self.reader))
+        let later = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
+        try await waitFor(1, on: queue)
+        queue.finish(tap1, with: Self.result("01"))
         #expect(try await value(of: first, "the first read's tap").card.atr == "01")
         #expect(queue.waitingCount(on: Self.reader) == 1)
-
-        let claim2 = try #require(queue.claim(reader: Self.reader))
-        #expect(claim2.merchants == nil)
-        queue.finish(claim2, with: Self.result("02"))
-        #expect(try await value(of: second, "the second read's tap").card.atr == "02")
-        #expect(queue.claim(reader: Self.reader) == nil)
+        let tap2 = try #require(queue.claim(reader: Self.reader))
+        queue.finish(tap2, with: Self.result("02"))
+        #expect(try await value(of: later, "the later read's tap").card.atr == "02")
     }
 
     @Test func aReadWithNoTapTimesOutAndIsGone() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import InMemoryLogging
 import Logging
 import PassTapCore
 import PassTapDaemon
@@ -172,6 +173,53 @@ import Testing
         #expect(
             published.events.withLock { $0.last?.1 }
                 == .configReloaded(ConfigReloaded(file: file, changed: ["log.level"], restartRequired: ["socket.path"])))
+    }
+
+    /// Webhook `url` lines a reload refuses, each with a secret in its path and query (and one in
+    /// its user information): a bad scheme, user information, no host, plain http to the
+    /// network, and a URL without its quotes (a TOML syntax error).
+    static let secretURLLines = [
+        #"url = "ftp://h.example/SECRETPATH?token=SECRETQUERY""#,
+        #"url = "https://bob:SECRETPASS@h.example/SECRETPATH?token=SECRETQUERY""#,
+        #"url = "https:/h.example/SECRETPATH?token=SECRETQUERY""#,
+        #"url = "http://h.example:8080/SECRETPATH?token=SECRETQUERY#SECRETFRAGMENT""#,
+        #"url = https://h.example/SECRETPATH?token=SECRETQUERY"#,
+    ]
+
+    /// `config.rejected` goes to every `observe` subscriber, and the error to the journal: a
+    /// webhook URL's path, query and user information (where its secret often is) are in neither.
+    @Test(arguments: secretURLLines)
+    func aRejectedReloadQuotesOnlyTheSchemeAndHostOfAWebhookURL(line: String) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passtap-reload-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("passtapd.toml").path
+        try "[log]\nlevel = \"info\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let live = LiveConfiguration(try ConfigLoader.load(path: file))
+        let published = Published()
+        let memory = InMemoryLogHandler()
+        let reloader = ConfigReloader(
+            path: file, live: live, observers: [], events: published.sink, notifier: nil, logger: Logger(label: "test") { _ in memory })
+
+        let text = "[forward]\n[[forward.webhooks]]\nname = \"loyalty\"\n\(line)\nsecret_file = \"loyalty.secret\"\n"
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        guard case .rejected(let error) = await reloader.reload() else {
+            Issue.record("accepted: \(line)")
+            return
+        }
+        guard case (.configRejected, .configRejected(let rejected))? = published.events.withLock({ $0.last }) else {
+            Issue.record("no config.rejected was published")
+            return
+        }
+        let event = String(decoding: try JSONEncoder().encode(rejected), as: UTF8.self)
+        let logged = memory.entries.map { "\($0.message) \($0.metadata)" }.joined(separator: "\n")
+        for shown in [error.description, event, logged] {
+            // Without scheme:// the host cannot be told apart: what comes before the first / is
+            // all that is shown ("https:").
+            if line.contains("://") { #expect(shown.contains("h.example"), "\(shown)") }
+            #expect(!shown.contains("SECRET") && !shown.contains("bob"), "\(shown)")
+        }
+        #expect(error.line == 4, "\(error)")
     }
 
     /// A reload may turn a reader backend on: its budget must fit the open-file limit too.

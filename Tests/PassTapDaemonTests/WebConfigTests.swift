@@ -80,7 +80,7 @@ extension VASConfigTests.Folder {
             name = "till-1"
             token_file = "till-1.token"
             roles = ["observe", "read"]
-            origins = ["HTTPS://POS.Example.com", "http://127.0.0.1:8080", "http://[::1]:3000"]
+            origins = ["HTTPS://POS.Example.com", "http://127.0.0.1:8080", "http://[::1]:3000", "http://LocalHost:5173", "http://127.4.5.6"]
             [[web.tokens]]
             name = "probe_2.a"
             token_file = "\(folder.path)/probe.token"
@@ -95,7 +95,7 @@ extension VASConfigTests.Folder {
         let till = web.tokens[0]
         #expect(till.name == "till-1" && till.tokenFile == folder.path + "/till-1.token")
         #expect(till.roles == [.observe, .read])
-        #expect(till.origins == ["https://pos.example.com", "http://127.0.0.1:8080", "http://[::1]:3000"])
+        #expect(till.origins == ["https://pos.example.com", "http://127.0.0.1:8080", "http://[::1]:3000", "http://localhost:5173", "http://127.4.5.6"])
         #expect(till.secret.matches(Array(Folder.secret().utf8)))
         #expect(!till.secret.matches(Array((Folder.secret() + "\n").utf8)))
         let probe = web.tokens[1]
@@ -348,6 +348,13 @@ extension VASConfigTests.Folder {
         ("http://localhost:80", "a browser leaves the default port out of its Origin header: write \"http://localhost\""),
         ("http://[::1", "an IPv6 address needs its closing bracket"),
         ("http://[pos]:80", "\"pos\" is not an IPv6 address"),
+        // Plain http only to the machine itself (the webhook URL rule).
+        ("http://pos.example.com", "plain http:// is accepted for a loopback host only"),
+        ("http://pos.example.com:8080", "plain http:// is accepted for a loopback host only"),
+        ("http://192.168.1.20:3000", "plain http:// is accepted for a loopback host only"),
+        ("http://128.0.0.1", "plain http:// is accepted for a loopback host only"),
+        ("http://localhost.example.com", "plain http:// is accepted for a loopback host only"),
+        ("http://[::2]:3000", "plain http:// is accepted for a loopback host only"),
     ]
 
     @Test(arguments: badOrigins)
@@ -356,7 +363,9 @@ extension VASConfigTests.Folder {
         try folder.token("till-1.token")
         let error = try refusal(Self.oneToken("origins = [\"https://ok.example\", \"\(origin)\"]"), in: folder)
         #expect(error.line == 7 && error.keyPath == "web.tokens[0].origins[1]", "\(error)")
-        #expect(error.problem.hasPrefix("token till-1: expected an exact origin scheme://host[:port] with scheme http or https"), "\(error)")
+        #expect(
+            error.problem.hasPrefix("token till-1: expected an exact origin scheme://host[:port] with scheme https (http only for 127.0.0.0/8, [::1] or localhost)"),
+            "\(error)")
         #expect(error.problem.contains("found \"\(origin)\": \(why)"), "\(error)")
     }
 

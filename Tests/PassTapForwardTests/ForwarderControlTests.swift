@@ -10,7 +10,7 @@ import Testing
     typealias Rig = ForwarderRig
 
     @Test func statusMergesTheOutboxWithTheRetryState() async throws {
-        let rig = Rig([Rig.webhook("loyalty")], scripts: ["loyalty": [.answer(.retry(delivered: 0, after: .seconds(60), error: "HTTP 503"))]])
+        let rig = Rig([Rig.webhook("loyalty")], scripts: ["loyalty": [.answer(.retry(delivered: 0, after: .seconds(60), error: ForwardFailure(.httpStatus, "HTTP 503")))]])
         try await rig.start(sinks: 1)
         await rig.publish()
         try await withDeadline("the Retry-After wait") { await rig.clock.waitForSleep(.seconds(60)) }
@@ -22,13 +22,13 @@ import Testing
             status.sinks == [
                 ForwardSinkStatus(
                     name: "loyalty", type: .webhook, state: .active, pending: 1, oldestPendingAgeMilliseconds: 15000, dead: 0, delivered: 0,
-                    lastError: "HTTP 503", retryInMilliseconds: 45000, dropAt: nil)
+                    lastError: "HTTP 503", lastErrorReason: .httpStatus, retryInMilliseconds: 45000, dropAt: nil)
             ])
         try await rig.stop()
     }
 
     @Test func retryQueuesTheDeadAgainAndWakesTheSink() async throws {
-        let rig = Rig([Rig.webhook("loyalty")], scripts: ["loyalty": [.answer(.dead(delivered: 0, error: "HTTP 400"))]])
+        let rig = Rig([Rig.webhook("loyalty")], scripts: ["loyalty": [.answer(.dead(delivered: 0, error: ForwardFailure(.httpStatus, "HTTP 400")))]])
         try await rig.start(sinks: 1)
         let sink = await rig.sinks.sink("loyalty")
         await rig.publish()
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func dropAnnouncesTheBacklogAndCutsTheBackoffShort() async throws {
-        let rig = Rig([Rig.webhook("loyalty")], scripts: ["loyalty": [.answer(.retry(delivered: 0, after: .seconds(600), error: "HTTP 503"))]])
+        let rig = Rig([Rig.webhook("loyalty")], scripts: ["loyalty": [.answer(.retry(delivered: 0, after: .seconds(600), error: ForwardFailure(.httpStatus, "HTTP 503")))]])
         try await rig.start(sinks: 1)
         let sink = await rig.sinks.sink("loyalty")
         for _ in 0..<3 { await rig.publish() }

@@ -13,7 +13,7 @@ import Testing
     @Test func retriesKeepTheOrderAndWaitTheBackoffOrALongerRetryAfter() async throws {
         let rig = Rig(
             [Rig.webhook("loyalty")],
-            scripts: ["loyalty": [.answer(.retry(delivered: 0, after: nil, error: "HTTP 503")), .answer(.retry(delivered: 0, after: .seconds(10), error: "HTTP 429"))]])
+            scripts: ["loyalty": [.answer(.retry(delivered: 0, after: nil, error: ForwardFailure(.httpStatus, "HTTP 503"))), .answer(.retry(delivered: 0, after: .seconds(10), error: ForwardFailure(.httpStatus, "HTTP 429")))]])
         try await rig.start(sinks: 1)
         let sink = await rig.sinks.sink("loyalty")
         for _ in 0..<3 { await rig.publish() }
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func aPartialDeliveryMovesTheCursorByWhatWasDelivered() async throws {
-        let rig = Rig([Rig.postgres("fleet")], scripts: ["fleet": [.answer(.retry(delivered: 2, after: nil, error: "connection reset"))]], batchLimit: 10)
+        let rig = Rig([Rig.postgres("fleet")], scripts: ["fleet": [.answer(.retry(delivered: 2, after: nil, error: ForwardFailure(.connectionClosed, "connection reset")))]], batchLimit: 10)
         try await rig.start(sinks: 1)
         let sink = await rig.sinks.sink("fleet")
         // Once the loop found nothing and waits, three events come in one commit.
@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func aRefusedEventGoesToTheDeadListAndTheNextFollowsAtOnce() async throws {
-        let rig = Rig([Rig.webhook("loyalty")], scripts: ["loyalty": [.answer(.dead(delivered: 0, error: "HTTP 400"))]])
+        let rig = Rig([Rig.webhook("loyalty")], scripts: ["loyalty": [.answer(.dead(delivered: 0, error: ForwardFailure(.httpStatus, "HTTP 400")))]])
         try await rig.start(sinks: 1)
         let sink = await rig.sinks.sink("loyalty")
         await rig.publish()
@@ -75,7 +75,7 @@ import Testing
             await rig.metrics.calls.wait { $0.contains(.dead(sink: "loyalty")) }
         }
         var status = try #require(await rig.status(of: "loyalty"))
-        #expect(status.dead == 1 && status.pending == 0 && status.lastError == "HTTP 400")
+        #expect(status.dead == 1 && status.pending == 0 && status.lastError == "HTTP 400" && status.lastErrorReason == .httpStatus)
         await rig.publish()
         // No backoff: the next event goes without the clock moving.
         try await withDeadline("the next event") { await sink.attempts.wait(count: 2) }
@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func theStopIsPromptWhileASinkWaitsItsBackoff() async throws {
-        let rig = Rig([Rig.webhook("loyalty"), Rig.postgres("fleet")], scripts: ["loyalty": [.answer(.retry(delivered: 0, after: .seconds(3600), error: "HTTP 503"))]])
+        let rig = Rig([Rig.webhook("loyalty"), Rig.postgres("fleet")], scripts: ["loyalty": [.answer(.retry(delivered: 0, after: .seconds(3600), error: ForwardFailure(.httpStatus, "HTTP 503")))]])
         try await rig.start(sinks: 2)
         let loyalty = await rig.sinks.sink("loyalty")
         let fleet = await rig.sinks.sink("fleet")
@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func deliveriesRetriesAndBacklogsReachTheMetrics() async throws {
-        let rig = Rig([Rig.webhook("loyalty")], scripts: ["loyalty": [.answer(.retry(delivered: 0, after: nil, error: "HTTP 502"))]])
+        let rig = Rig([Rig.webhook("loyalty")], scripts: ["loyalty": [.answer(.retry(delivered: 0, after: nil, error: ForwardFailure(.httpStatus, "HTTP 502")))]])
         try await rig.start(sinks: 1)
         let sink = await rig.sinks.sink("loyalty")
         await rig.publish()

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapProtocol
 import Testing
 
 @testable import PassTapForward
@@ -18,14 +19,14 @@ import Testing
             return
         }
         #expect(delivered == 0 && after == .seconds(30))
-        #expect(error.contains("answered \(status)") && error.contains("Retry-After: 30 s"))
+        #expect(error.reason == .httpStatus && error.text.contains("answered \(status)") && error.text.contains("Retry-After: 30 s"))
         let without = WebhookReply.outcome(status: status, reason: "", retryAfter: nil, now: Self.now)
-        #expect(without == .retry(delivered: 0, after: nil, error: "the receiver answered \(status)"))
+        #expect(without == .retry(delivered: 0, after: nil, error: ForwardFailure(.httpStatus, "the receiver answered \(status)")))
     }
 
     @Test(arguments: [400, 401, 403, 404, 409, 410, 413, 422, 499]) func otherFourHundredsAreDead(_ status: Int) {
         let outcome = WebhookReply.outcome(status: status, reason: "Bad Request", retryAfter: "30", now: Self.now)
-        #expect(outcome == .dead(delivered: 0, error: "the receiver answered \(status) Bad Request: refused for good"))
+        #expect(outcome == .dead(delivered: 0, error: ForwardFailure(.httpStatus, "the receiver answered \(status) Bad Request: refused for good")))
     }
 
     @Test(arguments: [301, 302, 303, 307, 308]) func redirectsAreRetriedNotFollowedNorDead(_ status: Int) {
@@ -34,7 +35,7 @@ import Testing
             Issue.record("\(status) gave \(outcome)")
             return
         }
-        #expect(error.contains("redirects are not followed"))
+        #expect(error.reason == .httpStatus && error.text.contains("redirects are not followed"))
     }
 
     @Test func aReasonPhraseIsShownPrintableAndShort() {
@@ -43,7 +44,7 @@ import Testing
             Issue.record("not dead")
             return
         }
-        #expect(!error.contains("\n") && !error.contains("\u{7}"))
-        #expect(error.count < 120)
+        #expect(!error.text.contains("\n") && !error.text.contains("\u{7}"))
+        #expect(error.text.count < 120)
     }
 }

@@ -18,11 +18,12 @@ final class RecordingForwardControl: ForwardControl {
     /// When set, retry and drop fail with `outbox_unavailable`.
     let outboxFailure: String?
 
-    init(sinks: [String] = ["loyalty"], outboxFailure: String? = nil) {
+    /// Sinks named `sinks`, each with `lastError` as its last error.
+    init(sinks: [String] = ["loyalty"], outboxFailure: String? = nil, lastError: (ForwardFailureReason, String) = (.httpStatus, "HTTP 503")) {
         self.sinks = sinks.map {
             ForwardSinkStatus(
                 name: $0, type: .webhook, state: .active, pending: 3, oldestPendingAgeMilliseconds: 1500, dead: 2, delivered: 40,
-                lastError: "HTTP 503", retryInMilliseconds: 800, dropAt: nil)
+                lastError: lastError.1, lastErrorReason: lastError.0, retryInMilliseconds: 800, dropAt: nil)
         }
         self.outboxFailure = outboxFailure
     }
@@ -116,6 +117,26 @@ final class RecordingForwardControl: ForwardControl {
         #expect(control.recorded == ["status", "retry loyalty", "drop loyalty"])
         // Without observe, not even the status.
         #expect(Self.errorCode(try await Self.answer(dispatcher, Self.status, roles: [.manage])) == -32014)
+    }
+
+    /// A last error may name the database host, the role and what the server said: only
+    /// `manage` gets its text; `observe` alone (every local user by default, every web token)
+    /// gets the counts and the class.
+    @Test func onlyManageSeesTheLastErrorsTextObserveGetsItsClass() async throws {
+        let text = #"connecting to db.internal.example:5432: authentication failed: password authentication failed for user "passtap_till3" (SQLSTATE 28P01)"#
+        let dispatcher = Self.dispatcher(RecordingForwardControl(lastError: (.auth, text)))
+        for roles: Set<AccessRole> in [[.observe], [.observe, .read, .transmit]] {
+            let answer = try await Self.answer(dispatcher, Self.status, roles: roles)
+            let sink = try #require(((answer["result"] as? [String: Any])?["sinks"] as? [[String: Any]])?.first, "\(answer)")
+            #expect(sink["last_error"] is NSNull, "\(sink)")
+            #expect(sink["last_error_reason"] as? String == "auth", "\(sink)")
+            #expect(sink["pending"] as? Int == 3 && sink["dead"] as? Int == 2 && sink["delivered"] as? Int == 40 && sink["retry_in_ms"] as? Int == 800)
+            let whole = String(describing: answer)
+            #expect(!whole.contains("db.internal.example") && !whole.contains("passtap_till3") && !whole.contains("28P01"), "\(whole)")
+        }
+        let manager = try await Self.answer(dispatcher, Self.status, roles: [.observe, .manage])
+        let sink = try #require(((manager["result"] as? [String: Any])?["sinks"] as? [[String: Any]])?.first, "\(manager)")
+        #expect(sink["last_error"] as? String == text && sink["last_error_reason"] as? String == "auth", "\(sink)")
     }
 
     @Test func theForwardersErrorsBecomeUnknownSinkAndOutboxUnavailable() async throws {

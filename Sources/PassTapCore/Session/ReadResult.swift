@@ -59,6 +59,16 @@ public struct ReadResult: Sendable, Hashable {
     /// The transport failure that cut the session short, if any. Per-merchant VAS outcomes are in
     /// `vas.entries`, not here.
     public var error: ReadError? { session?.error }
+
+    /// This result as the `vas.read` that asked for `merchants` gets it (`nil`: every configured
+    /// merchant, the whole result): its `vas` entries narrowed to those merchants
+    /// (``VASSessionResult/narrowed(to:)``); the card, the AIDs, Smart Tap and NDEF as they are.
+    public func answering(merchants: Set<String>?) -> ReadResult {
+        guard let merchants, let vas else { return self }
+        var answer = self
+        answer.session?.vas = vas.narrowed(to: merchants)
+        return answer
+    }
 }
 
 extension ReadResult: Codable {

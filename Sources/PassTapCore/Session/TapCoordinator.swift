@@ -2,9 +2,10 @@ import SmartTap
 import VAS
 public import Logging
 
-/// The daemon's ``TapHandler``: picks the plan for the reader (shaped by a waiting `vas.read`, if
-/// any), runs the session engine on an ISO-DEP card (a Type 4 NDEF read last, when nothing else
-/// succeeded), publishes the tap's `read.result` and answers that `vas.read`. A memory card gets
+/// The daemon's ``TapHandler``: picks the plan for the reader (its VAS merchants the union of
+/// those the waiting `vas.read`s ask for, if any wait), runs the session engine on an ISO-DEP card
+/// (a Type 4 NDEF read last, when nothing else succeeded), publishes the tap's `read.result` and
+/// answers every one of those `vas.read`s with the merchants it asked for. A memory card gets
 /// a `read.result` with its identity, and a Type 2 tag (one with ``Tap/memory``) its NDEF message
 /// too, read page by page without APDUs.
 ///
@@ -84,7 +85,7 @@ public final class TapCoordinator: TapHandler {
         TapTrace.mark(.sessionDone)
         let result = ReadResult(card: tap.card, target: .isoDep, session: outcome, duration: duration)
         // A session that outlived its thread's restart: the reader's events are the new
-        // thread's now. A vas.read it claimed still gets the result the card gave.
+        // thread's now. The vas.reads it claimed still get the result the card gave.
         if tap.isAbandoned() {
             logger.warning("Session of a restarted reader ended; its read.result is not published", metadata: ["reader.id": "\(reader)"])
             if let claim { vasReads.finish(claim, with: result) }

@@ -23,9 +23,9 @@ public enum DeliveryOutcome: Sendable, Hashable {
     /// The first `delivered` events were delivered; the rest must be tried again, not before
     /// `after` when the receiver said so (`Retry-After`), else at the forwarder's backoff.
     /// `error` says what failed, with no secret and no event data in it.
-    case retry(delivered: Int, after: Duration?, error: String)
+    case retry(delivered: Int, after: Duration?, error: ForwardFailure)
     /// The first `delivered` events were delivered; the next one was refused for good (a webhook
     /// answered a 4xx other than 408 and 429) and goes to the sink's dead list. The rest is
     /// delivered next, without waiting.
-    case dead(delivered: Int, error: String)
+    case dead(delivered: Int, error: ForwardFailure)
 }

@@ -20,10 +20,11 @@ extension Forwarder {
                     enabled: true, source: source, pendingBytes: status.pendingBytes, maxPendingBytes: forward.maxPendingBytes, dropped: dropped,
                     sinks: status.sinks.map { sink in
                         let record = records[sink.name]
+                        let lastError = outboxError.map { ForwardFailure(.outboxUnavailable, $0) } ?? record?.lastError
                         return ForwardSinkStatus(
                             name: sink.name, type: sink.type, state: sink.removedAt == nil ? .active : .removed, pending: sink.pending,
                             oldestPendingAgeMilliseconds: sink.oldestPending.map { Self.milliseconds(from: $0, to: time) }, dead: sink.dead,
-                            delivered: record?.delivered ?? 0, lastError: outboxError ?? record?.lastError,
+                            delivered: record?.delivered ?? 0, lastError: lastError?.text, lastErrorReason: lastError?.reason,
                             retryInMilliseconds: sink.removedAt == nil ? record?.retryDue.map { Self.milliseconds(from: time, to: $0) } : nil,
                             dropAt: sink.removedAt.map {
                                 RFC3339.string(from: $0.addingTimeInterval(TimeInterval(forward.removedSinkKeepHours) * 3600))
@@ -39,7 +40,8 @@ extension Forwarder {
             sinks: forward.sinks.map { sink in
                 ForwardSinkStatus(
                     name: sink.name, type: sink.type, state: .active, pending: 0, oldestPendingAgeMilliseconds: nil, dead: 0,
-                    delivered: records[sink.name]?.delivered ?? 0, lastError: problem.map { "outbox unavailable: \($0)" }, retryInMilliseconds: nil,
+                    delivered: records[sink.name]?.delivered ?? 0, lastError: problem.map { "outbox unavailable: \($0)" },
+                    lastErrorReason: problem.map { _ in .outboxUnavailable }, retryInMilliseconds: nil,
                     dropAt: nil)
             })
     }

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Logging
 import PassTapCore
+import PassTapProtocol
 
 extension Forwarder {
     /// One sink's loop, until its task is cancelled: the next batch, delivered, the cursor moved
@@ -17,7 +18,7 @@ extension Forwarder {
                 batch = try await outbox.nextBatch(
                     for: settings.name, kinds: settings.kinds, limit: max(1, sink.batchLimit), includeMessage: settings.includeMessage)
             } catch {
-                await retry(after: error.description, retryAfter: nil, backoff: &backoff, record: record, logger: logger)
+                await retry(after: ForwardFailure(.outboxUnavailable, error.description), retryAfter: nil, backoff: &backoff, record: record, logger: logger)
                 continue
             }
             guard !batch.isEmpty else {
@@ -29,7 +30,7 @@ extension Forwarder {
                 if await markDelivered(batch, count: batch.count, record: record, outbox: outbox, logger: logger) {
                     backoff.reset()
                 } else {
-                    await retry(after: "cannot record a delivery in the outbox", retryAfter: nil, backoff: &backoff, record: record, logger: logger)
+                    await retry(after: Self.unrecorded, retryAfter: nil, backoff: &backoff, record: record, logger: logger)
                 }
             case .retry(let delivered, let after, let error):
                 _ = await markDelivered(batch, count: delivered, record: record, outbox: outbox, logger: logger)
@@ -37,7 +38,7 @@ extension Forwarder {
                 await retry(after: error, retryAfter: after, backoff: &backoff, record: record, logger: logger)
             case .dead(let delivered, let error):
                 guard await markDelivered(batch, count: delivered, record: record, outbox: outbox, logger: logger) else {
-                    await retry(after: "cannot record a delivery in the outbox", retryAfter: nil, backoff: &backoff, record: record, logger: logger)
+                    await retry(after: Self.unrecorded, retryAfter: nil, backoff: &backoff, record: record, logger: logger)
                     continue
                 }
                 // The receiver answered: it is up.
@@ -45,9 +46,9 @@ extension Forwarder {
                 guard delivered < batch.count else { break }
                 let refused = batch[delivered]
                 do {
-                    try await outbox.markDead(sink: settings.name, rowID: refused.rowID, error: error)
+                    try await outbox.markDead(sink: settings.name, rowID: refused.rowID, error: error.text)
                 } catch {
-                    await retry(after: error.description, retryAfter: nil, backoff: &backoff, record: record, logger: logger)
+                    await retry(after: ForwardFailure(.outboxUnavailable, error.description), retryAfter: nil, backoff: &backoff, record: record, logger: logger)
                     continue
                 }
                 record.failed(error, retryDue: nil)
@@ -77,9 +78,12 @@ extension Forwarder {
         return true
     }
 
+    /// The failure of a delivery the outbox could not record (the events go again).
+    private static let unrecorded = ForwardFailure(.outboxUnavailable, "cannot record a delivery in the outbox")
+
     /// Records `error` and waits the backoff (or `retryAfter`, if later), unless an operator's
     /// `forward.retry` or `forward.drop` cuts it short.
-    private func retry(after error: String, retryAfter: Duration?, backoff: inout RetryBackoff, record: SinkRecord, logger: Logger) async {
+    private func retry(after error: ForwardFailure, retryAfter: Duration?, backoff: inout RetryBackoff, record: SinkRecord, logger: Logger) async {
         let delay = random.withLock { backoff.delay(retryAfter: retryAfter, using: &$0) }
         record.failed(error, retryDue: now().addingTimeInterval(Self.seconds(delay)))
         logger.warning(

@@ -7,7 +7,7 @@ import Synchronization
 final class SinkRecord: Sendable {
     private struct Figures {
         var delivered = 0
-        var lastError: String?
+        var lastError: ForwardFailure?
         var retryDue: Date?
     }
 
@@ -26,7 +26,7 @@ final class SinkRecord: Sendable {
     /// Events delivered since the daemon started.
     var delivered: Int { figures.withLock { $0.delivered } }
     /// The last error, until the next success.
-    var lastError: String? { figures.withLock { $0.lastError } }
+    var lastError: ForwardFailure? { figures.withLock { $0.lastError } }
     /// When the next attempt is due, while the loop waits to retry.
     var retryDue: Date? { figures.withLock { $0.retryDue } }
 
@@ -39,7 +39,7 @@ final class SinkRecord: Sendable {
     }
 
     /// Something failed; the loop tries again at `retryDue` (`nil`: it goes on at once).
-    func failed(_ error: String, retryDue: Date?) {
+    func failed(_ error: ForwardFailure, retryDue: Date?) {
         figures.withLock {
             $0.lastError = error
             $0.retryDue = retryDue

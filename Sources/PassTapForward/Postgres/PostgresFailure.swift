@@ -1,47 +1,53 @@
 import NIOSSL
 import PostgresNIO
+import PassTapProtocol
 
-/// The error text of a failed delivery, for `forward.status` and the log: what failed and, for
-/// the server's refusals, its message and SQLSTATE. Never the password, never row data: of the
-/// server's fields only the message and code are used (its `detail` may quote a row), and never
-/// the query.
+/// The error of a failed delivery, for `forward.status` and the log: its class, and its text:
+/// what failed and, for the server's refusals, its message and SQLSTATE. Never the password,
+/// never row data: of the server's fields only the message and code are used (its `detail` may
+/// quote a row), and never the query.
 enum PostgresFailure {
-    /// The text for `error` from postgres-nio, NIOSSL or the sink itself, `stage` saying what was
-    /// being done (`"connecting"`, `"creating the table"`, `"inserting"`).
-    static func text(_ error: any Error, stage: String) -> String {
-        "\(stage): " + describe(error)
+    /// The failure for `error` from postgres-nio, NIOSSL or the sink itself, `stage` saying what
+    /// was being done (`"connecting"`, `"creating the table"`, `"inserting"`).
+    static func failure(_ error: any Error, stage: String) -> ForwardFailure {
+        var failure = describe(error)
+        failure.text = "\(stage): " + failure.text
+        return failure
     }
 
-    private static func describe(_ error: any Error) -> String {
+    private static func describe(_ error: any Error) -> ForwardFailure {
         if let error = error as? PSQLError { return describe(error) }
-        if isTLS(error) { return tlsText(error) }
-        return String(describing: error)
+        if isTLS(error) { return ForwardFailure(.tls, tlsText(error)) }
+        return ForwardFailure(ForwardFailure.transportReason(of: error), String(describing: error))
     }
 
-    private static func describe(_ error: PSQLError) -> String {
+    private static func describe(_ error: PSQLError) -> ForwardFailure {
         switch error.code {
         case .server:
             let message = error.serverInfo?[.message] ?? "an error without a message"
             let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
             let authentication = error.serverInfo?[.sqlState].map(isAuthenticationState) ?? false
-            return (authentication ? "authentication failed: " : "the server refused: ") + message + state
+            return authentication
+                ? ForwardFailure(.auth, "authentication failed: " + message + state)
+                : ForwardFailure(.serverError, "the server refused: " + message + state)
         case .sslUnsupported:
-            return "the server does not accept TLS (set tls = \"disable\" only on a trusted network)"
+            return ForwardFailure(.tls, "the server does not accept TLS (set tls = \"disable\" only on a trusted network)")
         case .connectionError:
-            guard let underlying = error.underlying else { return "cannot connect" }
-            if isTLS(underlying) { return tlsText(underlying) }
-            return "cannot connect: \(underlying)"
+            guard let underlying = error.underlying else { return ForwardFailure(.other, "cannot connect") }
+            if let refusal = underlying as? PostgresPasswordRefusal { return ForwardFailure(.auth, refusal.description) }
+            if isTLS(underlying) { return ForwardFailure(.tls, tlsText(underlying)) }
+            return ForwardFailure(ForwardFailure.transportReason(of: underlying), "cannot connect: \(underlying)")
         case .serverClosedConnection:
-            return "the server closed the connection"
+            return ForwardFailure(.connectionClosed, "the server closed the connection")
         case .clientClosedConnection:
-            return "the connection was closed (timed out or shut down)"
+            return ForwardFailure(.connectionClosed, "the connection was closed (timed out or shut down)")
         case .uncleanShutdown:
-            return "the connection ended uncleanly (TLS)"
+            return ForwardFailure(.tls, "the connection ended uncleanly (TLS)")
         case .saslError, .unsupportedAuthMechanism, .authMechanismRequiresPassword:
             let underlying = error.underlying.map { ": \($0)" } ?? ""
-            return "authentication failed (\(error.code))\(underlying)"
+            return ForwardFailure(.auth, "authentication failed (\(error.code))\(underlying)")
         default:
-            return "postgres-nio failed (\(error.code))"
+            return ForwardFailure(.other, "postgres-nio failed (\(error.code))")
         }
     }
 

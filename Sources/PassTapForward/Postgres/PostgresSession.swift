@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import PassTapCore
+import PassTapProtocol
 import PostgresNIO
 import Synchronization
 
@@ -49,8 +50,8 @@ actor PostgresSession {
             _ = try await connection.query(table.insert(batch), logger: logger).collect()
         } catch {
             await drop(connection)
-            if deadline.fired { throw PostgresDeliveryError("\(stage): no answer within \(timeout) (the connection was closed)") }
-            throw PostgresDeliveryError(PostgresFailure.text(error, stage: stage))
+            if deadline.fired { throw PostgresDeliveryError(.timeout, "\(stage): no answer within \(timeout) (the connection was closed)") }
+            throw PostgresDeliveryError(PostgresFailure.failure(error, stage: stage))
         }
     }
 
@@ -65,28 +66,51 @@ actor PostgresSession {
         if let connection, !connection.isClosed { return connection }
         connection = nil
         tableReady = false
-        guard !isShutDown else { throw PostgresDeliveryError("the sink is shut down") }
+        guard !isShutDown else { throw PostgresDeliveryError(.other, "the sink is shut down") }
         let target = self.target
-        let settings: PostgresConnection.Configuration
-        do {
-            settings = try PostgresEndpoint.connectionConfiguration(for: configuration)
-        } catch {
-            throw PostgresDeliveryError("reading ca_file \(configuration.caFile ?? "-"): \(error)")
-        }
         connections += 1
         let opened: PostgresConnection
-        do {
-            opened = try await PostgresConnection.connect(configuration: settings, id: connections, logger: logger)
-        } catch {
-            throw PostgresDeliveryError(PostgresFailure.text(error, stage: "connecting to \(target)"))
+        if PostgresEndpoint.needsPasswordGuard(configuration) {
+            opened = try await connectGuarded(target: target)
+        } else {
+            let settings: PostgresConnection.Configuration
+            do {
+                settings = try PostgresEndpoint.connectionConfiguration(for: configuration)
+            } catch {
+                throw PostgresDeliveryError(.tls, "reading ca_file \(configuration.caFile ?? "-"): \(error)")
+            }
+            do {
+                opened = try await PostgresConnection.connect(configuration: settings, id: connections, logger: logger)
+            } catch {
+                throw PostgresDeliveryError(PostgresFailure.failure(error, stage: "connecting to \(target)"))
+            }
         }
         guard !isShutDown else {
             try? await opened.close()
-            throw PostgresDeliveryError("the sink is shut down")
+            throw PostgresDeliveryError(.other, "the sink is shut down")
         }
         connection = opened
         logger.info("connected to PostgreSQL", metadata: ["server": "\(target)", "tls": "\(tlsMode)"])
         return opened
+    }
+
+    /// A connection to a TCP server no certificate proves, over a channel whose login
+    /// ``PostgresPasswordGuard`` watches.
+    private func connectGuarded(target: String) async throws(PostgresDeliveryError) -> PostgresConnection {
+        let channel: any Channel
+        do {
+            channel = try await PostgresEndpoint.guardedChannel(for: configuration)
+        } catch {
+            throw PostgresDeliveryError(PostgresFailure.failure(error, stage: "connecting to \(target)"))
+        }
+        do {
+            let settings = try PostgresEndpoint.connectionConfiguration(for: configuration, over: channel)
+            // On the channel's own event loop: postgres-nio sets its handlers up there.
+            return try await PostgresConnection.connect(on: channel.eventLoop, configuration: settings, id: connections, logger: logger).get()
+        } catch {
+            try? await channel.close()
+            throw PostgresDeliveryError(PostgresFailure.failure(error, stage: "connecting to \(target)"))
+        }
     }
 
     /// Creates the table and its index unless the table is there.
@@ -116,18 +140,25 @@ actor PostgresSession {
     }
 
     private var tlsMode: String {
-        PostgresEndpoint.isUnixSocketDirectory(configuration.host) ? "unix socket" : configuration.tls.rawValue
+        if PostgresEndpoint.isUnixSocketDirectory(configuration.host) { return "unix socket" }
+        return configuration.tls == .require && configuration.caFile != nil ? "require (verify-ca: ca_file)" : configuration.tls.rawValue
     }
 }
 
-/// Why a PostgreSQL delivery failed: the error text ``PostgresFailure`` made (no password, no
-/// row data).
+/// Why a PostgreSQL delivery failed: the failure ``PostgresFailure`` made (no password, no row
+/// data).
 struct PostgresDeliveryError: Error, CustomStringConvertible {
-    let description: String
+    let failure: ForwardFailure
 
-    init(_ description: String) {
-        self.description = description
+    init(_ failure: ForwardFailure) {
+        self.failure = failure
     }
+
+    init(_ reason: ForwardFailureReason, _ text: String) {
+        self.init(ForwardFailure(reason, text))
+    }
+
+    var description: String { failure.text }
 }
 
 /// Closes a connection when its statements take longer than the sink's timeout (which fails

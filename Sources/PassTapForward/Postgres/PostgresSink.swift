@@ -34,7 +34,7 @@ public final class PostgresSink: ForwardSink {
             try await session.insert(batch)
             return .delivered
         } catch {
-            return .retry(delivered: 0, after: nil, error: error.description)
+            return .retry(delivered: 0, after: nil, error: error.failure)
         }
     }
 

@@ -1,4 +1,5 @@
 public import Foundation
+import PassTapProtocol
 
 /// What a webhook receiver's answer means for the event (the issue's §2 "Webhook"):
 ///
@@ -24,13 +25,13 @@ public enum WebhookReply {
         case 408, 429, 500...599:
             let after = retryAfter.flatMap { RetryAfter.delay($0, now: now) }
             let wait = after.map { " (Retry-After: \(Self.seconds($0)) s)" } ?? ""
-            return .retry(delivered: 0, after: after, error: answered + wait)
+            return .retry(delivered: 0, after: after, error: ForwardFailure(.httpStatus, answered + wait))
         case 400...499:
-            return .dead(delivered: 0, error: answered + ": refused for good")
+            return .dead(delivered: 0, error: ForwardFailure(.httpStatus, answered + ": refused for good"))
         case 300...399:
-            return .retry(delivered: 0, after: nil, error: answered + ": redirects are not followed; set url to the new address")
+            return .retry(delivered: 0, after: nil, error: ForwardFailure(.httpStatus, answered + ": redirects are not followed; set url to the new address"))
         default:
-            return .retry(delivered: 0, after: nil, error: answered)
+            return .retry(delivered: 0, after: nil, error: ForwardFailure(.httpStatus, answered))
         }
     }
 

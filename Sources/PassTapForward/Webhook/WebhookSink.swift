@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 public import PassTapCore
+import PassTapProtocol
 
 /// A `[[forward.webhooks]]` endpoint: one signed HTTPS POST per event (Standard Webhooks), on
 /// async-http-client.
@@ -99,18 +100,18 @@ public final class WebhookSink: ForwardSink {
     /// The most of an answer's body read before the connection is dropped instead.
     static let maximumAnswerBytes = 65_536
 
-    /// A request failure as `forward.status`'s `last_error` shows it.
-    private func describe(_ error: any Error) -> String {
+    /// A request failure as `forward.status`'s `last_error` (text) and `last_error_reason` show it.
+    private func describe(_ error: any Error) -> ForwardFailure {
         switch error {
         case let error as HTTPClientError
         where [.deadlineExceeded, .readTimeout, .connectTimeout, .tlsHandshakeTimeout].contains(error):
-            return "no answer from \(target) within timeout_ms (\(configuration.timeoutMilliseconds) ms)"
+            return ForwardFailure(.timeout, "no answer from \(target) within timeout_ms (\(configuration.timeoutMilliseconds) ms)")
         case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError:
-            return "TLS with \(target) failed: \(error)"
+            return ForwardFailure(.tls, "TLS with \(target) failed: \(error)")
         case let error as HTTPClientError where error == .remoteConnectionClosed:
-            return "\(target) closed the connection without answering"
+            return ForwardFailure(.connectionClosed, "\(target) closed the connection without answering")
         default:
-            return "cannot reach \(target): \(error)"
+            return ForwardFailure(ForwardFailure.transportReason(of: error), "cannot reach \(target): \(error)")
         }
     }
 }

@@ -34,6 +34,19 @@ public struct ForwardStatusResult: Sendable, Hashable, Codable {
         case pendingBytes = "pending_bytes"
         case maxPendingBytes = "max_pending_bytes"
     }
+
+    /// This answer as a peer without `manage` gets it: each sink's `last_error` text (which may
+    /// name a database host, a role, and what a server said) is left out; its
+    /// `last_error_reason` and every count stay.
+    public func withoutErrorTexts() -> ForwardStatusResult {
+        var result = self
+        result.sinks = sinks.map { sink in
+            var sink = sink
+            sink.lastError = nil
+            return sink
+        }
+        return result
+    }
 }
 
 /// One sink in `forward.status`.
@@ -60,8 +73,11 @@ public struct ForwardSinkStatus: Sendable, Hashable, Codable {
     public var dead: Int
     /// Events delivered since the daemon started.
     public var delivered: Int
-    /// The last delivery error (no secret, no event data), until the next success; `null` if none.
+    /// The last delivery error (no secret, no event data), until the next success; `null` if none,
+    /// and for a peer without `manage` (``ForwardStatusResult/withoutErrorTexts()``).
     @Nullable public var lastError: String?
+    /// What kind of failure the last error was, for every peer; `null` when there is none.
+    @Nullable public var lastErrorReason: ForwardFailureReason?
     /// When the next attempt is due, in milliseconds from now, while retrying; `null` otherwise.
     @Nullable public var retryInMilliseconds: Int?
     /// For a removed sink, when its backlog will be dropped (RFC 3339); `null` for an active one.
@@ -69,7 +85,7 @@ public struct ForwardSinkStatus: Sendable, Hashable, Codable {
 
     public init(
         name: String, type: Configuration.ForwardSinkSettings.SinkType, state: State, pending: Int, oldestPendingAgeMilliseconds: Int?,
-        dead: Int, delivered: Int, lastError: String?, retryInMilliseconds: Int?, dropAt: String?
+        dead: Int, delivered: Int, lastError: String?, lastErrorReason: ForwardFailureReason?, retryInMilliseconds: Int?, dropAt: String?
     ) {
         self.name = name
         self.type = type
@@ -79,6 +95,7 @@ public struct ForwardSinkStatus: Sendable, Hashable, Codable {
         self.dead = dead
         self.delivered = delivered
         self.lastError = lastError
+        self.lastErrorReason = lastErrorReason
         self.retryInMilliseconds = retryInMilliseconds
         self.dropAt = dropAt
     }
@@ -87,6 +104,7 @@ public struct ForwardSinkStatus: Sendable, Hashable, Codable {
         case name, type, state, pending, dead, delivered
         case oldestPendingAgeMilliseconds = "oldest_pending_age_ms"
         case lastError = "last_error"
+        case lastErrorReason = "last_error_reason"
         case retryInMilliseconds = "retry_in_ms"
         case dropAt = "drop_at"
     }

@@ -79,8 +79,8 @@ struct VASReadHandler: MethodHandler {
 }
 
 /// The `vas.read`s waiting, per owner (a user, or a web token) and reader, against
-/// `[socket] vas_reads_per_uid` and `[web] vas_reads_per_token`: no one owner can queue itself
-/// ahead of the till on every tap.
+/// `[socket] vas_reads_per_uid` and `[web] vas_reads_per_token`: no one owner can pile up waiting
+/// reads (each waiting read is answered by the next tap, and adds its merchants to what it asks).
 final class PendingVASReads: Sendable {
     private let currentLimit: @Sendable (ClientPeer.Owner) -> Int
     private let counts = Mutex([Key: Int]())

@@ -14,7 +14,9 @@ struct ForwardStatus: AsyncParsableCommand {
             with its backlog kept until it is dropped), events pending, the age of the oldest, \
             events dead (refused for good; passtap forward retry sends them again), events \
             delivered since passtapd started, when the next attempt is due while retrying, and \
-            the last delivery error. With --json, the forward.status answer as the daemon gave it.
+            the last delivery error: its class (connection_refused, tls, auth...) and, for a \
+            user with the manage role, its text. With --json, the forward.status answer as the \
+            daemon gave it.
             """)
 
     @OptionGroup var options: GlobalOptions
@@ -45,7 +47,7 @@ enum ForwardTable {
                 UntrustedText.escaped(sink.name), sink.type.rawValue,
                 sink.state.rawValue + (sink.dropAt.map { " (drop at \(UntrustedText.escaped($0)))" } ?? ""),
                 "\(sink.pending)", sink.oldestPendingAgeMilliseconds.map(age) ?? "-", "\(sink.dead)", "\(sink.delivered)",
-                sink.retryInMilliseconds.map(age) ?? "-", sink.lastError.map { UntrustedText.escaped($0) } ?? "-",
+                sink.retryInMilliseconds.map(age) ?? "-", lastError(sink),
             ]
         }
         guard !rows.isEmpty else { return lines + ["no sinks"] }
@@ -59,6 +61,17 @@ enum ForwardTable {
             lines.append(cells.joined(separator: "  "))
         }
         return lines
+    }
+
+    /// `auth: authentication failed: ...`; the class alone (and why) when the daemon left the
+    /// text out for a user without `manage`; `-` when there is no error.
+    static func lastError(_ sink: ForwardSinkStatus) -> String {
+        switch (sink.lastErrorReason, sink.lastError) {
+        case (let reason?, let text?): return "\(reason.rawValue): \(UntrustedText.escaped(text))"
+        case (nil, let text?): return UntrustedText.escaped(text)
+        case (let reason?, nil): return "\(reason.rawValue) (the error's text needs the manage role)"
+        case (nil, nil): return "-"
+        }
     }
 
     private static func age(_ milliseconds: Int) -> String {

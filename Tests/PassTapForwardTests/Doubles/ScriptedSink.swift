@@ -1,4 +1,5 @@
 import PassTapCore
+import PassTapProtocol
 @testable import PassTapForward
 import Synchronization
 
@@ -45,7 +46,7 @@ final class ScriptedSink: ForwardSink {
         case .answer(let outcome)?: return outcome
         case .hang?:
             await shutdowns.wait(count: 1)
-            return .retry(delivered: 0, after: nil, error: "shut down")
+            return .retry(delivered: 0, after: nil, error: ForwardFailure(.other, "shut down"))
         }
     }
 

@@ -1,13 +1,19 @@
 import Synchronization
 
 /// The on-demand VAS reads of `vas.read` (ProximityReader's `readVAS`): callers wait for the next
-/// card arrival on a reader, queued per reader, one tap each, oldest first.
+/// card arrival on a reader, and each tap answers every read waiting on that reader.
 ///
 /// A card already in the field does not count: only taps that begin after the call claim it. The
-/// tap still publishes its `read.result` as every tap does; the waiting caller also gets it.
+/// tap still publishes its `read.result` as every tap does; the waiting callers also get it.
+///
+/// One tap serves all the reads waiting when it begins: the phone is asked for the union of their
+/// `merchants` (every configured merchant when one of them names none), and each read gets the
+/// tap's result with only the merchants it asked for (the others `not_requested`). So no caller
+/// can take a tap from another by waiting first: a second `read` holder that keeps a read waiting
+/// for its own merchant does not make the till miss the customer's pass.
 ///
 /// A read whose timeout fires after a tap has claimed it is not timed out: it gets that tap's
-/// result (which was shaped by its `merchants`). Only a read still waiting when its timeout fires
+/// result (which asked for its `merchants`). Only a read still waiting when its timeout fires
 /// is removed and answered ``WaitError/timeout``; the check and the removal are one atomic step.
 /// A read whose caller goes away (its task is cancelled: the client disconnected, or the daemon
 /// is stopping) ends at once, claimed or not: a tap stuck on a card that never answers must not
@@ -21,11 +27,29 @@ public final class VASReadQueue: Sendable {
         case cancelled
     }
 
-    /// A waiting read that a tap has taken: its merchant subset, to shape the tap's requests.
+    /// The waiting reads that a tap has taken, oldest first, and what the tap asks the phone for.
     public struct Claim: Sendable {
-        fileprivate let id: UInt64
-        /// The pass type ids to ask for; `nil` asks every configured merchant.
-        public let merchants: Set<String>?
+        /// One read the tap answers, and the merchants that read asked for.
+        fileprivate struct Read: Sendable {
+            let id: UInt64
+            let merchants: Set<String>?
+        }
+
+        fileprivate let reads: [Read]
+
+        /// The pass type ids to ask for: the union of the reads' `merchants`; `nil` (every
+        /// configured merchant) when any read asked for all.
+        public var merchants: Set<String>? {
+            var union = Set<String>()
+            for read in reads {
+                guard let asked = read.merchants else { return nil }
+                union.formUnion(asked)
+            }
+            return union
+        }
+
+        /// How many reads the tap answers.
+        public var count: Int { reads.count }
     }
 
     /// Runs a read's timeout: waits `timeout`, then calls `fire`; returns without firing when its
@@ -96,27 +120,32 @@ public final class VASReadQueue: Sendable {
         }
     }
 
-    /// Called when a card arrives on `reader`: takes the oldest waiting read, if any.
+    /// Called when a card arrives on `reader`: takes every read waiting on it, oldest first;
+    /// `nil` when none waits.
     public func claim(reader: ReaderID) -> Claim? {
         state.withLock { state in
-            while var ids = state.order[reader], !ids.isEmpty {
-                let id = ids.removeFirst()
-                state.order[reader] = ids.isEmpty ? nil : ids
-                guard case .waiting(_, let merchants, let continuation) = state.phases[id] else { continue }
+            let ids = state.order.removeValue(forKey: reader) ?? []
+            let reads = ids.compactMap { id -> Claim.Read? in
+                guard case .waiting(_, let merchants, let continuation) = state.phases[id] else { return nil }
                 state.phases[id] = .claimed(continuation)
-                return Claim(id: id, merchants: merchants)
+                return Claim.Read(id: id, merchants: merchants)
             }
-            return nil
+            return reads.isEmpty ? nil : Claim(reads: reads)
         }
     }
 
-    /// Answers a claimed read with its tap's result.
+    /// Answers each claimed read with its tap's result, narrowed to the merchants that read
+    /// asked for (``ReadResult/answering(merchants:)``).
     public func finish(_ claim: Claim, with result: ReadResult) {
-        let continuation: Continuation? = state.withLock { state in
-            guard case .claimed(let continuation) = state.phases.removeValue(forKey: claim.id) else { return nil }
-            return continuation
+        let answers: [(Continuation, Set<String>?)] = state.withLock { state in
+            claim.reads.compactMap { read in
+                guard case .claimed(let continuation) = state.phases.removeValue(forKey: read.id) else { return nil }
+                return (continuation, read.merchants)
+            }
         }
-        continuation?.resume(returning: result)
+        for (continuation, merchants) in answers {
+            continuation.resume(returning: result.answering(merchants: merchants))
+        }
     }
 
     /// Ends a read that no tap has claimed with `error`; a claimed read keeps waiting for its tap

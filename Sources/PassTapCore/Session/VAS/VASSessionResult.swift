@@ -67,4 +67,15 @@ public struct VASSessionResult: Sendable, Hashable, Codable {
     /// Whether some merchant's pass was read and published in this tap. A URL-only merchant's
     /// `success` (the phone took the sign-up URL) carries no pass and does not count.
     public var readAPass: Bool { entries.contains(where: \.hasPass) }
+
+    /// This result as a `vas.read` that asked for `requested` gets it, when one tap answered
+    /// several reads that asked for different merchants: the other merchants' entries are
+    /// `not_requested`, with nothing the phone answered for them.
+    public func narrowed(to requested: Set<String>) -> VASSessionResult {
+        var narrowed = self
+        narrowed.entries = entries.map { entry in
+            requested.contains(entry.passTypeID) ? entry : VASEntry(passTypeID: entry.passTypeID, status: .notRequested)
+        }
+        return narrowed
+    }
 }
