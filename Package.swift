@@ -52,6 +52,8 @@ let package = Package(
         ),
         // <sys/timex.h> (adjtimex), for `status`'s clock check; C library only, nothing to link.
         .systemLibrary(name: "CTimex"),
+        // <linux/inet_diag.h> (NETLINK_SOCK_DIAG), for the owner of a loopback TCP peer; headers only.
+        .systemLibrary(name: "CSockDiag"),
 
         // Pure Swift protocol core: no C, no NIO.
         .target(name: "ISO7816", swiftSettings: upcoming),
@@ -124,7 +126,7 @@ let package = Package(
         .target(
             name: "PassTapHTTP",
             dependencies: [
-                "PassTapCore",
+                "PassTapCore", "CSockDiag",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -336,6 +338,7 @@ let package = Package(
                 "PassTapHTTP", "PassTapCore", "PassTapTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
