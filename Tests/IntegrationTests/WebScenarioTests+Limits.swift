@@ -67,4 +67,54 @@ extension PCSCScenarioTests.WebScenarioTests {
         #expect(!closes.isEmpty, "passtapd never closed a flooding connection")
         #expect(Rig.isAlive(pid))
     }
+
+    /// Connections `nobody`'s flood holds or has under way: more than `[web] max_clients` (32)
+    /// and the listener's old accept queue (32) together, less than its queue now (512).
+    static let floodConnections = 256
+
+    /// Issue 29, section 3: `nobody` floods the web port with idle connections, opening a new one
+    /// for each passtapd closes (`scripts/rig/tcp_flood.py`). Meanwhile a client with a valid token,
+    /// as root, completes the handshake within a second, five times over, and its subscription
+    /// gets the taps. (Before the per-user pool, the flood held every place of `max_clients` and
+    /// the client's connection was closed as soon as it was accepted.)
+    @Test(.enabled(if: getuid() == 0, "needs root to run the flood as another user"))
+    func aReconnectingFloodFromAnotherUserNeverKeepsOutAClientWithAToken() throws {
+        let port = try PCSCScenarioTests.MetricsScenarioTests.freePort()
+        let vas = try Self.rig(port: port)
+        defer { vas.stop() }
+        let flood = try TCPFlood(port: port, connections: Self.floodConnections, reportEvery: 50, directory: vas.rig.directory)
+        defer { flood.stop() }
+        // The flood is under way: passtapd keeps closing its connections, which it replaces.
+        try vas.rig.waitFor("passtapd to close 500 of nobody's web connections", timeout: 60) { flood.closed >= 500 || flood.hasExited() }
+        #expect(!flood.hasExited(), "the flood stopped: \(flood.errors)")
+
+        var clients: [WebSocketClient] = []
+        var times: [String] = []
+        for attempt in 1...5 {
+            let start = Date()
+            do {
+                clients.append(try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos))
+                let seconds = Date().timeIntervalSince(start)
+                times.append(String(format: "%.3f s", seconds))
+                #expect(seconds < 1, "attempt \(attempt): the handshake took \(seconds) s")
+            } catch {
+                Issue.record("attempt \(attempt): the client with a token could not authenticate during the flood: \(error)")
+            }
+        }
+        let closedBefore = flood.closed
+        if let till = clients.first {
+            let subscribe = #"{"jsonrpc":"2.0","id":3,"method":"events.subscribe","params":{"kinds":["read.result"]}}"#
+            #expect(try till.call(subscribe, id: 3, what: "the subscription")["result"] != nil)
+            for tap in 1...2 {
+                try vas.tap()
+                let event = try till.readJSON(timeout: 15, what: "read.result of tap \(tap)") { $0["method"] as? String == "event" }
+                let entry = PhoneRig.entry(in: try #require(event["params"] as? [String: Any]))
+                #expect(entry?["message"] as? String == PhoneRig.message, "tap \(tap): \(event)")
+            }
+        }
+        // The flood went on all along, and passtapd counted it under nobody's uid.
+        #expect(flood.closed > closedBefore && !flood.hasExited(), "the flood stopped: \(flood.errors)")
+        #expect(vas.rig.daemonLog.contains("peer.uid=65534"), "no refusal of nobody's connections logged")
+        print("web flood: \(Self.floodConnections) connections from nobody, \(flood.closed) closed by passtapd; the till authenticated in \(times)")
+    }
 }
