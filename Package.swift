@@ -54,6 +54,10 @@ let package = Package(
         .systemLibrary(name: "CTimex"),
         // <linux/inet_diag.h> (NETLINK_SOCK_DIAG), for the owner of a loopback TCP peer; headers only.
         .systemLibrary(name: "CSockDiag"),
+        // The owner of a loopback TCP peer, asked of the kernel (CSockDiag's inet_diag), for
+        // PassTapHTTP. Its own target, without NIO: with CSockDiag and NIO's C modules in one
+        // Swift module, MemberImportVisibility found Glibc's socket structs in CNIOLinux.
+        .target(name: "SockDiag", dependencies: ["CSockDiag"], swiftSettings: upcoming),
 
         // Pure Swift protocol core: no C, no NIO.
         .target(name: "ISO7816", swiftSettings: upcoming),
@@ -126,7 +130,7 @@ let package = Package(
         .target(
             name: "PassTapHTTP",
             dependencies: [
-                "PassTapCore", "CSockDiag",
+                "PassTapCore", "SockDiag",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -328,6 +332,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "SockDiagTests",
+            dependencies: [
+                "SockDiag", "PassTapTestSupport", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: upcoming

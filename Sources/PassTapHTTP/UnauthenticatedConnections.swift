@@ -1,5 +1,6 @@
 public import Logging
 public import NIOCore
+import SockDiag
 import Synchronization
 
 /// The connections of a listener that have not authenticated yet: page requests, and `/rpc`
@@ -116,8 +117,10 @@ public final class UnauthenticatedConnections: Sendable {
     /// The owner of `channel`'s peer, or ``Owner/unknown`` (the first failure of a kind that
     /// could last is logged).
     private func owner(of channel: any Channel) -> Owner {
-        guard let remote = channel.remoteAddress, let local = channel.localAddress else { return .unknown }
-        switch owners.uid(ofPeer: remote, local: local) {
+        guard let remote = channel.remoteAddress, let remoteHost = remote.ipAddress, let remotePort = remote.port,
+            let local = channel.localAddress, let localHost = local.ipAddress, let localPort = local.port
+        else { return .unknown }
+        switch owners.uid(ofPeer: (remoteHost, remotePort), local: (localHost, localPort)) {
         case .success(let uid):
             return .uid(uid)
         case .failure(let error) where error.code == .peerGone:

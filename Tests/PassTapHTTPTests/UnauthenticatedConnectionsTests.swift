@@ -13,47 +13,11 @@ import Glibc
 #endif
 
 /// The web listener's pool of connections that have not authenticated (issue 29, section 3):
-/// the kernel's answer about a peer's user, the pool's counting, and a real listener closing one
-/// user's connection over its share at once.
+/// its counting, and a real listener closing one user's connection over its share at once.
 @Suite(.timeLimit(.minutes(1))) struct UnauthenticatedConnectionsTests {
     static let logger = Logger(label: "passtap.test.http")
 
     static let routes = HTTPRoutes { _ in .text(.ok, "page\n") }
-
-    /// A connection to a new listener on `host`; returns the client's channel and the listener's.
-    static func connected(on host: String) async throws -> (client: any Channel, listener: any Channel) {
-        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: host, port: 0).get()
-        let client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(to: try #require(listener.localAddress)).get()
-        return (client, listener)
-    }
-
-    /// The kernel names this process's user as the owner of its loopback connection, over IPv4
-    /// and (where the system has it) IPv6, asked from the accepting side as the listener asks.
-    @Test func theKernelNamesTheUserOfALoopbackPeer() async throws {
-        let owners = LoopbackPeerOwner()
-        for host in ["127.0.0.1", "::1"] {
-            guard let (client, listener) = try? await Self.connected(on: host) else {
-                #expect(host == "::1", "no loopback connection on \(host)")
-                continue
-            }
-            // The listener's view: its peer is the client's local address.
-            let uid = owners.uid(ofPeer: try #require(client.localAddress), local: try #require(client.remoteAddress))
-            #expect(uid == .success(getuid()), "\(host): \(uid)")
-            try await client.close()
-            try await listener.close()
-        }
-    }
-
-    /// A query for a connection no socket has is answered, not waited for: the peer is gone.
-    @Test func aPeerThatIsGoneIsSaidSoAtOnce() throws {
-        let owners = LoopbackPeerOwner()
-        let nowhere = try SocketAddress(ipAddress: "127.0.0.1", port: 9)
-        let clock = ContinuousClock()
-        var answer: Result<UInt32, LoopbackPeerOwnerError>?
-        let took = clock.measure { answer = owners.uid(ofPeer: nowhere, local: nowhere) }
-        #expect(answer == .failure(LoopbackPeerOwnerError(.peerGone)), "\(String(describing: answer))")
-        #expect(took < .milliseconds(100))
-    }
 
     /// One owner's share, the pool's total, and a connection that authenticates or closes giving
     /// its place back. (An embedded channel has no peer: its owner is unknown.)

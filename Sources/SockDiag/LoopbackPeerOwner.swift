@@ -1,5 +1,4 @@
 internal import CSockDiag
-import NIOCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -19,8 +18,9 @@ import Glibc
 ///
 /// One netlink socket (one descriptor, counted in the file-descriptor budget), opened at init,
 /// shared by the listener's event loops under a lock held for those two system calls. The only
-/// `import CSockDiag` in the package.
-final class LoopbackPeerOwner: Sendable {
+/// `import CSockDiag` in the package. Addresses come as text and port (IPv4 or IPv6 literals),
+/// so this target needs no NIO.
+public final class LoopbackPeerOwner: Sendable {
     private struct State {
         /// The netlink socket, or the errno that made opening it fail.
         var socket: Result<CInt, LoopbackPeerOwnerError>
@@ -31,7 +31,7 @@ final class LoopbackPeerOwner: Sendable {
     private let state: Mutex<State>
 
     /// Opens the netlink socket; a failure is kept and returned by every ``uid(ofPeer:local:)``.
-    init() {
+    public init() {
         let descriptor = socket(AF_NETLINK, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_SOCK_DIAG)
         state = Mutex(State(socket: descriptor >= 0 ? .success(descriptor) : .failure(LoopbackPeerOwnerError(.socketUnavailable, errno: errno))))
     }
@@ -41,17 +41,16 @@ final class LoopbackPeerOwner: Sendable {
     }
 
     /// The uid owning the socket at `peer` that is connected to `local` (a connection accepted on
-    /// a loopback listener: `peer` is its remote address, `local` its local one).
-    func uid(ofPeer peer: SocketAddress, local: SocketAddress) -> Result<UInt32, LoopbackPeerOwnerError> {
+    /// a loopback listener: `peer` is its remote address, `local` its local one), each an IPv4
+    /// or IPv6 literal and a port.
+    public func uid(ofPeer peer: (host: String, port: Int), local: (host: String, port: Int)) -> Result<UInt32, LoopbackPeerOwnerError> {
         var message = passtap_inet_diag_request()
-        // The peer's socket: its own (source) address is our remote one. The addresses are read
-        // as text and port: NIO's `sockaddr_in` values belong to another C module here.
-        guard let remoteHost = peer.ipAddress, let remotePort = peer.port, let localHost = local.ipAddress, let localPort = local.port,
-            let family = Self.store(remoteHost, in: &message.request.id.idiag_src), Self.store(localHost, in: &message.request.id.idiag_dst) == family
+        // The peer's socket: its own (source) address is our remote one.
+        guard let family = Self.store(peer.host, in: &message.request.id.idiag_src), Self.store(local.host, in: &message.request.id.idiag_dst) == family
         else { return .failure(LoopbackPeerOwnerError(.notTCP)) }
         message.request.sdiag_family = UInt8(family)
-        message.request.id.idiag_sport = UInt16(truncatingIfNeeded: remotePort).bigEndian
-        message.request.id.idiag_dport = UInt16(truncatingIfNeeded: localPort).bigEndian
+        message.request.id.idiag_sport = UInt16(truncatingIfNeeded: peer.port).bigEndian
+        message.request.id.idiag_dport = UInt16(truncatingIfNeeded: local.port).bigEndian
         message.request.sdiag_protocol = UInt8(IPPROTO_TCP)
         message.request.idiag_states = UInt32.max
         message.request.id.idiag_cookie = (INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE)

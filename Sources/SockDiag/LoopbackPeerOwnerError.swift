@@ -3,9 +3,9 @@ import Glibc
 #endif
 
 /// Why ``LoopbackPeerOwner`` could not tell a connection's owner. Equal by ``code``.
-struct LoopbackPeerOwnerError: Error, Hashable, CustomStringConvertible {
+public struct LoopbackPeerOwnerError: Error, Hashable, CustomStringConvertible {
     /// What failed.
-    enum Code: String, Hashable, Sendable {
+    public enum Code: String, Hashable, Sendable {
         /// The netlink socket could not be opened (the system or the sandbox refuses `AF_NETLINK`).
         case socketUnavailable = "socket_unavailable"
         /// The kernel answered nothing within the query (not seen; the owner is then unknown).
@@ -16,20 +16,21 @@ struct LoopbackPeerOwnerError: Error, Hashable, CustomStringConvertible {
         case queryFailed = "query_failed"
         /// The answer was not the netlink messages asked for.
         case malformedAnswer = "malformed_answer"
-        /// The connection's addresses are not both IPv4 or both IPv6.
+        /// The addresses are not both IPv4 or both IPv6 literals.
         case notTCP = "not_tcp"
     }
 
-    let code: Code
+    public let code: Code
     /// The C error, when there is one.
-    let errorNumber: Int32?
+    public let errorNumber: Int32?
 
-    init(_ code: Code, errno: Int32? = nil) {
+    /// The error `code`, with the C error `errno` when there is one.
+    public init(_ code: Code, errno: Int32? = nil) {
         self.code = code
         errorNumber = errno
     }
 
-    var description: String {
+    public var description: String {
         let cause = errorNumber.map { ": \(String(cString: strerror($0)))" } ?? ""
         switch code {
         case .socketUnavailable: return "cannot open a NETLINK_SOCK_DIAG socket\(cause) (a unit must allow AF_NETLINK)"
@@ -37,10 +38,10 @@ struct LoopbackPeerOwnerError: Error, Hashable, CustomStringConvertible {
         case .peerGone: return "the peer's socket is gone"
         case .queryFailed: return "the inet_diag query failed\(cause)"
         case .malformedAnswer: return "the kernel's inet_diag answer was not understood"
-        case .notTCP: return "the connection's addresses are not both IPv4 or both IPv6"
+        case .notTCP: return "the connection's addresses are not both IPv4 or both IPv6 literals"
         }
     }
 
-    static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
