@@ -52,6 +52,12 @@ let package = Package(
         ),
         // <sys/timex.h> (adjtimex), for `status`'s clock check; C library only, nothing to link.
         .systemLibrary(name: "CTimex"),
+        // <linux/inet_diag.h> (NETLINK_SOCK_DIAG), for the owner of a loopback TCP peer; headers only.
+        .systemLibrary(name: "CSockDiag"),
+        // The owner of a loopback TCP peer, asked of the kernel (CSockDiag's inet_diag), for
+        // PassTapHTTP. Its own target, without NIO: with CSockDiag and NIO's C modules in one
+        // Swift module, MemberImportVisibility found Glibc's socket structs in CNIOLinux.
+        .target(name: "SockDiag", dependencies: ["CSockDiag"], swiftSettings: upcoming),
 
         // Pure Swift protocol core: no C, no NIO.
         .target(name: "ISO7816", swiftSettings: upcoming),
@@ -124,7 +130,7 @@ let package = Package(
         .target(
             name: "PassTapHTTP",
             dependencies: [
-                "PassTapCore",
+                "PassTapCore", "SockDiag",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -331,11 +337,20 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "SockDiagTests",
+            dependencies: [
+                "SockDiag", "PassTapTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "PassTapHTTPTests",
             dependencies: [
                 "PassTapHTTP", "PassTapCore", "PassTapTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),

@@ -28,6 +28,7 @@ extension ConfigLoader {
         }
         web.maxClients = try table.integer("max_clients", in: 1...1024) ?? web.maxClients
         web.maxClientsPerToken = try table.integer("max_clients_per_token", in: 1...1024) ?? web.maxClientsPerToken
+        web.maxPendingPerUID = try table.integer("max_pending_per_uid", in: 1...1024) ?? web.maxPendingPerUID
         web.vasReadsPerToken = try table.integer("vas_reads_per_token", in: 1...64) ?? web.vasReadsPerToken
         web.idleTimeoutMilliseconds = try table.integer("idle_timeout_ms", in: 1_000...86_400_000) ?? web.idleTimeoutMilliseconds
         web.authTimeoutMilliseconds = try table.integer("auth_timeout_ms", in: 100...60_000) ?? web.authTimeoutMilliseconds

@@ -16,7 +16,9 @@ import Synchronization
 /// unless it upgrades to a WebSocket (``WebSocketRoute``). Every request must carry one `Host`
 /// header that ``HostHeaderCheck`` accepts (else 400 or 421). At most
 /// ``HTTPListenerLimits/maximumConnections`` are held at once: one more is closed as soon as it is
-/// accepted (``ConnectionCapHandler``). A connection that sends more than
+/// accepted (``ConnectionCapHandler``); the web listener's connections that have not
+/// authenticated have their own pool, counted per user (``UnauthenticatedConnections``). A
+/// connection that sends more than
 /// ``HTTPListenerLimits/maximumRequestBytes`` or is still open
 /// ``HTTPListenerLimits/requestDeadline`` after it opened is closed (``RequestGuardHandler``).
 /// Everything runs on one NIO event loop and nothing there blocks.
@@ -31,6 +33,8 @@ public final class HTTPListener: Service, Sendable {
     private let address: ListenAddress
     private let sockets: ListenerSockets
     private let limits: HTTPListenerLimits
+    /// The web listener's pool of connections that have not authenticated, counted per user.
+    private let unauthenticated: UnauthenticatedConnections?
     private let routes: HTTPRoutes
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
@@ -41,14 +45,18 @@ public final class HTTPListener: Service, Sendable {
 
     /// A listener named `name` for `address` (its configured `listen`), on `sockets` (by default
     /// `address` alone, bound by the listener); nothing happens until ``bind()`` or ``run()``.
+    /// With `unauthenticated`, every accepted connection also passes its
+    /// ``UnauthenticatedConnectionGate``.
     public init(
-        name: String, address: ListenAddress, sockets: ListenerSockets? = nil, limits: HTTPListenerLimits, routes: HTTPRoutes, logger: Logger,
+        name: String, address: ListenAddress, sockets: ListenerSockets? = nil, limits: HTTPListenerLimits,
+        unauthenticated: UnauthenticatedConnections? = nil, routes: HTTPRoutes, logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.name = name
         self.address = address
         self.sockets = sockets ?? .bind(address)
         self.limits = limits
+        self.unauthenticated = unauthenticated
         self.routes = routes
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
@@ -162,10 +170,11 @@ public final class HTTPListener: Service, Sendable {
         let loop = eventLoopGroup.next()
         let bootstrap = ServerBootstrap(group: loop, childGroup: loop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelOption(.backlog, value: 32)
-            .serverChannelInitializer { [limits, open] channel in
+            .serverChannelOption(.backlog, value: Int32(limits.acceptBacklog))
+            .serverChannelInitializer { [limits, open, unauthenticated] channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ConnectionCapHandler(limit: limits.maximumConnections, open: open))
+                    if let unauthenticated { try channel.pipeline.syncOperations.addHandler(UnauthenticatedConnectionGate(unauthenticated)) }
                 }
             }
             .childChannelInitializer { [limits, routes, hostCheck = HostHeaderCheck(listen: address)] channel in

@@ -13,11 +13,18 @@ public struct HTTPListenerLimits: Sendable, Hashable {
     /// WebSocket upgrade.
     public var requestDeadline: TimeAmount
 
+    /// The kernel's queue of connections not accepted yet (`listen(2)`'s backlog, at most
+    /// `net.core.somaxconn`). While it is full, new connections wait for the client's SYN to be
+    /// sent again (1 s, then 3 s): a flood that keeps it full delays everyone else's connect. A
+    /// socket systemd passes keeps its unit's `Backlog=` (`SOMAXCONN` by default).
+    public var acceptBacklog: Int
+
     /// Limits of `maximumConnections` connections, `maximumRequestBytes` each, closed after
-    /// `requestDeadline`.
-    public init(maximumConnections: Int, maximumRequestBytes: Int, requestDeadline: TimeAmount) {
+    /// `requestDeadline`, with `acceptBacklog` waiting to be accepted.
+    public init(maximumConnections: Int, maximumRequestBytes: Int, requestDeadline: TimeAmount, acceptBacklog: Int = 32) {
         self.maximumConnections = maximumConnections
         self.maximumRequestBytes = maximumRequestBytes
         self.requestDeadline = requestDeadline
+        self.acceptBacklog = acceptBacklog
     }
 }

@@ -16,7 +16,9 @@ import Synchronization
 /// - a present `Origin` must be in the token's `origins` or be one of the listener's own origins
 ///   (``listenerOrigins(of:port:)``); an absent one is accepted only by a token whose `origins`
 ///   is empty (a program, not a browser); `null` never matches;
-/// - a token holds at most `[web] max_clients_per_token` authenticated connections;
+/// - a token holds at most `[web] max_clients_per_token` authenticated connections, and all
+///   tokens together `[web] max_clients` (those that have not authenticated have a pool of
+///   their own in the web listener, and never take these places);
 /// - failed attempts are counted per Origin under a global cap (``AuthFailureLimiter``); a
 ///   correct token from an allowed Origin never waits for the limiter;
 /// - a reload that removes a token, or changes its secret, roles or origins, closes its
@@ -43,6 +45,9 @@ public final class WebSessions: ConfigurationObserver {
         var clients: [UInt64: Client] = [:]
         var nextID: UInt64 = 0
         var listenerOrigins: Set<String> = []
+        /// Told of each connection that authenticates (the web listener's pool of connections
+        /// that have not: `UnauthenticatedConnections`).
+        var authenticated: (@Sendable (any Channel) -> Void)?
 
         func count(of token: String) -> Int { clients.values.count { $0.token.name == token } }
     }
@@ -82,6 +87,11 @@ public final class WebSessions: ConfigurationObserver {
     /// Tells the sessions the listener's own origins, allowed for every token (the dashboard).
     public func setListenerOrigins(_ origins: Set<String>) {
         state.withLock { $0.listenerOrigins = origins }
+    }
+
+    /// Has `observer` told of each connection that authenticates, once it is registered.
+    public func setAuthenticatedObserver(_ observer: @escaping @Sendable (any Channel) -> Void) {
+        state.withLock { $0.authenticated = observer }
     }
 
     /// Whether the handshake may go on: no `Origin`, one of the listener's own origins, or one
@@ -126,19 +136,24 @@ public final class WebSessions: ConfigurationObserver {
         // The proof check, the slot and the registration happen under the lock a reload's scan
         // holds after the reload is in force: a reload either finds this connection registered
         // or is in force before its token is read. Never a connection with a revoked token.
-        let (admitted, web) = state.withLock { state -> (Result<(Configuration.WebToken, UInt64), JSONRPCError>?, Configuration.Web) in
+        let (admitted, web, authenticated) = state.withLock {
+            state -> (Result<(Configuration.WebToken, UInt64), JSONRPCError>?, Configuration.Web, (@Sendable (any Channel) -> Void)?) in
             let web = live.current.web
             guard let token = web.tokens.first(where: { $0.name == proofs.name }),
                 proofs.verify(clientProof, .client, secret: token.secret.bytes),
                 Self.allows(origin, for: token, listenerOrigins: state.listenerOrigins)
-            else { return (nil, web) }
+            else { return (nil, web, nil) }
             guard state.count(of: token.name) < web.maxClientsPerToken else {
-                return (.failure(.tooManyClients(token: token.name, limit: web.maxClientsPerToken)), web)
+                return (.failure(.tooManyClients(token: token.name, limit: web.maxClientsPerToken)), web, nil)
+            }
+            // `max_clients` is what the listener was bound with (restart-only).
+            guard state.clients.count < live.bound.web.maxClients else {
+                return (.failure(.tooManyWebClients(limit: live.bound.web.maxClients)), web, nil)
             }
             let id = state.nextID
             state.nextID += 1
             state.clients[id] = State.Client(token: token, channel: channel)
-            return (.success((token, id)), web)
+            return (.success((token, id)), web, state.authenticated)
         }
         var logger = self.logger
         logger[metadataKey: "peer.origin"] = "\(origin ?? "none")"
@@ -147,13 +162,16 @@ public final class WebSessions: ConfigurationObserver {
             logger.info(
                 "web client authenticated", metadata: ["peer.token": "\(token.name)", "peer.roles": "\(token.roles.subtracting([.transmit]).sorted().map(\.rawValue).joined(separator: ","))"])
             observer.webClientsChanged(1)
+            authenticated?(channel)
             // `transmit` is never a web role: the config loader refuses it, and it is dropped here too.
             return .admitted(name: token.name, roles: token.roles.subtracting([.transmit])) { [self] in
                 state.withLock { $0.clients[id] = nil }
                 observer.webClientsChanged(-1)
             }
         case .failure(let error):
-            logger.info("refusing a web client over its token's limit", metadata: ["web.max_clients_per_token": "\(web.maxClientsPerToken)"])
+            logger.info(
+                "refusing a web client over its token's limit or the authenticated clients' limit",
+                metadata: ["web.max_clients_per_token": "\(web.maxClientsPerToken)", "web.max_clients": "\(live.bound.web.maxClients)"])
             return .refused(error)
         case nil:
             return .refused(recordFailure(origin: origin))

@@ -20,11 +20,25 @@ public import ServiceLifecycle
 /// some token (else 403). A token never travels in the URL: only `auth`, the first message, carries
 /// it. No answer carries CORS headers: the page is same-origin, and no other page may read these.
 ///
-/// `listen` and `max_clients` (every connection, page requests and WebSockets, authenticated or
-/// not) are what the listener was bound with (``LiveConfiguration/bound``); the rest is read from
-/// the configuration in force. A reload is told to the sessions, which are in the daemon's list of
-/// configuration observers.
+/// Connections that have not authenticated (page requests, `/rpc` before its handshake
+/// completes) have a pool of their own, `max_clients` places beside the `max_clients`
+/// authenticated ones, with at most `max_pending_per_uid` per user (the owner of the peer's
+/// socket; `UnauthenticatedConnections`), so a local process that floods the port never takes an
+/// authenticated client's place, nor another user's way in. Each has ``requestDeadline`` to send
+/// its request, then `auth_timeout_ms` to complete the handshake.
+///
+/// `listen` and `max_clients` are what the listener was bound with (``LiveConfiguration/bound``);
+/// the rest is read from the configuration in force (`max_pending_per_uid` at each connection).
+/// A reload is told to the sessions, which are in the daemon's list of configuration observers.
 public final class WebServer: Service {
+    /// How long a connection has to send its request (a page, or the WebSocket upgrade). A
+    /// browser sends it as soon as it connects; 5 s is for a loaded machine, not a slow network.
+    static let requestDeadline: TimeAmount = .seconds(5)
+    /// The kernel's queue of connections not accepted yet (`HTTPListenerLimits.acceptBacklog`):
+    /// deep enough that a flood held to its user's few places cannot fill it with the
+    /// connections passtapd closes and it opens again, so others connect without waiting.
+    static let acceptBacklog = 512
+
     private let sessions: WebSessions
     private let dispatcher: MethodDispatcher
     private let listener: HTTPListener
@@ -66,9 +80,16 @@ public final class WebServer: Service {
         }
         // Known now unless the port is 0 (tests), so no connection ever finds them missing.
         if address.port != 0 { sessions.setListenerOrigins(WebSessions.listenerOrigins(of: address, port: address.port)) }
+        let maxClients = live.bound.web.maxClients
+        let unauthenticated = UnauthenticatedConnections(
+            listener: "web", limit: maxClients, perUserLimit: { live.current.web.maxPendingPerUID }, logger: logger)
+        sessions.setAuthenticatedObserver { unauthenticated.authenticated($0) }
         listener = HTTPListener(
             name: "web", address: address, sockets: sockets,
-            limits: HTTPListenerLimits(maximumConnections: live.bound.web.maxClients, maximumRequestBytes: 16 * 1024, requestDeadline: .seconds(10)),
+            limits: HTTPListenerLimits(
+                maximumConnections: 2 * maxClients, maximumRequestBytes: 16 * 1024, requestDeadline: Self.requestDeadline,
+                acceptBacklog: Self.acceptBacklog),
+            unauthenticated: unauthenticated,
             routes: HTTPRoutes(webSocket: upgrade) { request in
                 files.response(to: request) ?? .text(.notFound, "not found: passtapd serves the dashboard at / and the WebSocket at /rpc\n")
             },

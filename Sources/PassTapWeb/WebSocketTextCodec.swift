@@ -12,8 +12,12 @@ import PassTapProtocol
 ///   ``NDJSON/maximumLineBytes``; a longer one is answered with the socket's `line_too_long`
 ///   error and closed with 1009 (message too big);
 /// - a binary frame is closed with 1003 (unsupported data): the protocol is text;
-/// - a ping is answered with a pong carrying its data; a close is answered with a close and the
-///   connection ends;
+/// - a ping is answered with a pong carrying its data, while the channel can take more; while it
+///   cannot (the peer does not read), only the latest ping is kept and answered once it can
+///   (RFC 6455 §5.5.3 allows that), and one ping over ``maximumUnansweredPings`` waiting closes
+///   the connection with 1008 (policy violation): pings never reach the async channel, whose
+///   backpressure would stop reading them, so nothing else bounds the pongs (issue 29);
+/// - a close is answered with a close and the connection ends;
 /// - when the connection closes from this side (idle timeout, failed `auth`, a reload), a close
 ///   frame goes first.
 ///
@@ -24,6 +28,11 @@ final class WebSocketTextCodec: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = WebSocketFrame
 
+    /// Pings that may wait for their pong while the channel cannot take more; one more closes
+    /// the connection with 1008 (policy violation). A client that pings to keep its connection
+    /// alive sends one every few seconds and reads; 64 unanswered ones come from one that does not.
+    static let maximumUnansweredPings = 64
+
     private let maximumMessageBytes: Int
     /// The text message being joined from fragments.
     private var message: ByteBuffer?
@@ -31,6 +40,10 @@ final class WebSocketTextCodec: ChannelDuplexHandler, RemovableChannelHandler {
     private var sentClose = false
     /// The last frame handed on, so an empty write (`flushWrites`) completes after it.
     private var lastWrite: EventLoopFuture<Void>?
+    /// The data of the latest ping not answered yet, while the channel cannot take more.
+    private var heldPong: ByteBuffer?
+    /// Pings received since the channel last could take more, not answered yet.
+    private var unansweredPings = 0
 
     init(maximumMessageBytes: Int = NDJSON.maximumLineBytes) {
         self.maximumMessageBytes = maximumMessageBytes
@@ -49,8 +62,7 @@ final class WebSocketTextCodec: ChannelDuplexHandler, RemovableChannelHandler {
         case .binary:
             close(context, code: .unacceptableData)
         case .ping:
-            let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
-            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            answer(ping: frame.unmaskedData, context: context)
         case .pong:
             break
         case .connectionClose:
@@ -62,6 +74,31 @@ final class WebSocketTextCodec: ChannelDuplexHandler, RemovableChannelHandler {
             // A continuation with nothing to continue, a text frame inside a message, a reserved opcode.
             close(context, code: .protocolError)
         }
+    }
+
+    /// Sends the pong at once if the channel can take it; else keeps it in place of any earlier
+    /// one, and closes the connection once too many pings wait.
+    private func answer(ping data: ByteBuffer, context: ChannelHandlerContext) {
+        guard !context.channel.isWritable else {
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: data)), promise: nil)
+            return
+        }
+        heldPong = data
+        unansweredPings += 1
+        if unansweredPings > Self.maximumUnansweredPings {
+            heldPong = nil
+            close(context, code: .policyViolation)
+        }
+    }
+
+    /// Sends the held pong once the channel can take more again.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let data = heldPong {
+            heldPong = nil
+            unansweredPings = 0
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: data)), promise: nil)
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     /// Hands on the message once its last fragment came; refuses it once it is too long.

@@ -185,29 +185,12 @@ extension PCSCScenarioTests {
 
             let watch = DescriptorWatch(pid: pid)
             defer { watch.stop() }
-            let output = rig.directory.appendingPathComponent("flood.out")
-            let flood = try Spawned.start(
-                "/usr/bin/setpriv",
-                [
-                    "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3",
-                    Rig.repository.appendingPathComponent("scripts/rig/tcp_flood.py").path, "127.0.0.1", String(port), "--connections", "2000",
-                ],
-                stdout: output.path, stderr: output.path + ".err")
-            var floodRuns = true
-            defer {
-                if floodRuns {
-                    flood.signal(SIGTERM)
-                    flood.wait(seconds: 20)
-                }
-            }
-            func closed() -> Int {
-                let lines = ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n")
-                guard let last = lines.last, let report = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any] else { return 0 }
-                return report["closed"] as? Int ?? 0
-            }
+            let flood = try TCPFlood(port: port, connections: 2000, directory: rig.directory)
+            defer { flood.stop() }
+            func closed() -> Int { flood.closed }
             // The daemon has closed 2 000 of nobody's connections, each replaced at once.
             try rig.waitFor("the daemon to close 2000 of nobody's metrics connections", timeout: 120) { closed() >= 2000 || flood.hasExited() }
-            #expect(closed() >= 2000, "the flood: \((try? String(contentsOfFile: output.path + ".err", encoding: .utf8)) ?? "")")
+            #expect(closed() >= 2000, "the flood: \(flood.errors)")
 
             // Meanwhile a new client is served...
             let status = try Self.status(rig)
@@ -221,9 +204,7 @@ extension PCSCScenarioTests {
             let during = closed()
 
             #expect(!flood.hasExited(), "the flood stopped before the checks were over")
-            flood.signal(SIGTERM)
-            flood.wait(seconds: 20)
-            floodRuns = false
+            flood.stop()
             let (most, samples) = watch.stop()
             #expect(most < Self.floodLimit, "passtapd held \(most) descriptors under a limit of \(Self.floodLimit)")
             #expect(most <= budget, "passtapd held \(most) descriptors, over its budget of \(budget)")

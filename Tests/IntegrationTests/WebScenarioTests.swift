@@ -224,11 +224,13 @@ extension PCSCScenarioTests {
             #expect(try ping.read(what: "the pong") == .pong(Array("hi".utf8)))
         }
 
-        /// `max_clients_per_token` refuses a token's next `auth`; `max_clients` closes a connection
-        /// over it as soon as it is accepted.
+        /// `max_clients_per_token` refuses a token's next handshake, and `max_clients` the next
+        /// authenticated connection of any token; connections that have not authenticated have
+        /// places of their own, `max_pending_per_uid` per user, and one more is closed as soon as
+        /// it is accepted.
         @Test func theWebsConnectionLimitsHold() throws {
             let port = try MetricsScenarioTests.freePort()
-            let vas = try Self.rig(port: port, settings: "max_clients = 2\nmax_clients_per_token = 1")
+            let vas = try Self.rig(port: port, settings: "max_clients = 2\nmax_clients_per_token = 1\nmax_pending_per_uid = 2")
             defer { vas.stop() }
             let till = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
             let second = try WebSocketClient.open(port: port, origin: Self.pos)
@@ -236,9 +238,18 @@ extension PCSCScenarioTests {
             #expect(Self.errorCode(refused) == -32006, "\(refused)")
             #expect(second.isClosedByPeer())
             let wall = try Self.authenticated(port: port, secret: Self.wallSecret, origin: Self.pos)
-            // Two connections held: a third is closed before it is served.
-            let third = try WebSocketClient(port: port)
+            // Two authenticated: a third token's handshake is refused, naming max_clients.
+            let third = try WebSocketClient.open(port: port, origin: nil)
+            let full = try Self.authAnswer(third, Self.scriptSecret)
+            let message = (full["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(Self.errorCode(full) == -32006 && message.contains("[web] max_clients"), "\(full)")
             #expect(third.isClosedByPeer())
+            // This user's connections that have not authenticated: two are held, a third is
+            // closed before it is served.
+            let idle = try (0..<2).map { _ in try WebSocketClient(port: port) }
+            let over = try WebSocketClient(port: port)
+            #expect(over.isClosedByPeer())
+            #expect(!idle[0].isClosedByPeer(timeout: 0.5) && !idle[1].isClosedByPeer(timeout: 0.1))
             _ = (till, wall)
         }
 

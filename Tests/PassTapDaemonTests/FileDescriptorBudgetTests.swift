@@ -18,7 +18,7 @@ import Testing
         // The terms of features that are off are there, at zero.
         for name in [
             "[forward] outbox (3 files, with any sink)", "[[forward.postgres]] (1 each)", "[[forward.webhooks]] (2 each)",
-            "[web] max_clients + 2 listening sockets (with [web] listen)",
+            "[web] 2 × max_clients + 2 listening sockets + 1 netlink (with [web] listen)",
         ] {
             #expect(defaults.terms.first { $0.name == name }?.count == 0, "\(name)")
         }
@@ -32,11 +32,12 @@ import Testing
         // The cap counts only with the listener on.
         #expect(try budget("[pcsc]\nenabled = false\n[metrics]\nmax_connections = 5\n").total == base.total)
         #expect(try budget("[pcsc]\nenabled = false\n[metrics]\nlisten = \"127.0.0.1:9466\"\nmax_connections = 5\n").total == base.total + 5)
-        // The web listener: its max_clients and its own two sockets (both loopbacks), only with [web] listen.
+        // The web listener: its max_clients twice (authenticated and not), its two listening
+        // sockets (both loopbacks) and its netlink socket, only with [web] listen.
         #expect(try budget("[pcsc]\nenabled = false\n[web]\nmax_clients = 5\n").total == base.total)
         let web = try budget("[pcsc]\nenabled = false\n[web]\nlisten = \"127.0.0.1:8941\"\nmax_clients = 5\n")
-        #expect(web.total == base.total + 5 + 2)
-        #expect(web.description.contains("[web] max_clients + 2 listening sockets (with [web] listen) 7"), "\(web)")
+        #expect(web.total == base.total + 2 * 5 + 2 + 1)
+        #expect(web.description.contains("[web] 2 × max_clients + 2 listening sockets + 1 netlink (with [web] listen) 13"), "\(web)")
         // libnfc: its context, then 3 per device; a driver's every device (or an empty list) is a scan's 16.
         #expect(try budget("[pcsc]\nenabled = false\n[libnfc]\nenabled = true\ndevices = [\"pn532_uart:/dev/ttyUSB0\"]\n").total == base.total + 8 + 3)
         #expect(try budget("[pcsc]\nenabled = false\n[libnfc]\nenabled = true\ndevices = [\"pn53x_usb\"]\n").total == base.total + 8 + 48)

@@ -71,6 +71,7 @@ extension VASConfigTests.Folder {
             listen = "[::1]:8941"
             max_clients = 12
             max_clients_per_token = 3
+            max_pending_per_uid = 4
             vas_reads_per_token = 2
             idle_timeout_ms = 30000
             auth_timeout_ms = 2000
@@ -88,7 +89,7 @@ extension VASConfigTests.Folder {
             """
         let web = try ConfigLoader.parse(text, file: folder.configFile).web
         #expect(web.listen == ListenAddress(host: "::1", port: 8941))
-        #expect(web.maxClients == 12 && web.maxClientsPerToken == 3 && web.vasReadsPerToken == 2)
+        #expect(web.maxClients == 12 && web.maxClientsPerToken == 3 && web.vasReadsPerToken == 2 && web.maxPendingPerUID == 4)
         #expect(web.idleTimeoutMilliseconds == 30000 && web.authTimeoutMilliseconds == 2000)
         #expect(web.authFailuresPerOrigin == 5 && web.authFailuresTotal == 50)
         try #require(web.tokens.count == 2)
@@ -141,6 +142,7 @@ extension VASConfigTests.Folder {
     static let limits: [(key: String, bad: [String])] = [
         ("max_clients", ["0", "1025", "\"8\""]),
         ("max_clients_per_token", ["0", "1025", "1.5"]),
+        ("max_pending_per_uid", ["0", "1025"]),
         ("vas_reads_per_token", ["0", "65"]),
         ("idle_timeout_ms", ["999", "86400001"]),
         ("auth_timeout_ms", ["99", "60001"]),
@@ -389,6 +391,7 @@ extension VASConfigTests.Folder {
             listen = "127.0.0.1:9000"
             max_clients = 4
             max_clients_per_token = 2
+            max_pending_per_uid = 3
             vas_reads_per_token = 3
             idle_timeout_ms = 5000
             auth_timeout_ms = 1000
@@ -405,7 +408,8 @@ extension VASConfigTests.Folder {
         #expect(plan.effective.web.maxClients == Configuration.Web().maxClients)
         #expect(
             plan.changed == [
-                "web.tokens", "web.max_clients_per_token", "web.vas_reads_per_token", "web.idle_timeout_ms", "web.auth_timeout_ms",
+                "web.tokens", "web.max_clients_per_token", "web.max_pending_per_uid", "web.vas_reads_per_token", "web.idle_timeout_ms",
+                "web.auth_timeout_ms",
                 "web.auth_failures_per_origin", "web.auth_failures_total",
             ])
         #expect(plan.effective.web.tokens.map(\.name) == ["till-2"])

@@ -79,6 +79,43 @@ import Testing
         #expect(!channel.isActive)
     }
 
+    /// Issue 29, section 2: a peer that sends pings and never reads. While the channel cannot
+    /// take more, no pong is queued, and the connection closes with 1008 once too many pings
+    /// wait: 100 000 pings leave one close frame queued, not 100 000 pongs.
+    @Test func pingsWhileUnwritableQueueNoPongAndTooManyClose1008() throws {
+        let channel = try Self.channel()
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        var fed = 0
+        while fed < 100_000, channel.isActive {
+            try channel.writeInbound(Self.frame(.ping, "ping \(fed)"))
+            fed += 1
+        }
+        var queued: [WebSocketFrame] = []
+        while let frame = try channel.readOutbound(as: WebSocketFrame.self) { queued.append(frame) }
+        #expect(fed == WebSocketTextCodec.maximumUnansweredPings + 1, "closed after \(fed) pings")
+        #expect(queued.count == 1 && Self.closeCode(queued.first) == .policyViolation, "\(queued)")
+        #expect(!channel.isActive)
+    }
+
+    /// RFC 6455 §5.5.3: pings that came while the channel could not take more get one pong, for
+    /// the latest of them, once it can; then pings are answered one by one again.
+    @Test func pingsWhileUnwritableGetOnePongForTheLatestOnceWritable() throws {
+        let channel = try Self.channel()
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        for text in ["a", "b", "c"] { try channel.writeInbound(Self.frame(.ping, text)) }
+        #expect(try channel.readOutbound(as: WebSocketFrame.self) == nil)
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        let pong = try #require(try channel.readOutbound(as: WebSocketFrame.self))
+        #expect(pong.opcode == .pong && pong.data == ByteBuffer(string: "c"))
+        #expect(try channel.readOutbound(as: WebSocketFrame.self) == nil)
+        try channel.writeInbound(Self.frame(.ping, "d"))
+        #expect(try channel.readOutbound(as: WebSocketFrame.self)?.data == ByteBuffer(string: "d"))
+        #expect(channel.isActive)
+    }
+
     @Test func closingFromThisSideSendsANormalClose() throws {
         let channel = try Self.channel()
         try channel.close().wait()

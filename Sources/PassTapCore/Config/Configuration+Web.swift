@@ -8,9 +8,15 @@ extension Configuration {
         public var listen: ListenAddress? = nil
         /// `[[web.tokens]]`: who may use `/rpc`, each with its secret, roles and origins.
         public var tokens: [WebToken] = []
-        /// `max_clients`: WebSocket and page connections held at once, authenticated or not; one
-        /// more is refused. Restart-only (it is part of the file-descriptor budget).
+        /// `max_clients`: authenticated `/rpc` connections held at once; one more handshake is
+        /// refused (`too_many_clients`). As many again may be held that have not authenticated
+        /// (page requests, handshakes), in a pool of their own. Restart-only (both are part of the
+        /// file-descriptor budget).
         public var maxClients: Int = 32
+        /// `max_pending_per_uid`: connections one user may hold that have not authenticated (page
+        /// requests, `/rpc` before its handshake completes); one more is closed as soon as it is
+        /// accepted. The user is the owner of the peer's socket, as the kernel reports it.
+        public var maxPendingPerUID: Int = 8
         /// `max_clients_per_token`: authenticated `/rpc` connections one token may hold at once.
         public var maxClientsPerToken: Int = 8
         /// `vas_reads_per_token`: `vas.read` calls one token may have waiting on one reader.

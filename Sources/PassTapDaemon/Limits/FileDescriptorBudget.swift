@@ -10,7 +10,8 @@ public import PassTapCore
 ///
 /// Every listener is capped, so nothing a peer does can take more than its term: Unix-socket
 /// clients by `[socket] max_clients`, metrics connections by `[metrics] max_connections`, web
-/// connections (pages and `/rpc` WebSockets) by `[web] max_clients`; forwarding sinks hold a
+/// connections by `[web] max_clients` twice (authenticated `/rpc` connections, and as many that
+/// have not authenticated: pages and handshakes); forwarding sinks hold a
 /// fixed number each.
 public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible {
     /// One term of the sum.
@@ -42,6 +43,9 @@ public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible 
     /// The web listener's own sockets (`[web] listen`), beside its `max_clients` connections: it
     /// holds both loopback addresses of its port (127.0.0.1 and [::1]).
     public static let webListener = 2
+    /// The web listener's netlink socket, which asks the kernel who opened a connection (its
+    /// connections that have not authenticated are counted per user).
+    public static let webPeerOwner = 1
 
     /// The forwarding outbox, with any sink configured: SQLite's database file and its write-ahead
     /// log's `-wal` and `-shm` files.
@@ -59,7 +63,7 @@ public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible 
     /// shared group has one per core).
     public init(_ configuration: Configuration, eventLoops: Int = System.coreCount) {
         let metrics = configuration.metrics.listen == nil ? 0 : configuration.metrics.maxConnections
-        let web = configuration.web.listen == nil ? 0 : Self.webListener + configuration.web.maxClients
+        let web = configuration.web.listen == nil ? 0 : Self.webListener + Self.webPeerOwner + 2 * configuration.web.maxClients
         let pcsc = configuration.section(.pcsc).enabled ? Self.pcscContexts + Self.perPCSCReader * PCSCReaderBackend.maximumReaders : 0
         let forward = configuration.forward
         let nfc = configuration.section(.nfc).enabled ? Self.libnfcContext + Self.perLibNFCDevice * Self.libnfcDevices(configuration.libnfc.devices) : 0
@@ -67,7 +71,7 @@ public struct FileDescriptorBudget: Sendable, Hashable, CustomStringConvertible 
             Term(name: "base (\(Self.fixedBase) + \(Self.perEventLoop) per event loop, \(eventLoops) loops)", count: Self.fixedBase + Self.perEventLoop * eventLoops),
             Term(name: "[socket] max_clients", count: configuration.socket.maxClients),
             Term(name: "[metrics] max_connections (with [metrics] listen)", count: metrics),
-            Term(name: "[web] max_clients + \(Self.webListener) listening sockets (with [web] listen)", count: web),
+            Term(name: "[web] 2 × max_clients + \(Self.webListener) listening sockets + \(Self.webPeerOwner) netlink (with [web] listen)", count: web),
             Term(name: "[pcsc] readers (\(PCSCReaderBackend.maximumReaders) at most, with [pcsc] enabled)", count: pcsc),
             Term(name: "[libnfc] devices (with [libnfc] enabled)", count: nfc),
             Term(name: "[forward] outbox (\(Self.outboxFiles) files, with any sink)", count: forward.sinks.isEmpty ? 0 : Self.outboxFiles),

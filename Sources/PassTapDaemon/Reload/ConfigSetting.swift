@@ -76,6 +76,7 @@ extension ConfigSetting {
         // The token files are read again on every reload: a new secret in the same file is a change.
         ConfigSetting("web.tokens", \.web.tokens),
         ConfigSetting("web.max_clients_per_token", \.web.maxClientsPerToken),
+        ConfigSetting("web.max_pending_per_uid", \.web.maxPendingPerUID),
         ConfigSetting("web.vas_reads_per_token", \.web.vasReadsPerToken),
         ConfigSetting("web.idle_timeout_ms", \.web.idleTimeoutMilliseconds),
         ConfigSetting("web.auth_timeout_ms", \.web.authTimeoutMilliseconds),

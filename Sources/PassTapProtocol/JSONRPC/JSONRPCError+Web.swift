@@ -49,6 +49,13 @@ extension JSONRPCError {
     public static let alreadyAuthenticated = JSONRPCError(
         .invalidRequest, "this connection is already authenticated: a token holds for the whole connection; open another one for another token")
 
+    /// -32006: `[web] max_clients` authenticated connections are already open.
+    public static func tooManyWebClients(limit: Int) -> JSONRPCError {
+        JSONRPCError(
+            .tooManyClients,
+            "passtapd already serves \(limit) authenticated web clients ([web] max_clients): close another one or raise the limit")
+    }
+
     /// -32006: one token's connection limit is reached.
     public static func tooManyClients(token: String, limit: Int) -> JSONRPCError {
         JSONRPCError(

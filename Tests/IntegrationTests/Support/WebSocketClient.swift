@@ -99,6 +99,11 @@ final class WebSocketClient {
 
     /// Sends one masked frame with `opcode` (0x1 text, 0x2 binary, 0x8 close, 0x9 ping...).
     func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true) throws {
+        try send(Self.frame(opcode: opcode, payload: payload, fin: fin))
+    }
+
+    /// The bytes of one masked frame with `opcode` and `payload`, as a client sends it.
+    static func frame(opcode: UInt8, payload: [UInt8], fin: Bool = true) -> [UInt8] {
         var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
         switch payload.count {
         case ..<126: frame.append(0x80 | UInt8(payload.count))
@@ -108,7 +113,28 @@ final class WebSocketClient {
         let mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
         frame += mask
         frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
-        try send(frame)
+        return frame
+    }
+
+    /// What ``trySend(_:timeout:)`` did.
+    enum SendOutcome: Equatable {
+        /// This many bytes went out (perhaps fewer than given).
+        case sent(Int)
+        /// The socket took nothing within the timeout: the server is not reading.
+        case wouldBlock
+        /// The server closed or reset the connection.
+        case closed
+    }
+
+    /// Sends what the socket takes of `bytes` within `timeout` seconds, without blocking longer:
+    /// for floods, where the server may stop reading.
+    func trySend(_ bytes: [UInt8], timeout: Double) -> SendOutcome {
+        var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        guard poll(&poller, 1, Int32(timeout * 1000)) > 0 else { return .wouldBlock }
+        guard poller.revents & Int16(POLLERR | POLLHUP) == 0 else { return .closed }
+        let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        if written > 0 { return .sent(written) }
+        return written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? .wouldBlock : .closed
     }
 
     /// The next frame from the server, waiting at most `timeout` seconds.
