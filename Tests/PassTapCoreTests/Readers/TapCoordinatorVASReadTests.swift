@@ -20,26 +20,34 @@ import VAS
         }
     }
 
-    /// Peer B waits first for the loyalty pass; the till then waits with no filter; the phone
-    /// holds only the coffee pass.
-    @Test func theTillGetsThePassAlthoughAnotherReadForAnotherMerchantWaitedFirst() async throws {
+    /// One tap of a phone holding only the coffee pass ("member 0042"), on a coordinator
+    /// configured for loyalty then coffee; returns the published result and the phone's card.
+    @discardableResult
+    private func tapThePhone(_ vasReads: VASReadQueue) -> (ReadResult, ScriptedCard) {
         var configuration = Configuration()
         configuration.vas = VASSessionTests.settings()
-        let vasReads = VASReadQueue()
-        let peer = Task { try await vasReads.nextTap(on: reader, merchants: [Self.loyalty], timeout: .seconds(30)) }
-        try await waitFor(1, on: vasReads)
-        let till = Task { try await vasReads.nextTap(on: reader, merchants: nil, timeout: .seconds(30)) }
-        try await waitFor(2, on: vasReads)
-
         let phone = VASSessionTests.phoneWithCoffee("member 0042")
         let card = ScriptedCard()
         phone.install(on: card)
         let date = phone.date
         var logger = Logger(label: "passtap.test.coordinator")
         logger.logLevel = .critical
-        let events = EventRecorder()
-        let published = TapCoordinator(configuration: configuration, engine: SessionEngine(clock: { date }), vasReads: vasReads, logger: logger, events: events.sink)
-            .read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8080010101", uid: "04A1B2C3D4E5F6"), target: .isoDep, channel: card))
+        let coordinator = TapCoordinator(
+            configuration: configuration, engine: SessionEngine(clock: { date }), vasReads: vasReads, logger: logger, events: EventRecorder().sink)
+        let result = coordinator.read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8080010101", uid: "04A1B2C3D4E5F6"), target: .isoDep, channel: card))
+        return (result, card)
+    }
+
+    /// Peer B waits first for the loyalty pass; the till then waits with no filter; the phone
+    /// holds only the coffee pass.
+    @Test func theTillGetsThePassAlthoughAnotherReadForAnotherMerchantWaitedFirst() async throws {
+        let vasReads = VASReadQueue()
+        let peer = Task { try await vasReads.nextTap(on: reader, merchants: [Self.loyalty], timeout: .seconds(30)) }
+        try await waitFor(1, on: vasReads)
+        let till = Task { try await vasReads.nextTap(on: reader, merchants: nil, timeout: .seconds(30)) }
+        try await waitFor(2, on: vasReads)
+
+        let (published, card) = tapThePhone(vasReads)
 
         // One tap, both merchants asked (configured order), one GET VAS DATA each.
         #expect(card.received.filter { $0.first == 0x80 }.count == 2)
@@ -63,22 +71,13 @@ import VAS
     /// Two reads that each name one merchant: the tap asks both, in configured order, and each
     /// read sees its own.
     @Test func readsForDifferentMerchantsEachGetTheirOwnFromOneTap() async throws {
-        var configuration = Configuration()
-        configuration.vas = VASSessionTests.settings()
         let vasReads = VASReadQueue()
         let wantsCoffee = Task { try await vasReads.nextTap(on: reader, merchants: [Self.coffee], timeout: .seconds(30)) }
         try await waitFor(1, on: vasReads)
         let wantsLoyalty = Task { try await vasReads.nextTap(on: reader, merchants: [Self.loyalty], timeout: .seconds(30)) }
         try await waitFor(2, on: vasReads)
 
-        let phone = VASSessionTests.phoneWithCoffee()
-        let card = ScriptedCard()
-        phone.install(on: card)
-        let date = phone.date
-        var logger = Logger(label: "passtap.test.coordinator")
-        logger.logLevel = .critical
-        TapCoordinator(configuration: configuration, engine: SessionEngine(clock: { date }), vasReads: vasReads, logger: logger, events: EventRecorder().sink)
-            .read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8080010101", uid: "04A1B2C3D4E5F6"), target: .isoDep, channel: card))
+        tapThePhone(vasReads)
 
         #expect(try await value(of: wantsCoffee, "the coffee read").vas?.entries.map(\.status) == [.notRequested, .success])
         #expect(try await value(of: wantsLoyalty, "the loyalty read").vas?.entries.map(\.status) == [.dataNotFound, .notRequested])
