@@ -1,5 +1,6 @@
 public import PassTapCore
 import NIOCore
+import SockDiag
 
 #if canImport(Glibc)
 import Glibc
@@ -44,10 +45,10 @@ public enum ListenerSockets: Sendable {
         for descriptor in descriptors {
             let problem: String?
             switch PassedSocket.inspect(descriptor) {
-            case .failure(let refusal): problem = refusal.reason
+            case .failure(let refusal): problem = refusal.description
             case .success(let bound):
                 problem =
-                    bound.matches(address, anyLoopbackOfPort: anyLoopbackOfPort)
+                    bound.matches(host: address.host, port: address.port, anyLoopbackOfPort: anyLoopbackOfPort)
                     ? nil : "it is bound to \(bound), and [\(name)] listen is \(address)"
             }
             if let problem {
@@ -57,67 +58,5 @@ public enum ListenerSockets: Sendable {
             }
         }
         return .adopt(descriptors)
-    }
-}
-
-/// A socket systemd passed, as the kernel describes it.
-struct PassedSocket: CustomStringConvertible {
-    /// The address bytes (4 or 16) and port it is bound to.
-    let address: [UInt8]
-    let port: Int
-
-    var description: String {
-        if address.count == 4 { return "\(address.map(String.init).joined(separator: ".")):\(port)" }
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        var raw = in6_addr()
-        withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: address) }
-        let text = inet_ntop(AF_INET6, &raw, &buffer, socklen_t(buffer.count)).map { _ in String(cString: buffer) } ?? "?"
-        return "[\(text)]:\(port)"
-    }
-
-    /// Whether it is bound where `listen` says (or, with `anyLoopbackOfPort`, to any loopback
-    /// address of its port).
-    func matches(_ listen: ListenAddress, anyLoopbackOfPort: Bool) -> Bool {
-        guard port == listen.port else { return false }
-        let loopback = (address.count == 4 && address[0] == 127) || address == Array(repeating: 0, count: 15) + [1]
-        if anyLoopbackOfPort || listen.host == "localhost" { return loopback }
-        return Self.literal(listen.host).map { $0 == address } ?? false
-    }
-
-    /// The bytes of an IPv4 or IPv6 literal.
-    static func literal(_ host: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, host, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
-        return nil
-    }
-
-    /// What `descriptor` is: a listening TCP socket and its address, or why it is not one.
-    static func inspect(_ descriptor: CInt) -> Result<PassedSocket, PassedSocketRefused> {
-        var type: CInt = 0
-        var listening: CInt = 0
-        var length = socklen_t(MemoryLayout<CInt>.size)
-        guard getsockopt(descriptor, SOL_SOCKET, SO_TYPE, &type, &length) == 0 else {
-            return .failure(PassedSocketRefused(reason: "descriptor \(descriptor) is not a socket (\(String(cString: strerror(errno))))"))
-        }
-        length = socklen_t(MemoryLayout<CInt>.size)
-        guard type == CInt(SOCK_STREAM.rawValue), getsockopt(descriptor, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) == 0, listening == 1 else {
-            return .failure(PassedSocketRefused(reason: "descriptor \(descriptor) is not a listening stream socket (ListenStream= with Accept=no)"))
-        }
-        var storage = sockaddr_storage()
-        length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
-        guard named == 0 else { return .failure(PassedSocketRefused(reason: "descriptor \(descriptor) has no address (\(String(cString: strerror(errno))))")) }
-        switch CInt(storage.ss_family) {
-        case AF_INET:
-            let address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in.self) }
-            return .success(PassedSocket(address: withUnsafeBytes(of: address.sin_addr) { Array($0) }, port: Int(UInt16(bigEndian: address.sin_port))))
-        case AF_INET6:
-            let address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in6.self) }
-            return .success(PassedSocket(address: withUnsafeBytes(of: address.sin6_addr) { Array($0) }, port: Int(UInt16(bigEndian: address.sin6_port))))
-        default:
-            return .failure(PassedSocketRefused(reason: "descriptor \(descriptor) is not a TCP socket (family \(storage.ss_family))"))
-        }
     }
 }
