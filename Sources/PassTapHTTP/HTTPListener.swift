@@ -89,7 +89,14 @@ public final class HTTPListener: Service, Sendable {
             case .refused(let reason):
                 throw HTTPListenerError(code: .socketRefused, listener: name, address: address, underlying: PassedSocketRefused(reason: reason))
             case .adopt(let descriptors):
-                for descriptor in descriptors { channels.append(try await makeListener(at: address) { try await $0.withBoundSocket(descriptor).get() }) }
+                do {
+                    for descriptor in descriptors { channels.append(try await makeListener(at: address) { try await $0.withBoundSocket(descriptor).get() }) }
+                } catch {
+                    // Not retried: a passed socket that cannot be served now will not be later.
+                    throw HTTPListenerError(
+                        code: .socketRefused, listener: name, address: address,
+                        underlying: PassedSocketRefused(reason: "systemd passed a socket named \(name) that passtapd cannot serve: \(error)"))
+                }
             case .bind(let primary, let companions):
                 channels.append(try await makeListener(at: primary) { try await $0.bind(host: primary.host, port: primary.port).get() })
                 for companion in companions {
