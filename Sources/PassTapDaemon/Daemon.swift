@@ -145,8 +145,9 @@ public struct Daemon: Sendable {
                 metadata: ["systemd.fdname": "\(name)", "count": "\(descriptors.count)", "hint": "\(Self.unservedHint(name))"])
             for descriptor in descriptors { close(descriptor) }
         }
-        let listeners = Slot<[HTTPListenerProblem]>()
-        let listenerProblems: @Sendable () -> [String] = { (listeners.value ?? []).compactMap { $0.problem() } }
+        // Each listener's `problem`, set once the listeners exist (below).
+        let listeners = Slot<[@Sendable () -> String?]>()
+        let listenerProblems: @Sendable () -> [String] = { (listeners.value ?? []).compactMap { $0() } }
         let server = SocketServer(
             live: live, hub: hub, backends: readers, daemon: daemon,
             vasReads: vasReads, logger: logger, eventLoopGroup: eventLoops,
@@ -174,19 +175,19 @@ public struct Daemon: Sendable {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: forwarding.closing), .init(service: readerService), .init(service: server), .init(service: systemd),
         ]
-        var problems: [HTTPListenerProblem] = []
+        var problems: [@Sendable () -> String?] = []
         if let metrics, let listen = live.bound.metrics.listen, let metricsSockets {
             // Not awaited before the daemon is ready: a port in use leaves only this listener down.
             let metricsServer = MetricsServer(
                 address: listen, sockets: metricsSockets, registry: metrics.registry, logger: logger,
                 maximumConnections: live.bound.metrics.maxConnections)
-            problems.append(HTTPListenerProblem { metricsServer.problem })
+            problems.append { metricsServer.problem }
             services.append(.init(service: metricsServer))
         }
         if let webSessions, let listen = live.bound.web.listen, let webSockets {
             let webServer = WebServer(
                 address: listen, sockets: webSockets, live: live, server: server, sessions: webSessions, logger: logger, eventLoopGroup: eventLoops)
-            problems.append(HTTPListenerProblem { webServer.problem })
+            problems.append { webServer.problem }
             services.append(.init(service: webServer))
         }
         listeners.value = problems
@@ -277,9 +278,4 @@ public struct ReaderBackendsService: Service {
         await supervisor?.stop()
         await backends.shutdown(deadline: deadline)
     }
-}
-
-/// One listener's ``HTTPListener/problem``, read when `status` or `STATUS=` asks.
-struct HTTPListenerProblem: Sendable {
-    let problem: @Sendable () -> String?
 }

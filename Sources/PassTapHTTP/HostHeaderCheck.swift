@@ -28,15 +28,17 @@ public struct HostHeaderCheck: Sendable {
     public func accepts(_ value: String, port: Int) -> Bool {
         guard let (host, given) = Self.split(value.lowercased()), given == port else { return false }
         if host == "localhost" { return true }
-        if let address = Self.ipv4(host) {
-            if address.first == 127 { return true }
-            return listenHost == "0.0.0.0" || listenHost == "::" || Self.ipv4(listenHost) == address
-        }
-        if let address = Self.ipv6(host) {
-            if address == Self.ipv6("::1") { return true }
-            return listenHost == "0.0.0.0" || listenHost == "::" || Self.ipv6(listenHost) == address
-        }
-        return false
+        guard let address = Self.address(host) else { return false }
+        if Self.isLoopback(address) { return true }
+        return listenHost == "0.0.0.0" || listenHost == "::" || Self.address(listenHost) == address
+    }
+
+    /// The bytes of an IPv4 (4) or IPv6 (16) literal; `nil` for anything else (a name).
+    static func address(_ text: String) -> [UInt8]? { ipv4(text) ?? ipv6(text) }
+
+    /// Whether `address` (4 or 16 bytes) is a loopback one: `127.0.0.0/8` or `::1`.
+    static func isLoopback(_ address: [UInt8]) -> Bool {
+        address.count == 4 ? address[0] == 127 : address == ipv6("::1")
     }
 
     /// `host[:port]` or `[v6][:port]` as (host without brackets, port; 80 when absent).

@@ -47,9 +47,7 @@ public enum ListenerSockets: Sendable {
             switch PassedSocket.inspect(descriptor) {
             case .failure(let refusal): problem = refusal.description
             case .success(let bound):
-                problem =
-                    bound.matches(host: address.host, port: address.port, anyLoopbackOfPort: anyLoopbackOfPort)
-                    ? nil : "it is bound to \(bound), and [\(name)] listen is \(address)"
+                problem = suits(bound, address, anyLoopbackOfPort: anyLoopbackOfPort) ? nil : "it is bound to \(bound), and [\(name)] listen is \(address)"
             }
             if let problem {
                 for descriptor in descriptors { close(descriptor) }
@@ -58,5 +56,13 @@ public enum ListenerSockets: Sendable {
             }
         }
         return .adopt(descriptors)
+    }
+
+    /// Whether `bound` is at `listen`'s address and port; with `anyLoopbackOfPort` (and for
+    /// `localhost`), at any loopback address of that port.
+    private static func suits(_ bound: PassedSocket, _ listen: ListenAddress, anyLoopbackOfPort: Bool) -> Bool {
+        guard bound.port == listen.port else { return false }
+        if anyLoopbackOfPort || listen.host == "localhost" { return HostHeaderCheck.isLoopback(bound.address) }
+        return HostHeaderCheck.address(listen.host) == bound.address
     }
 }

@@ -20,24 +20,6 @@ public struct PassedSocket: Sendable, CustomStringConvertible {
         return "[\(text)]:\(port)"
     }
 
-    /// Whether it is bound to `host` (an IPv4 or IPv6 literal, or `localhost`) and `port`; with
-    /// `anyLoopbackOfPort` (and for `localhost`), to any loopback address of that port.
-    public func matches(host: String, port: Int, anyLoopbackOfPort: Bool) -> Bool {
-        guard self.port == port else { return false }
-        let loopback = (address.count == 4 && address[0] == 127) || address == Array(repeating: 0, count: 15) + [1]
-        if anyLoopbackOfPort || host == "localhost" { return loopback }
-        return Self.literal(host).map { $0 == address } ?? false
-    }
-
-    /// The bytes of an IPv4 or IPv6 literal.
-    static func literal(_ host: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, host, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
-        return nil
-    }
-
     /// What `descriptor` is: a listening TCP socket and its address, or why it is not one.
     public static func inspect(_ descriptor: CInt) -> Result<PassedSocket, PassedSocketProblem> {
         var type: CInt = 0

@@ -97,11 +97,11 @@ extension VASConfigTests.Folder {
         #expect(till.name == "till-1" && till.tokenFile == folder.path + "/till-1.token")
         #expect(till.roles == [.observe, .read])
         #expect(till.origins == ["https://pos.example.com", "http://127.0.0.1:8080", "http://[::1]:3000", "http://localhost:5173", "http://127.4.5.6"])
-        #expect(till.secret.matches(Array(Folder.secret().utf8)))
-        #expect(!till.secret.matches(Array((Folder.secret() + "\n").utf8)))
+        #expect(till.secret.bytes == Array(Folder.secret().utf8))
+        #expect(till.secret.bytes != Array((Folder.secret() + "\n").utf8))
         let probe = web.tokens[1]
         #expect(probe.name == "probe_2.a" && probe.roles == [.observe] && probe.origins.isEmpty)
-        #expect(probe.secret.matches(Array(Folder.secret(1).utf8)))
+        #expect(probe.secret.bytes == Array(Folder.secret(1).utf8))
         // Nothing prints the secret.
         #expect(!"\(web)".contains(Folder.secret()) && !String(reflecting: web).contains(Folder.secret()))
     }
@@ -277,7 +277,7 @@ extension VASConfigTests.Folder {
         let folder = try Folder()
         try folder.token("till-1.token", contents: contents)
         let token = try #require(try ConfigLoader.parse(Self.oneToken(), file: folder.configFile).web.tokens.first)
-        #expect(token.secret.matches(Array(contents.utf8.filter { $0 != UInt8(ascii: "\n") })))
+        #expect(token.secret.bytes == Array(contents.utf8.filter { $0 != UInt8(ascii: "\n") }))
     }
 
     @Test func twoTokensWithTheSameSecretAreRefusedNamingBoth() throws {
@@ -425,7 +425,7 @@ extension VASConfigTests.Folder {
         try FileManager.default.removeItem(atPath: file)
         try folder.token("till-1.token", contents: Folder.secret(9) + "\n")
         let new = try ConfigLoader.load(path: folder.configFile)
-        #expect(new.web.tokens[0].secret.matches(Array(Folder.secret(9).utf8)))
+        #expect(new.web.tokens[0].secret.bytes == Array(Folder.secret(9).utf8))
         #expect(ReloadPlan(old: old, new: new).changed == ["web.tokens"])
     }
 }

@@ -66,8 +66,8 @@ extension Configuration {
     }
 }
 
-/// A web token's secret: the bytes of its token file's one line. Its description never shows it,
-/// and ``matches(_:)`` compares in constant time.
+/// A web token's secret: the bytes of its token file's one line. Its description never shows it;
+/// it never crosses the wire: it is the key of the `/rpc` handshake's proofs (`WebAuthProof`).
 public struct WebTokenSecret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The secret's bytes: the handshake's HMAC key (`WebAuthProof`). Never logged or sent.
     package let bytes: [UInt8]
@@ -75,18 +75,6 @@ public struct WebTokenSecret: Sendable, Hashable, CustomStringConvertible, Custo
     /// The secret `text` (a token file's line, without its newline).
     public init(_ text: String) {
         bytes = Array(text.utf8)
-    }
-
-    /// Whether `candidate` is this secret. The time taken depends on the lengths only, never on
-    /// where the first difference is.
-    public func matches(_ candidate: some Collection<UInt8>) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: bytes.count ^ candidate.count)
-        var index = 0
-        for byte in candidate {
-            difference |= byte ^ (index < bytes.count ? bytes[index] : 0)
-            index += 1
-        }
-        return difference == 0 && bytes.count == candidate.count
     }
 
     /// `<secret>`: never the bytes.

@@ -106,17 +106,18 @@ public struct WebAuthProof: Sendable {
 
     /// `side`'s proof made with `secret` (the token file's line, as bytes).
     public func proof(_ side: Side, secret: some Collection<UInt8>) -> [UInt8] {
-        var mac = HMAC<SHA256>(key: SymmetricKey(data: Array(secret)))
-        mac.update(data: Array(side.rawValue.utf8) + [0] + Array(name.utf8) + [0] + clientNonce + serverNonce)
-        return Array(mac.finalize())
+        Array(HMAC<SHA256>.authenticationCode(for: message(side), using: SymmetricKey(data: Array(secret))))
     }
 
-    /// Whether `candidate` is `side`'s proof made with `secret`, compared in constant time.
+    /// Whether `candidate` is `side`'s proof made with `secret`: swift-crypto's check, in
+    /// constant time.
     public func verify(_ candidate: [UInt8], _ side: Side, secret: some Collection<UInt8>) -> Bool {
-        let expected = proof(side, secret: secret)
-        var difference = UInt8(truncatingIfNeeded: expected.count ^ candidate.count)
-        for (index, byte) in expected.enumerated() { difference |= byte ^ (index < candidate.count ? candidate[index] : 0) }
-        return difference == 0
+        HMAC<SHA256>.isValidAuthenticationCode(candidate, authenticating: message(side), using: SymmetricKey(data: Array(secret)))
+    }
+
+    /// What `side`'s proof authenticates: its label, the name and both nonces.
+    private func message(_ side: Side) -> [UInt8] {
+        Array(side.rawValue.utf8) + [0] + Array(name.utf8) + [0] + clientNonce + serverNonce
     }
 
     /// 32 bytes from the system's secure random generator.
