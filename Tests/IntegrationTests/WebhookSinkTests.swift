@@ -138,7 +138,11 @@ import VAS
             return
         }
         #expect(error.text.contains("127.0.0.1:\(receiver.port)"))
-        #expect(error.reason == .connectionRefused, "\(error)")
+        // Refused when the client connects anew; closed when async-http-client first tries the
+        // keep-alive connection the receiver just dropped and reports that. Which comes last is a
+        // race (seen both ways in fresh clones); both are the connection classes an observe peer
+        // gets, never the text.
+        #expect([.connectionRefused, .connectionClosed].contains(error.reason), "\(error)")
         try receiver.up()
         #expect(await sink.deliver([Self.item(seq: 2)]) == .delivered)
         await sink.shutdown()

@@ -12,14 +12,21 @@ final class TCPFlood {
     private let output: URL
     private var running = true
 
-    /// Starts the flood against 127.0.0.1:`port`, reporting into `directory`.
+    /// Starts the flood against 127.0.0.1:`port`, reporting into `directory`. The script runs
+    /// from a copy in `directory`: `nobody` may not be able to read the checkout (a clone in a
+    /// 0700 folder, as `mktemp -d` makes).
     init(port: Int, connections: Int, reportEvery: Int = 200, directory: URL) throws {
         output = directory.appendingPathComponent("flood-\(port).out")
+        let script = directory.appendingPathComponent("tcp_flood.py")
+        if !FileManager.default.fileExists(atPath: script.path) {
+            try FileManager.default.copyItem(at: Rig.repository.appendingPathComponent("scripts/rig/tcp_flood.py"), to: script)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: script.path)
+        }
         process = try Spawned.start(
             "/usr/bin/setpriv",
             [
                 "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3",
-                Rig.repository.appendingPathComponent("scripts/rig/tcp_flood.py").path, "127.0.0.1", String(port),
+                script.path, "127.0.0.1", String(port),
                 "--connections", String(connections), "--report-every", String(reportEvery),
             ],
             stdout: output.path, stderr: output.path + ".err")
