@@ -68,7 +68,6 @@ import argparse
 import json
 import os
 import select
-import signal
 import socket
 import sys
 import time
@@ -76,7 +75,7 @@ import tty
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from virtual_card import Card, load_phone, load_profile  # noqa: E402
+from virtual_card import Card, exit_on_signals, load_phone, load_profile  # noqa: E402
 
 ACK = bytes.fromhex("0000FF00FF00")
 NACK = bytes.fromhex("0000FFFF0000")
@@ -1256,8 +1255,7 @@ def main():
     emulator = Emulator(card, args.link, args.control, args.record, args.ready_file, args.verbose)
     if args.tap:
         emulator.chip.tap()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+    exit_on_signals()
     emulator.serve(args.tap_every, args.hold)
 
 

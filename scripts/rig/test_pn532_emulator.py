@@ -13,6 +13,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -620,6 +621,26 @@ class TapEveryTests(unittest.TestCase):
         result = subprocess.run([sys.executable, EMULATOR, "--tap-every", "1", "--hold", "1"], capture_output=True, text=True, timeout=30)
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("--hold must be", result.stderr)
+
+
+class SignalTests(unittest.TestCase):
+    """Ctrl-C on scripts/demo: the emulator may get the terminal's SIGINT and then the demo's
+    SIGTERM while it cleans up or while Python shuts down. It must end with status 0 and print no
+    traceback (issue 30: "Exception ignored in: <module 'threading'>... SystemExit: 0", or killed
+    by the second signal once Python had put the default handlers back)."""
+
+    def test_sigint_then_a_stream_of_sigterms_ends_it_quietly_with_status_0(self):
+        emulator = Spawned(self, "--tap-every", "0.3", "--hold", "0.1")
+        emulator.process.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + 10
+        while emulator.process.poll() is None and time.monotonic() < deadline:
+            emulator.process.send_signal(signal.SIGTERM)
+            time.sleep(0.0005)
+        status = emulator.process.wait(timeout=1)
+        with open(emulator.log.name) as handle:
+            stderr = handle.read()
+        self.assertNotIn("Traceback", stderr)
+        self.assertEqual(status, 0, stderr)
 
 
 @unittest.skipUnless(HAVE_LIBNFC, "nfc-list (libnfc-bin) and libnfc.so.6 are needed")

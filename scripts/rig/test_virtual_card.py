@@ -7,8 +7,10 @@ Run from the repository root: python3 -m unittest scripts/rig/test_virtual_card.
 import argparse
 import json
 import os
+import signal
 import socket
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -198,6 +200,33 @@ class TimingCommandTests(unittest.TestCase):
             self.controller.handle("delay soon")
         with self.assertRaises(IndexError):
             self.controller.handle("delay")
+
+
+
+class SignalTests(unittest.TestCase):
+    """Ctrl-C on scripts/demo: the card may get the terminal's SIGINT, then the demo's SIGTERM,
+    while it cleans up or while Python shuts down. It ends with status 0 and no traceback."""
+
+    def test_sigint_then_a_stream_of_sigterms_ends_it_quietly_with_status_0(self):
+        with tempfile.TemporaryDirectory() as folder:
+            control = os.path.join(folder, "card.sock")
+            with open(os.path.join(folder, "stderr"), "w+") as stderr:
+                process = subprocess.Popen([sys.executable, virtual_card.__file__, "--control", control],
+                                           stdout=subprocess.DEVNULL, stderr=stderr)
+                self.addCleanup(process.kill)
+                deadline = time.monotonic() + DEADLINE_S
+                while not os.path.exists(control) and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                self.assertTrue(os.path.exists(control), "the card made no control socket in %d s" % DEADLINE_S)
+                process.send_signal(signal.SIGINT)
+                while process.poll() is None and time.monotonic() < deadline:
+                    process.send_signal(signal.SIGTERM)
+                    time.sleep(0.0005)
+                status = process.wait(timeout=1)
+                stderr.seek(0)
+                output = stderr.read()
+        self.assertNotIn("Traceback", output)
+        self.assertEqual(status, 0, output)
 
 
 if __name__ == "__main__":

@@ -535,6 +535,28 @@ def load_phone(path, profile):
     return Phone.from_file(path, profile)
 
 
+def exit_on_signals():
+    """SIGTERM and SIGINT end the program with status 0, through SystemExit so that `finally`
+    blocks clean up, even when it was started with SIGINT ignored (a background job of a script).
+    Only the first signal counts: it blocks both (pthread_sigmask), and one already caught returns.
+    A Ctrl-C on scripts/demo can send SIGINT and then SIGTERM: a second SystemExit during Python's
+    shutdown printed a traceback ("Exception ignored in: <module 'threading'>"), and a signal after
+    Python had put the default handlers back killed the process (status -15). (Setting SIG_IGN
+    instead races: Python raises "OSError: Signal 15 ignored due to race condition" for a signal
+    caught just before.) pn532_emulator.py uses it too."""
+    stopping = []
+
+    def stop(signum, frame):
+        if stopping:
+            return
+        stopping.append(signum)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host", default="127.0.0.1")
@@ -554,9 +576,7 @@ def main():
         card = load_phone(args.phone, profile)
     else:
         card = Card(profile)
-    # Exit cleanly on both, even when started with SIGINT ignored (a background job of a script).
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+    exit_on_signals()
 
     if args.control:
         Controller(args, card).serve(args.control)
