@@ -1124,12 +1124,13 @@ class Emulator:
             os.replace(temporary, self.ready_file)
         print("ready link=%s pty=%s control=%s" % (self.link, self.slave_name, self.control_path), flush=True)
 
-    def serve(self, tap_every=None, hold=None):
+    def serve(self, tap_every=None, hold=None, first_tap_after=0):
         """Runs until `quit`. With `tap_every`, the target enters the field every `tap_every`
-        seconds and leaves `hold` seconds later (the demo)."""
+        seconds, the first time `first_tap_after` seconds after the start, and leaves `hold`
+        seconds later (the demo)."""
         try:
             self.start()
-            next_change = time.monotonic() if tap_every else None
+            next_change = time.monotonic() + first_tap_after if tap_every else None
             while not self.quit:
                 if next_change is not None and time.monotonic() >= next_change:
                     if self.chip.target.present:
@@ -1246,6 +1247,7 @@ def main():
     parser.add_argument("--tap", action="store_true", help="start with the target in the field")
     parser.add_argument("--tap-every", type=float, metavar="SEC", help="the target enters the field every SEC seconds (the demo)")
     parser.add_argument("--hold", type=float, default=1.0, metavar="SEC", help="with --tap-every: and leaves after SEC seconds (1)")
+    parser.add_argument("--first-tap-after", type=float, default=0, metavar="SEC", help="with --tap-every: the first tap after SEC seconds (0)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log frames on stderr")
     args = parser.parse_args()
 
@@ -1256,7 +1258,7 @@ def main():
     if args.tap:
         emulator.chip.tap()
     exit_on_signals()
-    emulator.serve(args.tap_every, args.hold)
+    emulator.serve(args.tap_every, args.hold, args.first_tap_after)
 
 
 if __name__ == "__main__":

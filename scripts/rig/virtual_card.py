@@ -7,7 +7,9 @@ payload is a control message (0 power off, 1 power on, 2 reset, 4 get ATR, answe
 ATR); anything longer is a command APDU, answered with response data + SW1 SW2.
 
 Modes:
-  --tap-every SEC [--hold SEC]   tap, stay HOLD seconds, remove, repeat (the demo)
+  --tap-every SEC [--hold SEC] [--first-tap-after SEC]
+                                 tap, stay HOLD seconds, remove, repeat (the demo; its devices
+                                 start apart so that they tap in turn)
   --control PATH                 wait for line commands on a Unix socket (the tests and bench):
         tap              connect and stay until `remove`
         tap-for MS       connect, stay MS milliseconds, remove
@@ -566,6 +568,7 @@ def main():
     parser.add_argument("--page-read-bytes", type=int, choices=PAGE_READ_SIZES, help="a memory tag's FF B0 answers 16 bytes (as an ACR122U) or 4 (one page)")
     parser.add_argument("--tap-every", type=float, help="seconds between taps (demo mode)")
     parser.add_argument("--hold", type=float, default=0.5, help="seconds a tap stays (demo mode)")
+    parser.add_argument("--first-tap-after", type=float, default=0, metavar="SEC", help="seconds before the first tap (demo mode)")
     parser.add_argument("--control", help="Unix socket for line commands (test mode)")
     parser.add_argument("--phone", help="phone file (JSON): be a virtual iPhone, or (wallet AndroidPay) Android phone, with these passes")
     parser.add_argument("-v", "--verbose", action="store_true", help="log APDUs to stderr")
@@ -581,6 +584,7 @@ def main():
     if args.control:
         Controller(args, card).serve(args.control)
     elif args.tap_every:
+        time.sleep(args.first_tap_after)
         while True:
             try:
                 tap = Tap(args.host, args.port, card, args.verbose)
