@@ -39,22 +39,29 @@ import Testing
         #expect(output.contains(": OK (") && output.contains("VAS off"), "\(output)")
     }
 
-    /// Config/demo.toml names the demo merchant key scripts/demo makes under /tmp/passtap-demo;
-    /// the test makes one with `passtap keygen` in a folder of its own and points the copy there.
-    @Test func checkConfigAcceptsTheDemoConfigWithAKeyFromKeygen() throws {
+    /// Config/demo.toml names the demo merchant key, Smart Tap collector key and dashboard token
+    /// that scripts/demo makes under /tmp/passtap-demo; the test makes each with `passtap keygen`
+    /// and `passtap web-token` in a folder of its own and points the copy there.
+    @Test func checkConfigAcceptsTheDemoConfigWithKeysAndATokenFromTheCLI() throws {
         let folder = NSTemporaryDirectory() + "passtap-demo-check-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let keygen = try run("passtap", ["keygen", "--pass-type-id", "pass.com.passtap.demo", "--out", folder + "/keys"])
-        #expect(keygen.status == 0, "\(keygen.output)")
-        let shipped = try String(contentsOf: Rig.repository.appendingPathComponent("Config/demo.toml"), encoding: .utf8)
-        let demoKey = "/tmp/passtap-demo/keys/pass.com.passtap.demo.pem"
-        #expect(shipped.contains("\"\(demoKey)\""))
+        let made = [
+            try run("passtap", ["keygen", "--pass-type-id", "pass.com.passtap.demo", "--out", folder + "/keys"]),
+            try run("passtap", ["keygen", "--smarttap", "--collector-id", "20180608", "--key-version", "1", "--out", folder + "/keys"]),
+            try run("passtap", ["web-token", "--name", "demo", "--out", folder + "/web"]),
+        ]
+        for result in made { #expect(result.status == 0, "\(result.output)") }
+        var config = try String(contentsOf: Rig.repository.appendingPathComponent("Config/demo.toml"), encoding: .utf8)
+        for file in ["keys/pass.com.passtap.demo.pem", "keys/smarttap-20180608-v1.pem", "web/demo.token"] {
+            #expect(config.contains("\"/tmp/passtap-demo/\(file)\""), "Config/demo.toml names /tmp/passtap-demo/\(file)")
+            config = config.replacingOccurrences(of: "/tmp/passtap-demo/\(file)", with: "\(folder)/\(file)")
+        }
         let copy = folder + "/demo.toml"
-        try shipped.replacingOccurrences(of: demoKey, with: folder + "/keys/pass.com.passtap.demo.pem")
-            .write(toFile: copy, atomically: true, encoding: .utf8)
+        try config.write(toFile: copy, atomically: true, encoding: .utf8)
         let (status, output) = try run("passtapd", ["--check-config", copy])
         #expect(status == 0, "demo.toml: \(output)")
         #expect(output.contains(": OK (") && output.contains("pass.com.passtap.demo"), "\(output)")
+        #expect(output.contains("Smart Tap on: collector 20180608") && output.contains("web on 127.0.0.1:8941 (tokens: demo)"), "\(output)")
     }
 
     @Test func checkConfigRefusesABadFileNamingFileLineKeyAndExpectation() throws {
