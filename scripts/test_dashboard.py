@@ -320,16 +320,23 @@ origins = []
 
     @classmethod
     def start_daemon(cls):
-        """passtapd, waited for until its web listener accepts connections."""
-        cls.daemon = cls.spawn([PASSTAPD, "--config", os.path.join(cls.work, "passtapd.toml")], "passtapd.log")
+        """The shared passtapd, waited for until its web listener accepts connections."""
+        cls.daemon = cls.start_passtapd("passtapd.toml", cls.port, "passtapd.log")
+
+    @classmethod
+    def start_passtapd(cls, config, port, log):
+        """passtapd with `config` (a file of the work folder), waited for until its web listener
+        on `port` accepts connections; its log in `log`."""
+        daemon = cls.spawn([PASSTAPD, "--config", os.path.join(cls.work, config)], log)
 
         def listening():
-            if cls.daemon.poll() is not None:
-                raise AssertionError("passtapd exited: " + cls.log("passtapd.log"))
+            if daemon.poll() is not None:
+                raise AssertionError("passtapd exited: " + cls.log(log))
             with socket.socket() as s:
-                return s.connect_ex(("127.0.0.1", cls.port)) == 0
+                return s.connect_ex(("127.0.0.1", port)) == 0
 
-        wait_for(listening, "passtapd's web listener on port %d" % cls.port)
+        wait_for(listening, "passtapd's web listener on port %d" % port)
+        return daemon
 
     @classmethod
     def spawn(cls, command, log):
@@ -393,9 +400,10 @@ origins = []
     def origin(self):
         return "http://127.0.0.1:%d" % self.port
 
-    def type_token(self, driver, name, secret):
-        """The login form, by keyboard only: the name field has focus, Tab to the token, Enter."""
-        driver.get(self.origin() + "/")
+    def type_token(self, driver, name, secret, origin=None):
+        """The login form (of the shared daemon, or at `origin`), by keyboard only: the name field
+        has focus, Tab to the token, Enter."""
+        driver.get((origin or self.origin()) + "/")
         field = WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.find_element(By.ID, "token-name"))
         WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.switch_to.active_element == field, "the name field has focus")
         field.send_keys(name + Keys.TAB)
@@ -665,6 +673,33 @@ return {whiteSpace: style.whiteSpace, overflow: style.textOverflow, lines: node.
         driver.save_screenshot(path)
         if os.environ.get("PASSTAP_DASHBOARD_SCREENSHOT"):
             shutil.copyfile(path, os.environ["PASSTAP_DASHBOARD_SCREENSHOT"])
+
+    def test_a_till_without_forwarding_says_forwarding_is_off(self):
+        """A second passtapd, without [forward] (nor readers): the panel says forwarding is off,
+        as forward.status has it (enabled false, no sinks)."""
+        port = free_port()
+        with open(os.path.join(self.work, "plain.toml"), "w") as f:
+            f.write("""[socket]
+path = "%(work)s/plain.sock"
+
+[pcsc]
+enabled = false
+
+[web]
+listen = "127.0.0.1:%(port)d"
+
+[[web.tokens]]
+name = "wall"
+token_file = "%(work)s/wall.token"
+roles = ["observe"]
+origins = []
+""" % {"work": self.work, "port": port})
+        daemon = self.start_passtapd("plain.toml", port, "plain.log")
+        self.addCleanup(lambda: (daemon.terminate(), daemon.wait(timeout=TIMEOUT_S)))
+        driver = self.browser()
+        self.type_token(driver, "wall", self.tokens["wall"], "http://127.0.0.1:%d" % port)
+        self.wait_text(driver, "forwarding-summary", "Forwarding is off", "forwarding off")
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "#forwarding li"), [])
 
     def test_an_observe_token_sees_the_tap_without_its_message(self):
         driver = self.browser()

@@ -37,13 +37,12 @@ code { font-family: "DejaVu Sans Mono", monospace; }
 main { padding: 0.5rem; }
 
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 0.5rem 0.7rem; }
-/* A 1024x600 kiosk: daemon | readers, then last taps | forwarding over session durations.
+/* A 1024x600 kiosk: daemon | readers over forwarding, then last taps | session durations.
    minmax(0, ...) lets a column shrink below its content: nothing ever scrolls sideways. */
 .grid {
   display: grid; gap: 0.5rem;
   grid-template-columns: repeat(3, minmax(0, 1fr));
-  grid-template-areas: "daemon readers readers" "taps taps forwarding" "taps taps durations";
-  grid-template-rows: auto auto 1fr;
+  grid-template-areas: "daemon readers readers" "daemon forwarding forwarding" "taps taps durations";
 }
 #daemon-panel { grid-area: daemon; }
 #readers-panel { grid-area: readers; }
