@@ -128,16 +128,21 @@ def write_secret(path, secret):
         f.write(secret + "\n")
 
 
-def write_key_and_phone(work):
-    """A merchant key (0600, as passtapd demands) and a phone file with its pass."""
+def write_p256_key(path):
+    """A fresh P-256 private key in PEM (SEC 1) at `path`, mode 0600 as passtapd demands."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec
 
-    key = os.path.join(work, "merchant.pem")
     pem = ec.generate_private_key(ec.SECP256R1()).private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption())
-    with open(os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
         f.write(pem)
+    return path
+
+
+def write_key_and_phone(work):
+    """A merchant key and a phone file with its pass."""
+    key = write_p256_key(os.path.join(work, "merchant.pem"))
     phone = os.path.join(work, "phone.json")
     with open(phone, "w") as f:
         json.dump({"wallet": "ApplePay", "passes": [{"pass_type_id": PASS_TYPE_ID, "key": key, "message": MESSAGE}]}, f)
@@ -145,16 +150,9 @@ def write_key_and_phone(work):
 
 
 def write_android_phone(work):
-    """A Smart Tap collector key (0600) and an Android phone file with one loyalty pass of that
+    """A Smart Tap collector key and an Android phone file with one loyalty pass of that
     collector (scripts/rig/virtual_android.py)."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    key = os.path.join(work, "collector.pem")
-    pem = ec.generate_private_key(ec.SECP256R1()).private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption())
-    with open(os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
-        f.write(pem)
+    key = write_p256_key(os.path.join(work, "collector.pem"))
     phone = os.path.join(work, "android.json")
     with open(phone, "w") as f:
         json.dump({"wallet": "AndroidPay",
@@ -505,20 +503,30 @@ function records(name) {
                 f.flush()
                 return json.loads(f.readline())["result"]
 
-    def read_result(self, since, reader):
-        """The first read.result of `reader` from seq `since` on, as the Unix socket publishes it."""
+    def tap_all(self, devices):
+        """Taps every device at once ({name: (device, reader id)}) and returns {name: its
+        read.result} as the Unix socket publishes them (subscribed before the taps: the daemon
+        keeps only 4 events), once all are in; the devices leave the field again."""
+        results = {}
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(TIMEOUT_S)
             s.connect(os.path.join(self.work, "passtapd.sock"))
             with s.makefile("rw") as f:
-                f.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "events.subscribe",
-                                    "params": {"kinds": ["read.result"], "since": since}}) + "\n")
+                f.write('{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"kinds":["read.result"]}}\n')
                 f.flush()
-                for line in f:
-                    params = json.loads(line).get("params") or {}
-                    if params.get("reader") == reader:
-                        return params
-        raise AssertionError("no read.result of %s from seq %d" % (reader, since))
+                f.readline()  # the subscription's answer: events from here on
+                try:
+                    for device, _ in devices.values():
+                        device.command("tap")
+                    names = {reader: name for name, (_, reader) in devices.items()}
+                    while len(results) < len(devices):
+                        params = json.loads(f.readline()).get("params") or {}
+                        if params.get("reader") in names:
+                            results[names[params["reader"]]] = params
+                finally:
+                    for device, _ in devices.values():
+                        device.command("remove")
+        return results
 
     def tap(self, driver, device=None):
         """One tap of `device` (default: the virtual iPhone); returns its row once the page shows it
@@ -596,12 +604,13 @@ function records(name) {
         self.log_in(driver, "till")
         WebDriverWait(driver, TIMEOUT_S).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#readers tbody tr")) == 3,
                                                "three readers")
-        rows = {}
-        for name, device, reader in (("iphone", self.card, "pcsc:" + READER), ("android", self.android, "pcsc:" + ANDROID_READER),
-                                     ("tag", self.tag, self.nfc_reader)):
-            first = self.next_seq()
-            seq = self.tap(driver, device).get_attribute("data-seq")
-            rows[name] = (seq, self.read_result(first, reader), reader)
+        # The three tap at once, each on its own reader; each read.result as the socket has it.
+        devices = {"iphone": (self.card, "pcsc:" + READER), "android": (self.android, "pcsc:" + ANDROID_READER),
+                   "tag": (self.tag, self.nfc_reader)}
+        rows = {name: (result["seq"], result, devices[name][1]) for name, result in self.tap_all(devices).items()}
+        selector = ", ".join('#taps tbody tr[data-seq="%d"]' % seq for seq, _, _ in rows.values())
+        WebDriverWait(driver, TIMEOUT_S).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, selector)) == 3,
+                                               "the three taps' rows")
         geometry = driver.execute_script("""
 const doc = document.documentElement, taps = document.getElementById("taps");
 const region = taps.parentElement, box = region.getBoundingClientRect();
@@ -619,7 +628,7 @@ return {doc: [doc.scrollWidth, doc.clientWidth], region: [region.scrollWidth, re
         for left, right, edge, width in geometry["durations"]:
             self.assertTrue(width > 0 and right <= edge + 1 and right <= 1024, "a duration out of view: %s" % geometry)
         # The page rebuilds its rows on every event: each is found afresh by its seq.
-        row = lambda name: driver.find_element(By.CSS_SELECTOR, '#taps tbody tr[data-seq="%s"]' % rows[name][0])
+        row = lambda name: driver.find_element(By.CSS_SELECTOR, '#taps tbody tr[data-seq="%d"]' % rows[name][0])
         for name, (_, result, reader) in rows.items():
             label = row(name).find_element(By.CSS_SELECTOR, "td.reader")
             self.assertEqual(label.get_attribute("title"), reader, name)

@@ -112,7 +112,7 @@ td.pass .detail { color: var(--muted); font-size: 0.8rem; }
 .sinks li { padding: 0.15rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
 .sinks .name { font-weight: 600; }
 
-#histogram { width: 100%; height: 9rem; display: block; }
+#histogram { width: 100%; height: 8rem; display: block; }
 #histogram .bar-rect { fill: #4a78c2; }
 #histogram text { font-size: 9px; fill: var(--muted); }
 #histogram .count { fill: var(--ink); }
@@ -268,9 +268,8 @@ function start(tokenName, key) {
       showDashboard();
       setText("identity", session.token + " (" + session.roles.join(", ") + ")");
       say("Connected as " + session.token);
-      refreshStatus();
+      refreshStatus(); // and forward.status
       refreshReaders();
-      refreshForward();
       clearInterval(statusTimer);
       statusTimer = setInterval(refreshStatus, STATUS_EVERY_MS);
     },

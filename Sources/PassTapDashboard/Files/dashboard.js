@@ -141,9 +141,8 @@ function start(tokenName, key) {
       showDashboard();
       setText("identity", session.token + " (" + session.roles.join(", ") + ")");
       say("Connected as " + session.token);
-      refreshStatus();
+      refreshStatus(); // and forward.status
       refreshReaders();
-      refreshForward();
       clearInterval(statusTimer);
       statusTimer = setInterval(refreshStatus, STATUS_EVERY_MS);
     },
