@@ -711,6 +711,7 @@ origins = []
         self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "#forwarding li"), [])
 
     def test_an_observe_token_sees_the_tap_without_its_message(self):
+        """The iPhone's and the Android phone's passes, each withheld from an observe token."""
         driver = self.browser()
         self.log_in(driver, "wall")
         self.wait_text(driver, "readers", READER, "the reader")
@@ -720,6 +721,11 @@ origins = []
         self.wait_text(driver, "taps", "withheld", "the withheld pass")
         self.assertIn("Connected as wall", self.text(driver, "connection"))
         self.assertIn(PASS_TYPE_ID + ": success", row.text)
+        # The Android phone's Smart Tap pass too: a pass, withheld, with no value or object id.
+        row = self.tap(driver, self.android)
+        self.assertEqual(row.find_element(By.CSS_SELECTOR, "td.outcome").text, "pass")
+        self.assertIn("Google pass withheld: access", row.text)
+        self.assertNotIn("object", row.get_attribute("textContent"))
         self.assertNotIn("0042", driver.find_element(By.TAG_NAME, "body").text)
         driver.save_screenshot(os.path.join(self.screenshots, "observe.png"))
         self.assert_same_origin(driver)
