@@ -27,6 +27,7 @@ Screenshots go to a temporary directory (kept, and printed). Takes the pcscd loc
 the three readers' taps and the forwarding panel).
 """
 import base64
+import contextlib
 import fcntl
 import importlib.machinery
 import importlib.util
@@ -483,49 +484,53 @@ function records(name) {
     def tap_rows(self, driver):
         return driver.find_elements(By.CSS_SELECTOR, "#taps tbody tr")
 
-    def next_seq(self):
-        """The seq the daemon's next event gets (events.subscribe's next_seq, on its Unix socket)."""
+    @contextlib.contextmanager
+    def unix_connection(self):
+        """A connection to the daemon's Unix socket, as a file of lines."""
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(TIMEOUT_S)
             s.connect(os.path.join(self.work, "passtapd.sock"))
             with s.makefile("rw") as f:
-                f.write('{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"kinds":["read.result"]}}\n')
-                f.flush()
-                return json.loads(f.readline())["result"]["next_seq"]
+                yield f
+
+    @staticmethod
+    def request(connection, method, params=None):
+        """One request on `connection` (from unix_connection); its result."""
+        request = {"jsonrpc": "2.0", "id": 1, "method": method}
+        if params is not None:
+            request["params"] = params
+        connection.write(json.dumps(request) + "\n")
+        connection.flush()
+        return json.loads(connection.readline())["result"]
+
+    def next_seq(self):
+        """The seq the daemon's next event gets (events.subscribe's next_seq, on its Unix socket)."""
+        with self.unix_connection() as f:
+            return self.request(f, "events.subscribe", {"kinds": ["read.result"]})["next_seq"]
 
     def call(self, method):
         """One request on the daemon's Unix socket (no params); its result."""
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(TIMEOUT_S)
-            s.connect(os.path.join(self.work, "passtapd.sock"))
-            with s.makefile("rw") as f:
-                f.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": method}) + "\n")
-                f.flush()
-                return json.loads(f.readline())["result"]
+        with self.unix_connection() as f:
+            return self.request(f, method)
 
     def tap_all(self, devices):
         """Taps every device at once ({name: (device, reader id)}) and returns {name: its
         read.result} as the Unix socket publishes them (subscribed before the taps: the daemon
         keeps only 4 events), once all are in; the devices leave the field again."""
         results = {}
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(TIMEOUT_S)
-            s.connect(os.path.join(self.work, "passtapd.sock"))
-            with s.makefile("rw") as f:
-                f.write('{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"kinds":["read.result"]}}\n')
-                f.flush()
-                f.readline()  # the subscription's answer: events from here on
-                try:
-                    for device, _ in devices.values():
-                        device.command("tap")
-                    names = {reader: name for name, (_, reader) in devices.items()}
-                    while len(results) < len(devices):
-                        params = json.loads(f.readline()).get("params") or {}
-                        if params.get("reader") in names:
-                            results[names[params["reader"]]] = params
-                finally:
-                    for device, _ in devices.values():
-                        device.command("remove")
+        with self.unix_connection() as f:
+            self.request(f, "events.subscribe", {"kinds": ["read.result"]})  # events from here on
+            try:
+                for device, _ in devices.values():
+                    device.command("tap")
+                names = {reader: name for name, (_, reader) in devices.items()}
+                while len(results) < len(devices):
+                    params = json.loads(f.readline()).get("params") or {}
+                    if params.get("reader") in names:
+                        results[names[params["reader"]]] = params
+            finally:
+                for device, _ in devices.values():
+                    device.command("remove")
         return results
 
     def tap(self, driver, device=None):
