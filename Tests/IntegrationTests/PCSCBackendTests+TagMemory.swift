@@ -47,6 +47,25 @@ extension PCSCScenarioTests.PCSCBackendTests {
         }
     }
 
+    /// A reader that refuses a 16-byte READ BINARY on the last pages (the four pages from 134 run
+    /// past the NTAG215's 135) with a length status word: the page is asked for again with Le 04,
+    /// and a page past the last is still refused (6300 after the retry).
+    @Test(arguments: ["6700"])
+    func aReaderThatRefusesSixteenBytesOnTheLastPagesGivesTheOnePageAtLeFour(_ refusal: String) async throws {
+        try await PCSCBackendFixture.with(cardProfile: #"{"base": "ntag215-ndef", "long_read_refusal": "\#(refusal)"}"#) { fixture in
+            let backend = fixture.startBackend()
+            _ = try await fixture.events.next(.readerAdded)
+            try fixture.card("tap")
+            let pages = try #require(try await fixture.handler.next().pages, "the NTAG's tap had no memory")
+            #expect(try pages[0].get().hexString == Self.ntagPage3)
+            #expect(try pages[1].get().hexString == Self.ntagPage4)
+            #expect(try pages[2].get().hexString == String(Self.ntagPage134.prefix(8)))
+            #expect(throws: CardTransportError(.transportFailed, "")) { try pages[3].get() }
+            if case .failure(let error) = pages[3] { #expect(error.message.contains("also for 4 bytes) (SW 6300)"), "\(error)") }
+            await backend.shutdown()
+        }
+    }
+
     @Test(arguments: [
         // MIFARE Classic 1K: its blocks need keys; never read.
         #"{"base": "memory-classic"}"#,

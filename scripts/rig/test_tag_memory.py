@@ -140,6 +140,13 @@ class VpcdPageReadTests(unittest.TestCase):
         with self.assertRaises(ValueError):
             card("ntag215-ndef", page_read_bytes=8)
 
+    def test_a_long_read_refusal_refuses_sixteen_bytes_only_on_the_last_pages(self):
+        tag = card("ntag215-ndef", long_read_refusal="6700")
+        self.assertEqual(tag.answer(bytes.fromhex("FFB0008310")), tag.memory.read(131) + b"\x90\x00")  # 131-134
+        self.assertEqual(tag.answer(bytes.fromhex("FFB0008610")), b"\x67\x00")  # 134-137
+        self.assertEqual(tag.answer(bytes.fromhex("FFB0008604")), tag.memory.read(134)[:4] + b"\x90\x00")
+        self.assertEqual(tag.answer(bytes.fromhex("FFB0008704")), b"\x63\x00")  # page 135: the tag NAKs
+
     def test_a_smaller_le_gets_that_many_bytes(self):
         self.assertEqual(card("ntag215-ndef").answer(bytes.fromhex("FFB0000304")), bytes.fromhex("E1103E00") + b"\x90\x00")
 
