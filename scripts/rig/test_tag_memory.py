@@ -116,6 +116,14 @@ class Type2LayoutTests(unittest.TestCase):
         self.assertGreater(len(tlvs), 150)
         self.assertEqual({tag for tag, _, _ in tlvs}, {0x01})
 
+    def test_the_over_claiming_ultralight_rolls_over_inside_its_ndef_tlv(self):
+        memory = card("ultralight-cc-too-large").memory
+        self.assertEqual(memory.page_count, 16)
+        self.assertEqual(memory.read(3)[:4], bytes.fromhex("E1103E00"))
+        self.assertEqual(memory.read(4)[:2], bytes.fromhex("0331"))  # 49 bytes from byte 18: past 64
+        self.assertEqual(memory.read(15)[4:], memory.read(0)[:12])
+        self.assertIsNone(memory.read(16))
+
     def test_read_rolls_over_to_page_0_and_naks_past_the_last_page(self):
         memory = card("ntag215-ndef").memory
         self.assertEqual(memory.read(134)[4:], memory.read(0)[:12])

@@ -29,7 +29,7 @@ Modes:
 
 Profile (--profile FILE, JSON, or a built-in profile's name: memory-ultralight, memory-classic,
 and the NDEF tags of tag_memory.py: ntag215-ndef, ntag215-empty, ntag215-lock-control,
-ntag215-beyond-cc, ntag215-tlv-loop, type4-ndef, type4-many-records; every key optional, missing
+ntag215-beyond-cc, ntag215-tlv-loop, ultralight-cc-too-large, type4-ndef, type4-many-records; every key optional, missing
 keys take the built-in card's; "base": NAME starts from a built-in profile):
   {"kind": "iso-dep", "ats": "0B787781024B4F4E411411", "uid": "04A1B2C3", "uid_supported": true,
    "applications": [{"aid": "A0000000041010", "fci": "6F..."}],
