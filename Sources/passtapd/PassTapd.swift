@@ -30,7 +30,7 @@ struct PassTapd: AsyncParsableCommand {
         if let path = checkConfig {
             do {
                 let checked = try Daemon.loadConfiguration(path: path)
-                try Daemon.checkSocketDirectories(for: checked)
+                try Daemon.checkSocketDirectories(for: checked, file: path)
                 let budget = FileDescriptorBudget(checked)
                 try Daemon.checkFileDescriptors(for: budget, file: path)
                 let vas = checked.vas.enabled
@@ -90,7 +90,8 @@ struct PassTapd: AsyncParsableCommand {
                 live: live, logger: logger, configPath: config, notifySocket: NotifySocket(), passedSockets: PassedSockets.takeFromEnvironment()
             ).run()
         } catch {
-            logger.critical("passtapd stopped on an error", metadata: ["error": "\(error)"])
+            // A refusal of the socket's path, directories or group names the file, line and key.
+            logger.critical("passtapd stopped on an error", metadata: ["error": "\(Daemon.stopReason(error, file: config))"])
             throw ExitCode(71)
         }
     }
