@@ -14,6 +14,19 @@ import Testing
         #expect(output.contains("passtapd is not running: no socket at /nonexistent/passtapd.sock"))
     }
 
+    /// An empty `PASSTAP_SOCKET` is unset (as an empty `PASSTAP_DAEMON_USER` is): the default
+    /// path is tried and named, never a blank one; an empty `--socket` is a usage error.
+    @Test func anEmptySocketVariableIsUnsetAndAnEmptySocketOptionIsAUsageError() throws {
+        let finished = try Spawned.finish(
+            Rig.binaries.appendingPathComponent("passtap").path, ["readers"], environment: ["PASSTAP_SOCKET": ""])
+        #expect(finished.status == 69, "\(finished.output)")
+        #expect(finished.output.contains("/run/passtap/passtapd.sock"), "\(finished.output)")
+        #expect(!finished.output.contains(":  "), "\(finished.output)")
+        let (status, output) = try run("passtap", ["readers", "--socket", ""])
+        #expect(status == 64, "\(output)")
+        #expect(output.contains("--socket is empty: give the socket's path"), "\(output)")
+    }
+
     /// `passtap status` is a monitoring check: a daemon that is not there is down (2).
     @Test func statusWithNoDaemonExits2Down() throws {
         let (status, output) = try run("passtap", ["status", "--socket", "/nonexistent/passtapd.sock"])
