@@ -40,6 +40,34 @@ import Testing
         #expect(output.contains("0  healthy") && output.contains("1  degraded") && output.contains("2  down"), "\(output)")
     }
 
+    /// `passtap --help` covers the whole tool (Smart Tap, NDEF, web tokens, forwarding, not only
+    /// Apple VAS keys) and prints the one exit code table, which docs/client.md repeats row for
+    /// row; passtap(1) is generated from the same help. A daemon that is not running is 69 there,
+    /// as `readers` gives it, and `status` keeps 2.
+    @Test func helpCoversTheWholeToolAndItsExitCodesMatchClientDocs() throws {
+        let (status, help) = try run("passtap", ["--help"])
+        #expect(status == 0)
+        for topic in ["Google Smart Tap", "NDEF tags", "web-token", "forward secret", "--smarttap", "PostgreSQL"] {
+            #expect(help.contains(topic), "passtap --help does not mention \(topic): \(help)")
+        }
+        let helpRows = help.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
+            guard line.hasPrefix(" "), fields.count == 2, let code = Int(fields[0]) else { return nil }
+            return "\(code) \(fields[1].trimmingCharacters(in: .whitespaces))"
+        }
+        let docs = try String(contentsOf: Rig.repository.appendingPathComponent("docs/client.md"), encoding: .utf8)
+        let section = try #require(docs.components(separatedBy: "### Exit codes\n").dropFirst().first, "docs/client.md has no Exit codes section")
+        let table = section.components(separatedBy: "\n#").first ?? ""
+        let docRows = table.split(separator: "\n").compactMap { line -> String? in
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard line.hasPrefix("|"), cells.count == 2, Int(cells[0]) != nil else { return nil }
+            return cells.joined(separator: " ")
+        }
+        #expect(helpRows.count == 12, "\(helpRows)")
+        #expect(helpRows == docRows)
+        #expect(helpRows.contains { $0.hasPrefix("69 passtapd not running") } && helpRows.contains { $0.hasPrefix("2 status: down") })
+    }
+
     @Test func badAPDUHexIsAUsageErrorBeforeConnecting() throws {
         let (status, output) = try run("passtap", ["apdu", "--socket", "/nonexistent/passtapd.sock", "PCD", "00A4X"])
         #expect(status == 64)
