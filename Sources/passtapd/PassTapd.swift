@@ -12,7 +12,7 @@ struct PassTapd: AsyncParsableCommand {
         commandName: "passtapd",
         abstract: "The PassTap NFC reader daemon.",
         discussion: """
-            Drives NFC readers through pcsc-lite, runs a session on every tap, and publishes \
+            Drives NFC readers through pcsc-lite and libnfc, runs a session on every tap, and publishes \
             events on a Unix socket (JSON-RPC 2.0, one object per line). Stops on SIGTERM/SIGINT; \
             reloads its config file on SIGHUP (a file that does not validate is refused). \
             Exit codes: 0 clean stop, 78 bad configuration (or a file descriptor budget over the open-file limit), 71 could not start.

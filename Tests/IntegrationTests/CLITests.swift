@@ -68,6 +68,13 @@ import Testing
         #expect(helpRows.contains { $0.hasPrefix("69 passtapd not running") } && helpRows.contains { $0.hasPrefix("2 status: down") })
     }
 
+    /// passtapd drives readers through both stacks, and its help (and passtapd(8)) says so.
+    @Test func passtapdHelpNamesBothReaderStacks() throws {
+        let (status, help) = try run("passtapd", ["--help"])
+        #expect(status == 0)
+        #expect(help.contains("pcsc-lite") && help.contains("libnfc"), "\(help)")
+    }
+
     @Test func badAPDUHexIsAUsageErrorBeforeConnecting() throws {
         let (status, output) = try run("passtap", ["apdu", "--socket", "/nonexistent/passtapd.sock", "PCD", "00A4X"])
         #expect(status == 64)
