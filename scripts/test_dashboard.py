@@ -23,14 +23,17 @@ Headless Chromium (Debian's chromium and chromium-driver, driven by PyPI's selen
 
 Screenshots go to a temporary directory (kept, and printed). Takes the pcscd lock
 ($TMPDIR/passtap-pcscd.lock) as the integration tests do. Run: python3 -m unittest scripts/test_dashboard.py
-(after `swift build`). PASSTAP_DASHBOARD_SCREENSHOT=PATH also writes the read token's view there.
+(after `swift build`). PASSTAP_DASHBOARD_SCREENSHOT=PATH also writes the kiosk test's view there (1024x600:
+the three readers' taps and the forwarding panel).
 """
 import base64
+import contextlib
 import fcntl
 import importlib.machinery
 import importlib.util
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -41,6 +44,7 @@ import time
 import unittest
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -55,6 +59,16 @@ PASSTAPD = os.path.join(ROOT, ".build/debug/passtapd")
 PASSTAP_JS = os.path.join(ROOT, "Sources/PassTapDashboard/Files/passtap.js")
 RIG = os.path.join(ROOT, "scripts/rig/pcscd-rig")
 READER = "Virtual PCD 00 00"
+ANDROID_READER = "Virtual PCD 00 01"
+# The emulated PN532's pty, linked where a real one is (/dev/serial/by-id/...): libnfc reader ids
+# are this long, `nfc:pn532_uart:` and the path.
+PN532_LINK = "usb-FTDI_FT232R_USB_UART_A50285BI-if00-port0"
+COLLECTOR_ID = 20180608
+# On the wire (and so on the page) as the daemon publishes it: `object_id` is the daemon's text.
+ANDROID_OBJECT_ID = "00000000000000A1"
+ANDROID_VALUE = "loyalty <i id=\"injected-android\">0042</i>"
+TAG_URI = "https://passtap.example/tag"
+SINK = "loyalty-hq"
 PASS_TYPE_ID = "pass.com.passtap.dashboard-test"
 # Markup in the message: the page must show it as text, never parse it.
 MESSAGE = "member <b id=\"injected\">0042</b>"
@@ -96,24 +110,56 @@ class Card:
         return answer
 
 
+def documented_snippet():
+    """The browser snippet of docs/web.md ("The browser client: passtap.js"), which README.md
+    repeats: the two must be one and the same."""
+    blocks = {}
+    for name in ("README.md", "docs/web.md"):
+        with open(os.path.join(ROOT, name)) as f:
+            text = f.read()
+        found = re.findall(r"```js\n(.*?)```", text, re.S)
+        blocks[name] = [block for block in found if "connect(" in block]
+    if len(blocks["docs/web.md"]) != 1 or blocks["README.md"] != blocks["docs/web.md"]:
+        raise AssertionError("README.md and docs/web.md must give the same one passtap.js snippet: %s" % blocks)
+    return blocks["docs/web.md"][0]
+
+
 def write_secret(path, secret):
     with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
         f.write(secret + "\n")
 
 
-def write_key_and_phone(work):
-    """A merchant key (0600, as passtapd demands) and a phone file with its pass."""
+def write_p256_key(path):
+    """A fresh P-256 private key in PEM (SEC 1) at `path`, mode 0600 as passtapd demands."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec
 
-    key = os.path.join(work, "merchant.pem")
     pem = ec.generate_private_key(ec.SECP256R1()).private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption())
-    with open(os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
         f.write(pem)
+    return path
+
+
+def write_key_and_phone(work):
+    """A merchant key and a phone file with its pass."""
+    key = write_p256_key(os.path.join(work, "merchant.pem"))
     phone = os.path.join(work, "phone.json")
     with open(phone, "w") as f:
         json.dump({"wallet": "ApplePay", "passes": [{"pass_type_id": PASS_TYPE_ID, "key": key, "message": MESSAGE}]}, f)
+    return key, phone
+
+
+def write_android_phone(work):
+    """A Smart Tap collector key and an Android phone file with one loyalty pass of that
+    collector (scripts/rig/virtual_android.py)."""
+    key = write_p256_key(os.path.join(work, "collector.pem"))
+    phone = os.path.join(work, "android.json")
+    with open(phone, "w") as f:
+        json.dump({"wallet": "AndroidPay",
+                   "collectors": [{"collector_id": COLLECTOR_ID, "key_version": 1, "key": key}],
+                   "passes": [{"collector_id": COLLECTOR_ID, "type": "loyalty", "object_id": ANDROID_OBJECT_ID,
+                               "value": ANDROID_VALUE}]}, f)
     return key, phone
 
 
@@ -179,10 +225,16 @@ class DashboardTests(unittest.TestCase):
     def start_stack(cls):
         work = cls.work
         key, phone = write_key_and_phone(work)
-        cls.tokens = {name: base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=") for name in ("till", "wall")}
+        collector, android = write_android_phone(work)
+        cls.tokens = {name: base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=") for name in ("till", "wall", "till-1")}
         for name, secret in cls.tokens.items():
             write_secret(os.path.join(work, name + ".token"), secret)
+        write_secret(os.path.join(work, "webhook.secret"), "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode())
         cls.port = free_port()
+        # The POS page of the documented snippet: its own origin, which the till-1 token allows.
+        cls.pos_port = free_port()
+        # Nothing listens there: every delivery is refused (last_error_reason connection_refused).
+        refused = free_port()
         with open(os.path.join(work, "passtapd.toml"), "w") as f:
             f.write("""[socket]
 path = "%(work)s/passtapd.sock"
@@ -199,6 +251,27 @@ enabled = true
 pass_type_id = "%(pass)s"
 keys = ["%(key)s"]
 
+[smarttap]
+enabled = true
+collector_id = %(collector_id)d
+key_version = 1
+key = "%(collector)s"
+
+# The NDEF tag, behind the emulated PN532 (libnfc's own pn532_uart driver).
+[libnfc]
+enabled = true
+devices = ["pn532_uart:%(work)s/%(link)s"]
+
+# A sink nobody listens for: its backlog grows, with a reason class, in the forwarding panel.
+[forward]
+outbox = "%(work)s/outbox.sqlite"
+
+[[forward.webhooks]]
+name = "%(sink)s"
+url = "http://127.0.0.1:%(refused)d/taps"
+secret_file = "%(work)s/webhook.secret"
+timeout_ms = 1000
+
 [web]
 listen = "127.0.0.1:%(port)d"
 
@@ -209,11 +282,18 @@ roles = ["observe", "read"]
 origins = []
 
 [[web.tokens]]
+name = "till-1"
+token_file = "%(work)s/till-1.token"
+roles = ["observe", "read"]
+origins = ["http://127.0.0.1:%(pos_port)d"]
+
+[[web.tokens]]
 name = "wall"
 token_file = "%(work)s/wall.token"
 roles = ["observe"]
 origins = []
-""" % {"work": work, "pass": PASS_TYPE_ID, "key": key, "port": cls.port})
+""" % {"work": work, "pass": PASS_TYPE_ID, "key": key, "port": cls.port, "collector_id": COLLECTOR_ID,
+       "collector": collector, "link": PN532_LINK, "sink": SINK, "refused": refused, "pos_port": cls.pos_port})
         # A pcscd of a test that just released the lock may still be exiting.
         wait_for(lambda: subprocess.run(["pidof", "pcscd"], stdout=subprocess.DEVNULL).returncode != 0,
                  "no other pcscd (pcscd-rig starts one only when none runs)", timeout=600)
@@ -225,20 +305,37 @@ origins = []
                    "--port", str(vpcd), "--phone", phone], "card.log")
         wait_for(lambda: os.path.exists(card_socket), "the virtual iPhone's control socket")
         cls.card = Card(card_socket)
+        android_socket = os.path.join(work, "android.sock")
+        cls.spawn([sys.executable, os.path.join(ROOT, "scripts/rig/virtual_card.py"), "--control", android_socket,
+                   "--port", str(vpcd + 1), "--phone", android], "android.log")
+        pn532_socket, pn532_ready = os.path.join(work, "pn532.sock"), os.path.join(work, "pn532.ready")
+        cls.spawn([sys.executable, os.path.join(ROOT, "scripts/rig/pn532_emulator.py"), "--link", os.path.join(work, PN532_LINK),
+                   "--control", pn532_socket, "--ready-file", pn532_ready, "--profile", "ntag215-ndef"], "pn532.log")
+        wait_for(lambda: os.path.exists(android_socket), "the virtual Android phone's control socket")
+        wait_for(lambda: os.path.exists(pn532_ready), "the emulated PN532")
+        cls.android, cls.tag = Card(android_socket), Card(pn532_socket)
+        cls.nfc_reader = "nfc:pn532_uart:" + os.path.join(work, PN532_LINK)
         cls.start_daemon()
 
     @classmethod
     def start_daemon(cls):
-        """passtapd, waited for until its web listener accepts connections."""
-        cls.daemon = cls.spawn([PASSTAPD, "--config", os.path.join(cls.work, "passtapd.toml")], "passtapd.log")
+        """The shared passtapd, waited for until its web listener accepts connections."""
+        cls.daemon = cls.start_passtapd("passtapd.toml", cls.port, "passtapd.log")
+
+    @classmethod
+    def start_passtapd(cls, config, port, log):
+        """passtapd with `config` (a file of the work folder), waited for until its web listener
+        on `port` accepts connections; its log in `log`."""
+        daemon = cls.spawn([PASSTAPD, "--config", os.path.join(cls.work, config)], log)
 
         def listening():
-            if cls.daemon.poll() is not None:
-                raise AssertionError("passtapd exited: " + cls.log("passtapd.log"))
+            if daemon.poll() is not None:
+                raise AssertionError("passtapd exited: " + cls.log(log))
             with socket.socket() as s:
-                return s.connect_ex(("127.0.0.1", cls.port)) == 0
+                return s.connect_ex(("127.0.0.1", port)) == 0
 
-        wait_for(listening, "passtapd's web listener on port %d" % cls.port)
+        wait_for(listening, "passtapd's web listener on port %d" % port)
+        return daemon
 
     @classmethod
     def spawn(cls, command, log):
@@ -302,9 +399,10 @@ origins = []
     def origin(self):
         return "http://127.0.0.1:%d" % self.port
 
-    def type_token(self, driver, name, secret):
-        """The login form, by keyboard only: the name field has focus, Tab to the token, Enter."""
-        driver.get(self.origin() + "/")
+    def type_token(self, driver, name, secret, origin=None):
+        """The login form (of the shared daemon, or at `origin`), by keyboard only: the name field
+        has focus, Tab to the token, Enter."""
+        driver.get((origin or self.origin()) + "/")
         field = WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.find_element(By.ID, "token-name"))
         WebDriverWait(driver, TIMEOUT_S).until(lambda d: d.switch_to.active_element == field, "the name field has focus")
         field.send_keys(name + Keys.TAB)
@@ -386,29 +484,70 @@ function records(name) {
     def tap_rows(self, driver):
         return driver.find_elements(By.CSS_SELECTOR, "#taps tbody tr")
 
-    def next_seq(self):
-        """The seq the daemon's next event gets (events.subscribe's next_seq, on its Unix socket)."""
+    @contextlib.contextmanager
+    def unix_connection(self):
+        """A connection to the daemon's Unix socket, as a file of lines."""
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(TIMEOUT_S)
             s.connect(os.path.join(self.work, "passtapd.sock"))
             with s.makefile("rw") as f:
-                f.write('{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"kinds":["read.result"]}}\n')
-                f.flush()
-                return json.loads(f.readline())["result"]["next_seq"]
+                yield f
 
-    def tap(self, driver):
-        """One tap of the virtual iPhone; returns its row once the page shows it (a row newer
-        than every event before the tap: the page also replays earlier tests' taps)."""
+    @staticmethod
+    def request(connection, method, params=None):
+        """One request on `connection` (from unix_connection); its result."""
+        request = {"jsonrpc": "2.0", "id": 1, "method": method}
+        if params is not None:
+            request["params"] = params
+        connection.write(json.dumps(request) + "\n")
+        connection.flush()
+        return json.loads(connection.readline())["result"]
+
+    def next_seq(self):
+        """The seq the daemon's next event gets (events.subscribe's next_seq, on its Unix socket)."""
+        with self.unix_connection() as f:
+            return self.request(f, "events.subscribe", {"kinds": ["read.result"]})["next_seq"]
+
+    def call(self, method):
+        """One request on the daemon's Unix socket (no params); its result."""
+        with self.unix_connection() as f:
+            return self.request(f, method)
+
+    def tap_all(self, devices):
+        """Taps every device at once ({name: (device, reader id)}) and returns {name: its
+        read.result} as the Unix socket publishes them (subscribed before the taps: the daemon
+        keeps only 4 events), once all are in; the devices leave the field again."""
+        results = {}
+        with self.unix_connection() as f:
+            self.request(f, "events.subscribe", {"kinds": ["read.result"]})  # events from here on
+            try:
+                for device, _ in devices.values():
+                    device.command("tap")
+                names = {reader: name for name, (_, reader) in devices.items()}
+                while len(results) < len(devices):
+                    params = json.loads(f.readline()).get("params") or {}
+                    if params.get("reader") in names:
+                        results[names[params["reader"]]] = params
+            finally:
+                for device, _ in devices.values():
+                    device.command("remove")
+        return results
+
+    def tap(self, driver, device=None):
+        """One tap of `device` (default: the virtual iPhone); returns its row once the page shows it
+        (a row newer than every event before the tap: the page also replays earlier tests' taps)."""
+        device = device or self.card
         first = self.next_seq()
-        self.card.command("tap")
+        device.command("tap")
         try:
             def row(d):
                 rows = [r for r in self.tap_rows(d) if int(r.get_attribute("data-seq")) >= first]
                 return rows[0] if rows else None
-            return WebDriverWait(driver, TIMEOUT_S).until(
+            # The page rebuilds its rows on every event: a row found may be gone at once.
+            return WebDriverWait(driver, TIMEOUT_S, ignored_exceptions=(StaleElementReferenceException,)).until(
                 row, "no row for the tap (events from seq %d); the page says: %s" % (first, self.text(driver, "connection")))
         finally:
-            self.card.command("remove")
+            device.command("remove")
 
     def assert_same_origin(self, driver):
         urls = self.collect_network(driver)
@@ -440,10 +579,7 @@ function records(name) {
         self.assert_no_raw_token(driver, self.tokens["till"])
         self.assertNotIn(self.tokens["till"], driver.current_url)
         # Keyboard: Tab from the top reaches the log-out button, then the scrollable tables.
-        path = os.path.join(self.screenshots, "read.png")
-        driver.save_screenshot(path)
-        if os.environ.get("PASSTAP_DASHBOARD_SCREENSHOT"):
-            shutil.copyfile(path, os.environ["PASSTAP_DASHBOARD_SCREENSHOT"])
+        driver.save_screenshot(os.path.join(self.screenshots, "read.png"))
         # Keyboard: from the log-out button, Tab reaches the readers' and the taps' tables (their
         # scrollable regions), each with a visible outline.
         driver.execute_script("document.getElementById('logout').focus()")
@@ -463,7 +599,124 @@ function records(name) {
         self.assertTrue(driver.find_element(By.ID, "dashboard").is_displayed())
         self.assert_no_raw_token(driver, self.tokens["till"])
 
+    def test_the_kiosk_shows_both_wallets_a_tag_and_forwarding_without_sideways_scroll(self):
+        """At 1024x600, with a libnfc reader's long id: an iPhone's, an Android phone's and a tag's
+        rows, each with a short reader label (the full id on hover), the pass of the wallet that
+        answered or the NDEF line, and its duration in view; no sideways scroll anywhere; the
+        forwarding panel shows the refused sink's backlog and reason; health problems as status
+        gives them."""
+        driver = self.browser()
+        self.log_in(driver, "till")
+        WebDriverWait(driver, TIMEOUT_S).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#readers tbody tr")) == 3,
+                                               "three readers")
+        # The three tap at once, each on its own reader; each read.result as the socket has it.
+        devices = {"iphone": (self.card, "pcsc:" + READER), "android": (self.android, "pcsc:" + ANDROID_READER),
+                   "tag": (self.tag, self.nfc_reader)}
+        rows = {name: (result["seq"], result, devices[name][1]) for name, result in self.tap_all(devices).items()}
+        selector = ", ".join('#taps tbody tr[data-seq="%d"]' % seq for seq, _, _ in rows.values())
+        WebDriverWait(driver, TIMEOUT_S).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, selector)) == 3,
+                                               "the three taps' rows")
+        geometry = driver.execute_script("""
+const doc = document.documentElement, taps = document.getElementById("taps");
+const region = taps.parentElement, box = region.getBoundingClientRect();
+return {doc: [doc.scrollWidth, doc.clientWidth], region: [region.scrollWidth, region.clientWidth],
+        table: [taps.scrollWidth, taps.getBoundingClientRect().width, box.width],
+        durations: Array.from(taps.tBodies[0].rows).map((row) => {
+          const cell = row.cells[row.cells.length - 1].getBoundingClientRect();
+          return [cell.left, cell.right, box.right, cell.width];
+        })};
+""")
+        print("kiosk geometry: %s" % json.dumps(geometry), file=sys.stderr)
+        self.assertLessEqual(geometry["doc"][0], geometry["doc"][1], "the page scrolls sideways: %s" % geometry)
+        self.assertLessEqual(geometry["region"][0], geometry["region"][1], "the taps' table scrolls sideways: %s" % geometry)
+        self.assertLessEqual(geometry["table"][0], geometry["table"][2] + 1, "the taps' table is wider than its panel: %s" % geometry)
+        for left, right, edge, width in geometry["durations"]:
+            self.assertTrue(width > 0 and right <= edge + 1 and right <= 1024, "a duration out of view: %s" % geometry)
+        # The page rebuilds its rows on every event: each is found afresh by its seq.
+        row = lambda name: driver.find_element(By.CSS_SELECTOR, '#taps tbody tr[data-seq="%d"]' % rows[name][0])
+        for name, (_, result, reader) in rows.items():
+            label = row(name).find_element(By.CSS_SELECTOR, "td.reader")
+            self.assertEqual(label.get_attribute("title"), reader, name)
+            self.assertLess(len(label.text), len(reader), "%s: the label is the reader's whole id" % name)
+            self.assertLessEqual(len(label.text), 20, name)
+            duration = row(name).find_elements(By.TAG_NAME, "td")[-1].text
+            # A memory tag has no APDU session, so no duration (docs/socket-api.md).
+            expected = "—" if result["duration_ms"] is None else "%.1f" % result["duration_ms"]
+            self.assertEqual(duration, expected, name)
+        # The iPhone: the merchant's pass type id and the message, and no Smart Tap.
+        # (.text is what shows, an ellipsis cutting it; textContent, what the cell holds.)
+        iphone = row("iphone").find_element(By.CSS_SELECTOR, "td.pass")
+        self.assertIn(MESSAGE, iphone.text)
+        self.assertIn(PASS_TYPE_ID + ": success", iphone.text)
+        self.assertNotIn("Google", iphone.text)
+        # The Android phone: Smart Tap's object as on the wire, and nothing of Apple VAS (its
+        # `vas` record is still on the wire, with its problem: docs/socket-api.md).
+        result = rows["android"][1]
+        self.assertIsNotNone(result["vas"], "read.result's vas stays on the wire for an Android phone")
+        objects = result["smarttap"]["objects"]
+        self.assertEqual(len(objects), 1, result["smarttap"])
+        android = row("android").find_element(By.CSS_SELECTOR, "td.pass").text
+        for part in (objects[0]["value"], objects[0]["type"] + " · object " + objects[0]["object_id"]):
+            self.assertIn(part, android)
+        self.assertNotIn("VAS", android)
+        self.assertNotIn("not_requested", android)
+        self.assertEqual(row("android").find_element(By.CSS_SELECTOR, "td.outcome").text, "pass")
+        self.assertEqual(driver.find_elements(By.ID, "injected-android"), [])
+        # The tag: its records in one line, cut with an ellipsis.
+        ndef = row("tag").find_element(By.CSS_SELECTOR, "td.pass .line:has(.ndef)")
+        self.assertIn(TAG_URI, ndef.get_attribute("textContent"))
+        line = driver.execute_script("""
+const node = arguments[0], style = getComputedStyle(node);
+return {whiteSpace: style.whiteSpace, overflow: style.textOverflow, lines: node.getClientRects().length,
+        height: node.getBoundingClientRect().height, lineHeight: parseFloat(style.lineHeight) || 20};
+""", ndef)
+        self.assertEqual((line["whiteSpace"], line["overflow"]), ("nowrap", "ellipsis"), line)
+        self.assertLess(line["height"], line["lineHeight"] * 1.5, "the NDEF line wraps: %s" % line)
+        # Forwarding: the sink, its backlog, the age of its oldest event and the reason class,
+        # as forward.status gives them to a web token (observe: no error text).
+        self.wait_text(driver, "forwarding", "connection_refused", "the sink's reason class")
+        panel = self.text(driver, "forwarding")
+        self.assertIn(SINK, panel)
+        self.assertRegex(panel, r"\b[1-9][0-9]* pending")
+        self.assertRegex(panel, r"oldest [0-9]+(\.[0-9])? ?(ms|s|min|h)")
+        # Health: what status says, one problem per line (none when healthy).
+        health = self.call("status")["health"]
+        shown = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#problems li")]
+        self.assertEqual(shown, health["problems"])
+        path = os.path.join(self.screenshots, "kiosk.png")
+        driver.save_screenshot(path)
+        if os.environ.get("PASSTAP_DASHBOARD_SCREENSHOT"):
+            shutil.copyfile(path, os.environ["PASSTAP_DASHBOARD_SCREENSHOT"])
+
+    def test_a_till_without_forwarding_says_forwarding_is_off(self):
+        """A second passtapd, without [forward] (nor readers): the panel says forwarding is off,
+        as forward.status has it (enabled false, no sinks)."""
+        port = free_port()
+        with open(os.path.join(self.work, "plain.toml"), "w") as f:
+            f.write("""[socket]
+path = "%(work)s/plain.sock"
+
+[pcsc]
+enabled = false
+
+[web]
+listen = "127.0.0.1:%(port)d"
+
+[[web.tokens]]
+name = "wall"
+token_file = "%(work)s/wall.token"
+roles = ["observe"]
+origins = []
+""" % {"work": self.work, "port": port})
+        daemon = self.start_passtapd("plain.toml", port, "plain.log")
+        self.addCleanup(lambda: (daemon.terminate(), daemon.wait(timeout=TIMEOUT_S)))
+        driver = self.browser()
+        self.type_token(driver, "wall", self.tokens["wall"], "http://127.0.0.1:%d" % port)
+        self.wait_text(driver, "forwarding-summary", "Forwarding is off", "forwarding off")
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "#forwarding li"), [])
+
     def test_an_observe_token_sees_the_tap_without_its_message(self):
+        """The iPhone's and the Android phone's passes, each withheld from an observe token."""
         driver = self.browser()
         self.log_in(driver, "wall")
         self.wait_text(driver, "readers", READER, "the reader")
@@ -473,6 +726,11 @@ function records(name) {
         self.wait_text(driver, "taps", "withheld", "the withheld pass")
         self.assertIn("Connected as wall", self.text(driver, "connection"))
         self.assertIn(PASS_TYPE_ID + ": success", row.text)
+        # The Android phone's Smart Tap pass too: a pass, withheld, with no value or object id.
+        row = self.tap(driver, self.android)
+        self.assertEqual(row.find_element(By.CSS_SELECTOR, "td.outcome").text, "pass")
+        self.assertIn("Google pass withheld: access", row.text)
+        self.assertNotIn("object", row.get_attribute("textContent"))
         self.assertNotIn("0042", driver.find_element(By.TAG_NAME, "body").text)
         driver.save_screenshot(os.path.join(self.screenshots, "observe.png"))
         self.assert_same_origin(driver)
@@ -513,6 +771,44 @@ import("/passtap.js").then(async (p) => {
         self.assertEqual(proofs, ["baa9fd6bbc22ed37f10db57bdd4b3513d12a1c098dbdf3880261275c125cf535",
                                   "8f154bdc076da9e82548c18a313835a36e9031825bffb2df6b2ff21b3f35aff2",
                                   False, ["sign", "verify"]])
+
+    def test_the_documented_snippet_connects_as_written(self):
+        """README.md's and docs/web.md's snippet (the same one), run as written in a POS page of an
+        origin its token allows, with a vendored passtap.js: it completes the 0.2.0 handshake with
+        passtapd, and its vas.read reaches the daemon (which answers unknown_reader: the snippet's
+        reader is an example) once the page is open, as the snippet says."""
+        folder = tempfile.mkdtemp(prefix="pos-snippet-", dir=self.work)
+        shutil.copyfile(PASSTAP_JS, os.path.join(folder, "passtap.js"))  # served for ./vendor/passtap.js too
+        snippet = documented_snippet().replace("ws://127.0.0.1:8941/rpc", "ws://127.0.0.1:%d/rpc" % self.port)
+        with open(os.path.join(folder, "page.html"), "w") as f:
+            f.write("""<!doctype html><html><head><meta charset="utf-8"><title>POS</title>
+<script>
+window.TOKEN = %s; window.logged = []; window.failed = null; window.rejected = null;
+const log = console.log; console.log = (...args) => { window.logged.push(args.map(String).join(" ")); log(...args); };
+window.showTap = () => {}; window.showPass = () => {}; window.payButton = {}; window.alertStaff = (reason, message) => { window.failed = [reason, message]; };
+window.addEventListener("unhandledrejection", (event) => { window.rejected = event.reason && event.reason.reason; });
+</script>
+<script type="module">
+%s</script></head><body></body></html>
+""" % (json.dumps(self.tokens["till-1"]), snippet))
+        server, _ = fake.spawn(os.path.join(folder, "record.jsonl"), root=folder, port=self.pos_port)
+        self.addCleanup(lambda: (server.terminate(), server.wait(timeout=TIMEOUT_S), server.stdout.close()))
+        driver = self.browser()
+        driver.get("http://127.0.0.1:%d/page.html" % self.pos_port)
+        seen = lambda: driver.execute_script("return {logged: window.logged, failed: window.failed, rejected: window.rejected}")
+        try:
+            WebDriverWait(driver, TIMEOUT_S).until(lambda d: seen()["logged"] or seen()["failed"] is not None)
+        except Exception:
+            self.fail("the snippet never connected: %s; console: %s" % (seen(), driver.get_log("browser")))
+        driver.execute_script("window.payButton.onclick()")  # the till's button, pressed
+        try:
+            WebDriverWait(driver, TIMEOUT_S).until(lambda d: seen()["rejected"] is not None or seen()["failed"] is not None)
+        except Exception:
+            self.fail("the snippet's vas.read never answered: %s; console: %s" % (seen(), driver.get_log("browser")))
+        seen = seen()
+        self.assertIsNone(seen["failed"], seen)
+        self.assertIn("connected as till-1 observe,read", seen["logged"], seen)
+        self.assertEqual(seen["rejected"], "unknown_reader", seen)
 
     def test_a_pos_page_refuses_a_server_that_cannot_prove_and_sends_it_no_proof(self):
         squatter = PosPage(self.work, None, "till", self.tokens["till"])

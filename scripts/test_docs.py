@@ -168,6 +168,14 @@ class DocumentLinkTests(unittest.TestCase):
                             problems.append(f"{where} links {target}: no such heading")
         self.assertEqual(problems, [])
 
+    def test_no_page_drives_a_virtual_device_on_a_fixed_rig_port(self):
+        """pcscd-rig takes a free pair of ports, and the first is usually the demo's own phone: an
+        example with `--port 39000` taps the demo's reader. Examples use the port it printed."""
+        fixed = re.compile(r"(virtual_card|pn532_emulator)\.py[^\n]*--port\s+\d+")
+        for page in sorted(DOCS.glob("*.md")) + [ROOT / "README.md"]:
+            for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+                self.assertIsNone(fixed.search(line), "%s:%d: a fixed rig port: %s" % (page.name, number, line))
+
     def test_the_index_lists_every_page(self):
         index = (DOCS / "README.md").read_text()
         unlisted = [page.name for page in sorted(DOCS.glob("*.md"))

@@ -2,8 +2,9 @@ import PassTapCore
 
 /// A Type 2 tag's pages through libnfc: the tag's READ command, `30 <page>`, with
 /// `nfc_initiator_transceive_bytes` in easy framing (the PN53x's InDataExchange adds and checks
-/// the CRC), on the reader's thread. The tag answers 16 bytes, four pages, rolling over to page 0;
-/// a page past its memory gets a NAK (libnfc: `NFC_EMFCAUTHFAIL` from a PN532).
+/// the CRC), on the reader's thread. The tag answers 16 bytes, four pages, rolling over to page 0
+/// (the session's `Type2PageReader` tells a page read back as page 0 from data); a page past its
+/// memory gets a NAK (libnfc: `NFC_EMFCAUTHFAIL` from a PN532).
 ///
 /// Under the same rules as the ISO-DEP channel (``NFCChannel``): nothing is sent once passtapd
 /// stops, a read after the session let the tag go selects it again first, and the read can be

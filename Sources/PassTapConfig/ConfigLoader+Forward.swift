@@ -100,7 +100,7 @@ extension ConfigLoader {
         let timeout = try entry.integer("timeout_ms", in: 100...300_000) ?? 10_000
         let caFile = try caFile(&entry, sink: "webhook \(name)")
         guard let path = try entry.string("secret_file") else {
-            throw entry.error("secret_file", "webhook \(name): expected the path of its signing secret (passtap forward secret --out FILE writes one)")
+            throw entry.error("secret_file", "webhook \(name): expected the path of its signing secret (passtap forward secret --name NAME --out DIR writes one)")
         }
         let full = resolve(path, relativeTo: entry.file)
         let secret: WebhookSecret

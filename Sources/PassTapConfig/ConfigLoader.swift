@@ -31,6 +31,15 @@ public enum ConfigLoader {
         return try parse(text, file: path, listening: listening)
     }
 
+    /// A refusal found after the file was read (the socket's directory, say) as the loader gives
+    /// its own: the file, the line of `table`'s `key` when the file sets it, the key path and
+    /// `problem`. A file that cannot be read again gives no line.
+    public static func refusal(file: String, table: String, key: String, problem: String) -> ConfigurationError {
+        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        let line = SourceLocator(text: text).line(table: [table], key: key)
+        return ConfigurationError(file: file, line: line, keyPath: "\(table).\(key)", problem: problem)
+    }
+
     /// Validates config text; `file` is only used in error messages. `listening` as for
     /// ``load(path:listening:)``.
     public static func parse(_ text: String, file: String, listening: Configuration.Socket? = nil) throws(ConfigurationError) -> Configuration {

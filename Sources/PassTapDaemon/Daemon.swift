@@ -76,8 +76,24 @@ public struct Daemon: Sendable {
     /// `passtapd --check-config` runs it after ``loadConfiguration(path:)``. A reload does not,
     /// since the socket path is restart-only.
     /// - Throws: the server's `insecure_directory` error, naming the directory and what to do.
-    public static func checkSocketDirectories(for configuration: Configuration) throws {
-        try SocketServer.checkDirectories(forSocketAt: configuration.socket.path)
+    public static func checkSocketDirectories(for configuration: Configuration, file: String) throws(ConfigurationError) {
+        do {
+            try SocketServer.checkDirectories(forSocketAt: configuration.socket.path)
+        } catch {
+            throw socketRefusal(error, file: file)
+        }
+    }
+
+    /// Why ``run()`` stopped, for its one log line: a socket server's refusal as a config refusal
+    /// of `file` (``socketRefusal(_:file:)``), any other error as it is.
+    public static func stopReason(_ error: any Error, file: String) -> any Error {
+        (error as? SocketServerError).map { socketRefusal($0, file: file) } ?? error
+    }
+
+    /// A socket server's refusal (its path, its directories, its group) as a config refusal:
+    /// `file`, the line of the `[socket]` key it is about, the key and the server's sentence.
+    public static func socketRefusal(_ error: SocketServerError, file: String) -> ConfigurationError {
+        ConfigLoader.refusal(file: file, table: "socket", key: error.configKey, problem: error.message)
     }
 
     /// Sets the process umask so that every file the daemon creates, its socket above all, starts

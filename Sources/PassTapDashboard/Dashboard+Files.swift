@@ -37,10 +37,22 @@ code { font-family: "DejaVu Sans Mono", monospace; }
 main { padding: 0.5rem; }
 
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 0.5rem 0.7rem; }
-/* Two rows on a 1024x600 kiosk: daemon | readers, then last taps | session durations. */
-.grid { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 0.5rem; }
-.grid .wide { grid-column: span 2; }
-@media (max-width: 700px) { .grid { grid-template-columns: 1fr; } .grid .wide { grid-column: auto; } }
+/* A 1024x600 kiosk: daemon | readers over forwarding, then last taps | session durations.
+   minmax(0, ...) lets a column shrink below its content: nothing ever scrolls sideways. */
+.grid {
+  display: grid; gap: 0.5rem;
+  grid-template-columns: repeat(3, minmax(0, 1fr));
+  grid-template-areas: "daemon readers readers" "daemon forwarding forwarding" "taps taps durations";
+}
+#daemon-panel { grid-area: daemon; }
+#readers-panel { grid-area: readers; }
+#taps-panel { grid-area: taps; }
+#forwarding-panel { grid-area: forwarding; }
+#durations-panel { grid-area: durations; }
+.panel { min-width: 0; }
+@media (max-width: 700px) {
+  .grid { grid-template-columns: minmax(0, 1fr); grid-template-areas: "daemon" "readers" "taps" "forwarding" "durations"; }
+}
 
 #login { max-width: 32rem; margin: 2rem auto; }
 #login label { display: block; font-weight: 600; margin: 0.5rem 0 0.2rem; }
@@ -59,6 +71,7 @@ button { font: inherit; padding: 0.35rem 0.9rem; border: 1px solid var(--muted);
 .facts { display: grid; grid-template-columns: auto 1fr; gap: 0.1rem 0.8rem; margin: 0 0 0.4rem; }
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; }
+.facts dd, .problems li, .backends li { overflow-wrap: anywhere; }
 .problems, .backends { margin: 0.2rem 0; padding-left: 1.2rem; }
 .problems li { color: var(--bad); }
 
@@ -68,19 +81,38 @@ button { font: inherit; padding: 0.35rem 0.9rem; border: 1px solid var(--muted);
 .state-down, .state-unavailable, .state-no { color: var(--bad); }
 
 .scroll { max-height: 11rem; overflow: auto; }
-#taps-title + .scroll { max-height: 14rem; }
-table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
-th, td { text-align: left; padding: 0.15rem 0.4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+#taps-title + .scroll { max-height: 17rem; }
+/* Fixed layout: the columns keep their widths whatever a reader, a card or a phone sends; long
+   text is cut with an ellipsis (the whole of it in the cell's title) or wrapped anywhere. */
+table { border-collapse: collapse; width: 100%; font-size: 0.9rem; table-layout: fixed; }
+th, td { text-align: left; padding: 0.15rem 0.4rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
 thead th { position: sticky; top: 0; background: var(--panel); }
-td.reason { color: var(--bad); font-size: 0.85rem; }
+col.c-label { width: 2.4rem; }
+col.c-backend { width: 5.2rem; }
+col.c-state { width: 6.5rem; }
+col.c-count { width: 9rem; }
+col.c-time { width: 4.9rem; }
+col.c-reader { width: 8rem; }
+col.c-outcome { width: 5.8rem; }
+col.c-ms { width: 3.6rem; }
+td.reader, td.name, .line { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.label { font-weight: 600; }
+.reason { color: var(--bad); font-size: 0.85rem; }
 .outcome-pass { color: var(--good); font-weight: 600; }
+.outcome-tag { color: var(--focus); font-weight: 600; }
 .outcome-error { color: var(--bad); font-weight: 600; }
-.vas { margin: 0; padding: 0; list-style: none; }
-.vas .message { font-family: "DejaVu Sans Mono", monospace; }
-.vas .withheld { color: var(--muted); font-style: italic; }
+td.pass .line { display: block; }
+td.pass .detail { color: var(--muted); font-size: 0.8rem; }
+.wallet { color: var(--muted); }
+.message, .ndef { font-family: "DejaVu Sans Mono", monospace; }
+.withheld { color: var(--muted); font-style: italic; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 
-#histogram { width: 100%; height: 9rem; display: block; }
+.sinks { margin: 0.2rem 0; padding: 0; list-style: none; }
+.sinks li { padding: 0.15rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+.sinks .name { font-weight: 600; }
+
+#histogram { width: 100%; height: 8rem; display: block; }
 #histogram .bar-rect { fill: #4a78c2; }
 #histogram text { font-size: 9px; fill: var(--muted); }
 #histogram .count { fill: var(--ink); }
@@ -107,7 +139,9 @@ const SLOT = "dashboard"; // where the key is kept (passtap.js's IndexedDB store
 const MAX_TAPS = 30;
 // The buckets of passtap_session_duration_seconds, in milliseconds (docs/operations.md).
 const BUCKETS = [5, 10, 25, 50, 100, 250, 500, 1000, 2000, 5000, Infinity];
-const OUTCOMES = ["pass", "application", "nothing", "memory_card", "error"];
+// Outcomes in the order the readers' counts list them; one the page does not know comes after
+// these, by its own name (docs/socket-api.md: a client takes it as one more kind of tap).
+const OUTCOMES = ["pass", "tag", "application", "nothing", "memory_card", "error"];
 const STATUS_EVERY_MS = 5000;
 
 const $ = (id) => document.getElementById(id);
@@ -116,6 +150,8 @@ const $ = (id) => document.getElementById(id);
 const state = {
   newestSeq: 0, // the newest event seq handled
   readers: new Map(), // id -> reader (as readers.list gives it)
+  labels: new Map(), // id -> its short label, "#1", "#2"... in the order readers were first seen
+  forward: null, // forward.status's answer, or {error} when it was refused
   taps: [], // the last read.results, newest first (passtap.js hands each event on once)
   durations: BUCKETS.map(() => 0),
   status: null,
@@ -126,6 +162,7 @@ let client = null; // passtap.js's client, while logged in
 let memoryToken = null; // {tokenName, key} when IndexedDB is refused
 let statusTimer = null;
 let readersTimer = null;
+let forwardTimer = null;
 
 // MARK: Small DOM helpers (text only).
 
@@ -231,7 +268,7 @@ function start(tokenName, key) {
       showDashboard();
       setText("identity", session.token + " (" + session.roles.join(", ") + ")");
       say("Connected as " + session.token);
-      refreshStatus();
+      refreshStatus(); // and forward.status
       refreshReaders();
       clearInterval(statusTimer);
       statusTimer = setInterval(refreshStatus, STATUS_EVERY_MS);
@@ -254,7 +291,8 @@ function stop() {
   client = null;
   clearInterval(statusTimer);
   clearTimeout(readersTimer);
-  statusTimer = readersTimer = null;
+  clearTimeout(forwardTimer);
+  statusTimer = readersTimer = forwardTimer = null;
 }
 
 /** What the operator reads when passtap.js stops: why, and what to do. */
@@ -296,8 +334,10 @@ function resetEvents() {
   renderDurations();
 }
 
+/** status, and forward.status with it: the page's timer and the backends' events. */
 function refreshStatus() {
   if (!client || !client.session) return;
+  refreshForward();
   client.call("status").then((result) => {
     state.status = result;
     state.statusAt = performance.now();
@@ -313,6 +353,28 @@ function refreshReaders() {
     state.readers = new Map(result.readers.map((reader) => [reader.id, reader]));
     renderReaders();
   }, () => {});
+}
+
+/** forward.status (role observe, as every web token holds: the sinks' counts and reason classes;
+ *  no error text, which needs manage). */
+function refreshForward() {
+  if (!client || !client.session) return;
+  client.call("forward.status").then((result) => {
+    state.forward = result;
+    renderForward();
+  }, (error) => {
+    state.forward = { error };
+    renderForward();
+  });
+}
+
+/** One forward.status soon after a burst of taps (each is an event the sinks may have to deliver). */
+function refreshForwardSoon() {
+  if (forwardTimer) return;
+  forwardTimer = setTimeout(() => {
+    forwardTimer = null;
+    refreshForward();
+  }, 500);
 }
 
 /** One readers.list soon after a burst of reader events or taps (their counts are the daemon's). */
@@ -361,6 +423,10 @@ function onEvent(event) {
     case "read.result":
       addTap(event);
       refreshReadersSoon();
+      refreshForwardSoon();
+      break;
+    case "forward.dropped":
+      refreshForward();
       break;
     case "backend.up":
     case "backend.down":
@@ -371,13 +437,27 @@ function onEvent(event) {
   }
 }
 
-/** A read.result's outcome, as status names them (an error wins over a pass, a pass over an application). */
-function outcomeOf(result) {
-  if (result.target === "memory") return "memory_card";
-  if (result.error) return "error";
+/** Whether the NDEF member holds a message: records, or records withheld from this token. */
+function hasNDEF(result) {
+  const ndef = result.ndef;
+  return Boolean(ndef && ((ndef.records && ndef.records.length > 0) || (ndef.withheld && ndef.record_count > 0)));
+}
+
+/** Whether either wallet gave a pass: published, or withheld from this token (observe only). */
+function gavePass(result) {
   const entries = (result.vas && result.vas.entries) || [];
-  // A success whose pass is published, or withheld from this token (observe only).
-  if (entries.some((e) => e.status === "success" && (e.message_hex !== null || e.withheld !== null))) return "pass";
+  if (entries.some((e) => e.status === "success" && (e.message_hex !== null || e.withheld !== null))) return true;
+  const smartTap = result.smarttap;
+  return Boolean(smartTap && smartTap.status === "success" && ((smartTap.objects && smartTap.objects.length > 0) || smartTap.withheld));
+}
+
+/** A read.result's outcome, as status names them: an error wins over a pass, a pass (Apple VAS
+ *  or Smart Tap) over a tag's NDEF, that over an application. */
+function outcomeOf(result) {
+  if (result.target === "memory") return hasNDEF(result) ? "tag" : "memory_card";
+  if (result.error) return "error";
+  if (gavePass(result)) return "pass";
+  if (hasNDEF(result)) return "tag";
   if (result.aid && result.aid.selected) return "application";
   return "nothing";
 }
@@ -426,20 +506,51 @@ function renderUptime() {
   setText("uptime", (d > 0 ? d + "d " : "") + two(h) + ":" + two(m) + ":" + two(s));
 }
 
+/** An outcome as words: `memory_card` -> "memory card". */
+function outcomeWords(outcome) {
+  return String(outcome).replace(/_/g, " ");
+}
+
+/** A reader's counts by outcome, the known outcomes first, then any other the daemon counts. */
 function tapSummary(taps) {
   if (!taps) return "";
-  const parts = OUTCOMES.filter((o) => taps[o] > 0).map((o) => o.replace("_", " ") + " " + taps[o]);
-  const total = OUTCOMES.reduce((sum, o) => sum + (taps[o] || 0), 0);
+  const names = OUTCOMES.concat(Object.keys(taps).filter((o) => !OUTCOMES.includes(o)).sort());
+  const counted = names.filter((o) => typeof taps[o] === "number" && taps[o] > 0);
+  const total = counted.reduce((sum, o) => sum + taps[o], 0);
+  const parts = counted.map((o) => outcomeWords(o) + " " + taps[o]);
   return total === 0 ? "none" : parts.join(", ") + (parts.length > 1 ? " (" + total + ")" : "");
+}
+
+/** A reader's short label, "#1", "#2"...: numbered in the order the page first saw each reader,
+ *  never reused while the page is open. */
+function labelOf(id) {
+  if (!state.labels.has(id)) state.labels.set(id, "#" + (state.labels.size + 1));
+  return state.labels.get(id);
+}
+
+/** A few words naming a reader's model: a PC/SC name's first two words ("ACS ACR122U"), a libnfc
+ *  reader's driver ("pn532_uart"). The label and the hover give the rest. */
+function modelOf(id, name) {
+  const colon = id.indexOf(":");
+  const backend = colon > 0 ? id.slice(0, colon) : "";
+  const rest = colon > 0 ? id.slice(colon + 1) : id;
+  if (backend === "nfc") return rest.split(":")[0];
+  return String(name || rest).split(/[\s[(]+/).filter(Boolean).slice(0, 2).join(" ");
 }
 
 function renderReaders() {
   const body = $("readers").tBodies[0];
   clear(body);
   const readers = Array.from(state.readers.values()).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const reader of readers) labelOf(reader.id);
+  const number = (reader) => Number(labelOf(reader.id).slice(1));
+  readers.sort((a, b) => number(a) - number(b)); // in label order: #1, #2...
   for (const reader of readers) {
     const row = document.createElement("tr");
-    row.appendChild(el("td", reader.name || reader.id));
+    row.appendChild(el("td", labelOf(reader.id), "label"));
+    const name = el("td", reader.name || reader.id, "name");
+    name.title = reader.id;
+    row.appendChild(name);
     row.appendChild(el("td", reader.backend));
     const stateCell = el("td");
     stateCell.appendChild(el("span", reader.state, "state-" + reader.state));
@@ -456,28 +567,90 @@ function formatTime(rfc3339) {
   return isNaN(date.getTime()) ? String(rfc3339) : date.toLocaleTimeString([], { hour12: false });
 }
 
-function vasCell(result) {
-  const cell = el("td");
-  const entries = (result.vas && result.vas.entries) || [];
-  if (entries.length === 0) {
-    cell.textContent = result.vas && result.vas.offered === false ? "not offered" : "—";
-    return cell;
+/** A one-line element (cut with an ellipsis by the style sheet), its whole text on hover. */
+function line(parts, className) {
+  const node = el("span", null, "line" + (className ? " " + className : ""));
+  for (const [text, partClass] of parts) {
+    node.appendChild(partClass ? el("span", text, partClass) : document.createTextNode(text));
+    if (partClass === "wallet") node.appendChild(document.createTextNode(" "));
   }
-  const list = el("ul", null, "vas");
-  for (const entry of entries) {
-    const item = el("li");
-    item.appendChild(el("span", entry.pass_type_id + ": " + entry.status));
+  node.title = node.textContent;
+  return node;
+}
+
+/** Apple VAS's lines: for a pass, its message (what the operator looks for) over the merchant's
+ *  pass type id and status; for another status, one line with both. */
+function vasLines(vas) {
+  const lines = [];
+  for (const entry of vas.entries || []) {
+    const id = entry.pass_type_id + ": " + entry.status;
     if (entry.message !== null && entry.message !== undefined) {
-      item.appendChild(document.createTextNode(" "));
-      item.appendChild(el("span", entry.message, "message"));
+      lines.push(line([["Apple", "wallet"], [entry.message, "message"]]), line([[id]], "detail"));
     } else if (entry.message_hex) {
-      item.appendChild(el("span", " " + entry.message_hex, "message"));
+      lines.push(line([["Apple", "wallet"], [entry.message_hex, "message"]]), line([[id]], "detail"));
     } else if (entry.withheld) {
-      item.appendChild(el("span", " (pass withheld: " + entry.withheld + ")", "withheld"));
+      lines.push(line([["Apple", "wallet"], ["pass withheld: " + entry.withheld, "withheld"]]), line([[id]], "detail"));
+    } else {
+      lines.push(line([["Apple", "wallet"], [id + (entry.problem ? " (" + entry.problem + ")" : "")]]));
     }
-    list.appendChild(item);
   }
-  cell.appendChild(list);
+  if (lines.length === 0 && vas.problem) lines.push(line([["Apple", "wallet"], [vas.problem]]));
+  return lines;
+}
+
+/** Smart Tap's lines: each object's value over its type, object id (as the daemon publishes it)
+ *  and issuer; without a pass, the status and why. */
+function smartTapLines(smartTap) {
+  if (smartTap.withheld) {
+    return [line([["Google", "wallet"], ["pass withheld: " + smartTap.withheld, "withheld"]]),
+      line([["Smart Tap: " + smartTap.status]], "detail")];
+  }
+  const lines = [];
+  for (const object of smartTap.objects || []) {
+    lines.push(line([["Google", "wallet"], [object.value === null || object.value === undefined ? "(no value)" : object.value, "message"]]));
+    const details = [object.type];
+    if (object.object_id) details.push("object " + object.object_id);
+    if (object.issuer_id) details.push("issuer " + object.issuer_id);
+    if (smartTap.collector_id !== undefined && smartTap.collector_id !== null) details.push("collector " + smartTap.collector_id);
+    lines.push(line([[details.join(" · ")]], "detail"));
+  }
+  if (lines.length === 0) {
+    lines.push(line([["Google", "wallet"], ["Smart Tap: " + (smartTap.status || "no answer") + (smartTap.problem ? " (" + smartTap.problem + ")" : "")]]));
+  }
+  return lines;
+}
+
+/** A record in a few words: its type, then its URI or text (or its size). */
+function recordText(record) {
+  const type = record.type || record.tnf;
+  if (record.uri !== null && record.uri !== undefined) return type + " " + record.uri;
+  if (record.text !== null && record.text !== undefined) return type + " " + record.text;
+  return type + " (" + record.payload_length + " bytes)";
+}
+
+/** The NDEF message in one line: every record's type and URI or text, in order. */
+function ndefLine(ndef) {
+  if (ndef.withheld) return line([["NDEF", "wallet"], [ndef.record_count + " records (withheld: " + ndef.withheld + ")", "withheld"]]);
+  if (!ndef.records || ndef.records.length === 0) return line([["NDEF", "wallet"], [ndef.problem || "no message"]]);
+  const text = ndef.records.map(recordText).join(" · ") + (ndef.truncated ? " …" : "");
+  return line([["NDEF", "wallet"], [text, "ndef"]]);
+}
+
+/** The tap's pass, tag or application, showing only what answered: Smart Tap when it ran, Apple
+ *  VAS for an iPhone or a pass, and another wallet's VAS answer only as the problem it is when
+ *  nothing else read the phone (docs/socket-api.md keeps `vas` on the wire for an Android phone). */
+function passCell(result) {
+  const cell = el("td", null, "pass");
+  const lines = [];
+  const vas = result.vas;
+  const vasPass = Boolean(vas && (vas.entries || []).some((e) => e.status === "success"));
+  if (result.smarttap) lines.push(...smartTapLines(result.smarttap));
+  if (vas && (vas.wallet === "ApplePay" || vasPass)) lines.push(...vasLines(vas));
+  else if (vas && vas.offered && vas.problem && !result.smarttap) lines.push(line([[vas.wallet || "wallet", "wallet"], [vas.problem]]));
+  if (result.ndef && (hasNDEF(result) || result.ndef.problem)) lines.push(ndefLine(result.ndef));
+  if (lines.length === 0 && result.aid && result.aid.selected) lines.push(line([["AID", "wallet"], [result.aid.selected]]));
+  if (lines.length === 0) cell.textContent = "—";
+  for (const node of lines) cell.appendChild(node);
   return cell;
 }
 
@@ -489,17 +662,67 @@ function renderTaps() {
     row.dataset.seq = String(tap.seq);
     row.appendChild(el("td", formatTime(tap.time)));
     const reader = state.readers.get(tap.reader);
-    row.appendChild(el("td", reader ? reader.name : tap.reader));
+    const readerCell = el("td", null, "reader");
+    readerCell.appendChild(el("span", labelOf(tap.reader), "label"));
+    readerCell.appendChild(document.createTextNode(" " + modelOf(tap.reader, reader && reader.name)));
+    readerCell.title = tap.reader;
+    row.appendChild(readerCell);
     const outcome = outcomeOf(tap);
-    const outcomeCell = el("td", outcome.replace("_", " "), "outcome-" + outcome);
+    const outcomeCell = el("td", outcomeWords(outcome), "outcome outcome-" + outcome);
     if (tap.error) outcomeCell.appendChild(el("div", tap.error.code, "reason"));
     row.appendChild(outcomeCell);
-    row.appendChild(el("td", (tap.aid && tap.aid.selected) || "—"));
-    row.appendChild(vasCell(tap));
+    row.appendChild(passCell(tap));
     row.appendChild(el("td", typeof tap.duration_ms === "number" ? tap.duration_ms.toFixed(1) : "—", "num"));
     body.appendChild(row);
   }
   $("no-taps").hidden = state.taps.length > 0;
+}
+
+/** A duration for people: 850 ms, 12 s, 3 min, 2 h. */
+function age(ms) {
+  if (ms < 1000) return Math.round(ms) + " ms";
+  if (ms < 120000) return Math.round(ms / 1000) + " s";
+  if (ms < 7200000) return Math.round(ms / 60000) + " min";
+  return Math.round(ms / 3600000) + " h";
+}
+
+/** The forwarding panel: whether forwarding is on, and each sink's backlog, the age of its oldest
+ *  pending event and the class of its last error. */
+function renderForward() {
+  const forward = state.forward;
+  const list = $("forwarding");
+  clear(list);
+  if (!forward) return;
+  if (forward.error) {
+    setText("forwarding-summary", "unknown: forward.status was refused (" + forward.error.reason + "): " + forward.error.message, "reason");
+    return;
+  }
+  const sinks = forward.sinks || [];
+  if (!forward.enabled && sinks.length === 0) {
+    setText("forwarding-summary", "Forwarding is off: passtapd.toml has no [[forward.webhooks]] or [[forward.postgres]].", "muted");
+    return;
+  }
+  const failing = sinks.filter((sink) => sink.last_error_reason).length;
+  setText("forwarding-summary", (forward.enabled ? "" : "The outbox is not open. ") +
+    sinks.length + (sinks.length === 1 ? " sink" : " sinks") + (failing > 0 ? ", " + failing + " failing" : "") +
+    (forward.dropped > 0 ? "; " + forward.dropped + " events dropped since start" : ""), failing > 0 || !forward.enabled ? "reason" : "muted");
+  for (const sink of sinks) {
+    const item = el("li");
+    item.appendChild(el("span", sink.name, "name"));
+    item.appendChild(document.createTextNode(" (" + sink.type + (sink.state !== "active" ? ", " + sink.state : "") + ") "));
+    const counts = [sink.pending + " pending"];
+    if (typeof sink.oldest_pending_age_ms === "number") counts.push("oldest " + age(sink.oldest_pending_age_ms));
+    if (sink.dead > 0) counts.push(sink.dead + " dead");
+    counts.push(sink.delivered + " delivered");
+    item.appendChild(document.createTextNode(counts.join(", ")));
+    if (sink.last_error_reason) {
+      const retry = typeof sink.retry_in_ms === "number" ? "; retry in " + age(sink.retry_in_ms) : "";
+      item.appendChild(el("div", "last error: " + sink.last_error_reason + retry, "reason"));
+    }
+    if (sink.last_error) item.appendChild(el("div", sink.last_error, "reason"));
+    if (sink.drop_at) item.appendChild(el("div", "backlog dropped at " + sink.drop_at, "muted"));
+    list.appendChild(item);
+  }
 }
 
 function renderDurations() {
@@ -593,7 +816,7 @@ keptToken().then((kept) => (kept ? start(kept.tokenName, kept.key) : showLogin()
 </form>
 
 <div id="dashboard" class="grid" hidden>
-  <section class="panel" aria-labelledby="daemon-title">
+  <section class="panel" id="daemon-panel" aria-labelledby="daemon-title">
     <h2 id="daemon-title">Daemon</h2>
     <dl class="facts">
       <dt>Health</dt><dd><span id="health" class="badge">unknown</span></dd>
@@ -606,29 +829,37 @@ keptToken().then((kept) => (kept ? start(kept.tokenName, kept.key) : showLogin()
     <ul id="backends" class="backends" aria-label="Backends"></ul>
   </section>
 
-  <section class="panel wide" aria-labelledby="readers-title">
+  <section class="panel wide" id="readers-panel" aria-labelledby="readers-title">
     <h2 id="readers-title">Readers</h2>
     <div class="scroll" tabindex="0" role="region" aria-labelledby="readers-title">
       <table id="readers">
-        <thead><tr><th scope="col">Reader</th><th scope="col">Backend</th><th scope="col">State</th><th scope="col">Taps since start</th></tr></thead>
+        <colgroup><col class="c-label"><col><col class="c-backend"><col class="c-state"><col class="c-count"></colgroup>
+        <thead><tr><th scope="col" title="The reader's short label, as the taps show it">#</th><th scope="col">Reader</th><th scope="col">Backend</th><th scope="col">State</th><th scope="col">Taps since start</th></tr></thead>
         <tbody></tbody>
       </table>
     </div>
     <p id="no-readers" class="muted" hidden>No readers. Is a reader plugged in, and pcscd running?</p>
   </section>
 
-  <section class="panel wide" aria-labelledby="taps-title">
+  <section class="panel wide" id="taps-panel" aria-labelledby="taps-title">
     <h2 id="taps-title">Last taps</h2>
     <div class="scroll" tabindex="0" role="region" aria-labelledby="taps-title">
       <table id="taps">
-        <thead><tr><th scope="col">Time</th><th scope="col">Reader</th><th scope="col">Outcome</th><th scope="col">AID</th><th scope="col">VAS</th><th scope="col">ms</th></tr></thead>
+        <colgroup><col class="c-time"><col class="c-reader"><col class="c-outcome"><col><col class="c-ms"></colgroup>
+        <thead><tr><th scope="col">Time</th><th scope="col">Reader</th><th scope="col">Outcome</th><th scope="col">Pass, tag or application</th><th scope="col" class="num">ms</th></tr></thead>
         <tbody></tbody>
       </table>
     </div>
     <p id="no-taps" class="muted">No tap yet.</p>
   </section>
 
-  <section class="panel" aria-labelledby="durations-title">
+  <section class="panel" id="forwarding-panel" aria-labelledby="forwarding-title">
+    <h2 id="forwarding-title">Forwarding</h2>
+    <p id="forwarding-summary" class="muted">unknown</p>
+    <ul id="forwarding" class="sinks" aria-labelledby="forwarding-title"></ul>
+  </section>
+
+  <section class="panel" id="durations-panel" aria-labelledby="durations-title">
     <h2 id="durations-title">Session durations</h2>
     <p class="muted" id="durations-summary">No session yet.</p>
     <p class="muted">Bars: sessions up to each duration (ms, then s).</p>

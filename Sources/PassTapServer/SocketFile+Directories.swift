@@ -118,7 +118,7 @@ extension SocketFile {
             case S_IFDIR:
                 current = next
             default:
-                throw .filesystem("look up the socket's directory at", next, errno: ENOTDIR)
+                throw .notADirectory(next, socket: path)
             }
         }
         return current

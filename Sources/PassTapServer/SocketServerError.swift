@@ -104,6 +104,17 @@ public struct SocketServerError: Error, Hashable, Sendable, CustomStringConverti
         return "gid \(gid) (\(String(cString: entry.pointee.gr_name)))"
     }
 
+    /// The `[socket]` key whose value this error is about: `group` for an unknown group, `path`
+    /// for the others (the socket file, its directories, the address).
+    public var configKey: String { code == .unknownGroup ? "group" : "path" }
+
+    /// `entry`, on the way to `socket`, is neither a directory nor a link.
+    static func notADirectory(_ entry: String, socket: String) -> SocketServerError {
+        SocketServerError(
+            .filesystem,
+            "refusing to listen on \(socket): \(entry) is not a directory; set [socket] path in a directory (such as /run/passtap)")
+    }
+
     static func filesystem(_ operation: String, _ path: String, errno code: Int32) -> SocketServerError {
         SocketServerError(.filesystem, "\(operation) \(path) failed: \(String(cString: strerror(code))) (errno \(code))")
     }

@@ -12,7 +12,7 @@ struct PassTapd: AsyncParsableCommand {
         commandName: "passtapd",
         abstract: "The PassTap NFC reader daemon.",
         discussion: """
-            Drives NFC readers through pcsc-lite, runs a session on every tap, and publishes \
+            Drives NFC readers through pcsc-lite and libnfc, runs a session on every tap, and publishes \
             events on a Unix socket (JSON-RPC 2.0, one object per line). Stops on SIGTERM/SIGINT; \
             reloads its config file on SIGHUP (a file that does not validate is refused). \
             Exit codes: 0 clean stop, 78 bad configuration (or a file descriptor budget over the open-file limit), 71 could not start.
@@ -30,7 +30,7 @@ struct PassTapd: AsyncParsableCommand {
         if let path = checkConfig {
             do {
                 let checked = try Daemon.loadConfiguration(path: path)
-                try Daemon.checkSocketDirectories(for: checked)
+                try Daemon.checkSocketDirectories(for: checked, file: path)
                 let budget = FileDescriptorBudget(checked)
                 try Daemon.checkFileDescriptors(for: budget, file: path)
                 let vas = checked.vas.enabled
@@ -90,7 +90,8 @@ struct PassTapd: AsyncParsableCommand {
                 live: live, logger: logger, configPath: config, notifySocket: NotifySocket(), passedSockets: PassedSockets.takeFromEnvironment()
             ).run()
         } catch {
-            logger.critical("passtapd stopped on an error", metadata: ["error": "\(error)"])
+            // A refusal of the socket's path, directories or group names the file, line and key.
+            logger.critical("passtapd stopped on an error", metadata: ["error": "\(Daemon.stopReason(error, file: config))"])
             throw ExitCode(71)
         }
     }

@@ -14,6 +14,19 @@ import Testing
         #expect(output.contains("passtapd is not running: no socket at /nonexistent/passtapd.sock"))
     }
 
+    /// An empty `PASSTAP_SOCKET` is unset (as an empty `PASSTAP_DAEMON_USER` is): the default
+    /// path is tried and named, never a blank one; an empty `--socket` is a usage error.
+    @Test func anEmptySocketVariableIsUnsetAndAnEmptySocketOptionIsAUsageError() throws {
+        let finished = try Spawned.finish(
+            Rig.binaries.appendingPathComponent("passtap").path, ["readers"], environment: ["PASSTAP_SOCKET": ""])
+        #expect(finished.status == 69, "\(finished.output)")
+        #expect(finished.output.contains("/run/passtap/passtapd.sock"), "\(finished.output)")
+        #expect(!finished.output.contains(":  "), "\(finished.output)")
+        let (status, output) = try run("passtap", ["readers", "--socket", ""])
+        #expect(status == 64, "\(output)")
+        #expect(output.contains("--socket is empty: give the socket's path"), "\(output)")
+    }
+
     /// `passtap status` is a monitoring check: a daemon that is not there is down (2).
     @Test func statusWithNoDaemonExits2Down() throws {
         let (status, output) = try run("passtap", ["status", "--socket", "/nonexistent/passtapd.sock"])
@@ -25,6 +38,41 @@ import Testing
         let (status, output) = try run("passtap", ["status", "--help"])
         #expect(status == 0)
         #expect(output.contains("0  healthy") && output.contains("1  degraded") && output.contains("2  down"), "\(output)")
+    }
+
+    /// `passtap --help` covers the whole tool (Smart Tap, NDEF, web tokens, forwarding, not only
+    /// Apple VAS keys) and prints the one exit code table, which docs/client.md repeats row for
+    /// row; passtap(1) is generated from the same help. A daemon that is not running is 69 there,
+    /// as `readers` gives it, and `status` keeps 2.
+    @Test func helpCoversTheWholeToolAndItsExitCodesMatchClientDocs() throws {
+        let (status, help) = try run("passtap", ["--help"])
+        #expect(status == 0)
+        for topic in ["Google Smart Tap", "NDEF tags", "web-token", "forward secret", "--smarttap", "PostgreSQL"] {
+            #expect(help.contains(topic), "passtap --help does not mention \(topic): \(help)")
+        }
+        let helpRows = help.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
+            guard line.hasPrefix(" "), fields.count == 2, let code = Int(fields[0]) else { return nil }
+            return "\(code) \(fields[1].trimmingCharacters(in: .whitespaces))"
+        }
+        let docs = try String(contentsOf: Rig.repository.appendingPathComponent("docs/client.md"), encoding: .utf8)
+        let section = try #require(docs.components(separatedBy: "### Exit codes\n").dropFirst().first, "docs/client.md has no Exit codes section")
+        let table = section.components(separatedBy: "\n#").first ?? ""
+        let docRows = table.split(separator: "\n").compactMap { line -> String? in
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard line.hasPrefix("|"), cells.count == 2, Int(cells[0]) != nil else { return nil }
+            return cells.joined(separator: " ")
+        }
+        #expect(helpRows.count == 12, "\(helpRows)")
+        #expect(helpRows == docRows)
+        #expect(helpRows.contains { $0.hasPrefix("69 passtapd not running") } && helpRows.contains { $0.hasPrefix("2 status: down") })
+    }
+
+    /// passtapd drives readers through both stacks, and its help (and passtapd(8)) says so.
+    @Test func passtapdHelpNamesBothReaderStacks() throws {
+        let (status, help) = try run("passtapd", ["--help"])
+        #expect(status == 0)
+        #expect(help.contains("pcsc-lite") && help.contains("libnfc"), "\(help)")
     }
 
     @Test func badAPDUHexIsAUsageErrorBeforeConnecting() throws {

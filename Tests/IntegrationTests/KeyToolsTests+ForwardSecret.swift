@@ -12,7 +12,8 @@ extension KeyToolsTests {
     @Test func forwardSecretWritesAWebhookSecretTheDaemonAcceptsAndPrintsTheLinesButNotTheSecret() throws {
         defer { cleanUp() }
         let path = folder.appendingPathComponent("loyalty.secret").path
-        let made = try run(["forward", "secret", "--out", path])
+        // --out is a folder, as for keygen and web-token; --name names the file and the sink.
+        let made = try run(["forward", "secret", "--name", "loyalty", "--out", folder.path])
         #expect(made.status == 0, "\(made.stderr)")
         #expect(try mode(path) == 0o600)
         #expect(try mode(folder.path) == 0o700)
@@ -37,9 +38,14 @@ extension KeyToolsTests {
         #expect(again.status == 73 && again.stdout.isEmpty, "\(again.stderr)")
         #expect(again.stderr.contains("secret file \(path): a file is already there"), "\(again.stderr)")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == contents)
+        // The form of 0.2, --out FILE without --name, still writes that file.
         let other = folder.appendingPathComponent("other.secret").path
-        #expect(try run(["forward", "secret", "--out", other]).status == 0)
+        let old = try run(["forward", "secret", "--out", other])
+        #expect(old.status == 0 && old.stdout.contains("name = \"other\""), "\(old.stderr)")
         #expect(try String(contentsOfFile: other, encoding: .utf8) != contents)
+        // A folder without --name is a usage error that says what to add.
+        let bare = try run(["forward", "secret", "--out", folder.path])
+        #expect(bare.status == 64 && bare.stderr.contains("is a folder: add --name NAME to write NAME.secret in it"), "\(bare.stderr)")
     }
 
     @Test(.enabled(if: geteuid() == 0, "giving a file to another user needs root"))

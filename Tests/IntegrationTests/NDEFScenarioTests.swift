@@ -182,6 +182,15 @@ extension PCSCScenarioTests {
         // READ (30 page) in InDataExchange, from the capability container's page on.
         let reads = try LibNFCScenarioTests.hostFrames(rig).filter { $0.hasPrefix("D4400130") }
         #expect(reads.first == "D440013003", "\(reads)")
+        // An Ultralight whose CC claims 496 bytes: READ of its last page rolls over to page 0,
+        // which is reported as past the tag's memory, not read as the message's bytes.
+        // The last tap: its read.result is all it needs (no wait for the removal's rearm_ms).
+        try rig.emulatorCommand("profile ultralight-cc-too-large")
+        try rig.emulatorCommand("tap")
+        let overClaiming = try NDEFTags.ndef(try ledger.next("read.result", timeout: 30))
+        let problem = try #require(overClaiming["problem"] as? String, "\(overClaiming)")
+        #expect(problem.hasPrefix("page 16 reads back as page 0") && problem.contains("past the tag's memory"), "\(problem)")
+        #expect(overClaiming["message_hex"] is NSNull && overClaiming["records"] is NSNull, "\(overClaiming)")
     }
 
     @Test func aType4TagIsRead() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import ISO7816
 import PCSCBackend
 import PassTapCore
@@ -34,7 +35,7 @@ extension PCSCScenarioTests.PCSCBackendTests {
         }
     }
 
-    @Test func aReaderThatAnswersFFB0WithOnePageGivesFourBytes() async throws {
+    @Test func aReaderThatAnswersFFB0WithOnePageGivesFourBytesAndOneThatRefusesSixteenIsAskedAgain() async throws {
         try await PCSCBackendFixture.with(cardProfile: #"{"base": "ntag215-ndef", "page_read_bytes": 4}"#) { fixture in
             let backend = fixture.startBackend()
             _ = try await fixture.events.next(.readerAdded)
@@ -43,6 +44,21 @@ extension PCSCScenarioTests.PCSCBackendTests {
             #expect(try pages[0].get().hexString == String(Self.ntagPage3.prefix(8)))
             #expect(try pages[1].get().hexString == String(Self.ntagPage4.prefix(8)))
             #expect(try pages[2].get().hexString == String(Self.ntagPage134.prefix(8)))
+
+            // A reader that refuses 16 bytes when the four pages run past the NTAG215's 135 (from
+            // 134 on) with a length status word: the page is asked for again with Le 04, and a page
+            // past the last is still refused (6300 after the retry). Same pcscd, next tap.
+            try fixture.card("remove")
+            let refusing = fixture.directory.appendingPathComponent("refusing.json")
+            try #"{"base": "ntag215-ndef", "long_read_refusal": "6700"}"#.write(to: refusing, atomically: true, encoding: .utf8)
+            try fixture.card("profile \(refusing.path)")
+            try fixture.card("tap")
+            let refused = try #require(try await fixture.handler.next().pages, "the NTAG's tap had no memory")
+            #expect(try refused[0].get().hexString == Self.ntagPage3)
+            #expect(try refused[1].get().hexString == Self.ntagPage4)
+            #expect(try refused[2].get().hexString == String(Self.ntagPage134.prefix(8)))
+            #expect(throws: CardTransportError(.transportFailed, "")) { try refused[3].get() }
+            if case .failure(let error) = refused[3] { #expect(error.message.contains("also for 4 bytes) (SW 6300)"), "\(error)") }
             await backend.shutdown()
         }
     }

@@ -6,18 +6,31 @@ import Glibc
 #endif
 
 /// The built `passtapd` refuses a socket directory another user could change (issue 19 §1):
-/// one owned by `nobody`, or one its group may write. Both at start and in `--check-config`
-/// (the unit's `ExecStartPre`), naming the directory and the socket, and no socket is made.
+/// one owned by `nobody`, or one its group or everyone may write, and a file where a directory
+/// should be. Both at start and in `--check-config` (the unit's `ExecStartPre`), naming the
+/// config file, the line and key of `[socket] path`, the directory and the socket; no socket is
+/// made.
 @Suite(.enabled(if: getuid() == 0, "needs root to give a directory to nobody"))
 struct SocketDirectoryScenarioTests {
     enum Unsafe: String, CaseIterable, Sendable {
         case ownedByNobody
         case groupWritable
+        case worldWritable
+        case aFileInTheWay
 
         /// Makes `directory` unsafe this way; returns what the refusal must say about it.
         func make(_ directory: String) -> String {
+            if self == .aFileInTheWay {
+                #expect(FileManager.default.createFile(atPath: directory, contents: Data()))
+                return "\(directory) is not a directory; set [socket] path in a directory"
+            }
             #expect(mkdir(directory, 0o700) == 0)
             switch self {
+            case .aFileInTheWay:
+                return ""
+            case .worldWritable:
+                #expect(chmod(directory, 0o777) == 0)
+                return "the directory \(directory) is writable by others and not sticky (mode 777)"
             case .ownedByNobody:
                 #expect(chmod(directory, 0o755) == 0 && chown(directory, 65534, 65534) == 0)
                 return "the directory \(directory) is owned by uid 65534"
@@ -42,11 +55,13 @@ struct SocketDirectoryScenarioTests {
 
         let check = try Spawned.finish(passtapd, ["--check-config", config], deadline: 30)
         #expect(check.status == 78, "\(check.output)")
-        #expect(check.output.contains("refusing to listen on \(socket): \(reason)"), "\(check.output)")
+        // Named as other config refusals are: file, line of [socket] path, key.
+        let refusal = "\(config):2: socket.path: refusing to listen on \(socket): \(reason)"
+        #expect(check.output.contains(refusal), "\(check.output)")
 
         let start = try Spawned.finish(passtapd, ["--config", config], deadline: 30)
         #expect(start.status == 71, "\(start.output)")
-        #expect(start.output.contains("refusing to listen on \(socket): \(reason)"), "\(start.output)")
+        #expect(start.output.contains(refusal), "\(start.output)")
         #expect(!FileManager.default.fileExists(atPath: socket))
     }
 

@@ -183,7 +183,7 @@ extension VASConfigTests.Folder {
         let folder = try Folder()
         let noKey = try refusal("[forward]\n[[forward.webhooks]]\nname = \"loyalty\"\nurl = \"https://a.example\"\n", in: folder)
         #expect(noKey.keyPath == "forward.webhooks[0].secret_file" && noKey.line == 2, "\(noKey)")
-        #expect(noKey.problem.contains("passtap forward secret --out FILE"), "\(noKey)")
+        #expect(noKey.problem.contains("passtap forward secret --name NAME --out DIR"), "\(noKey)")
         let noFile = try refusal(Self.webhook(), in: folder)
         #expect(noFile.keyPath == "forward.webhooks[0].secret_file" && noFile.line == 5, "\(noFile)")
         #expect(noFile.problem.hasPrefix("webhook loyalty: secret file \(folder.path)/loyalty.secret: cannot open it"), "\(noFile)")

@@ -179,6 +179,15 @@ def type2_profile(data, cc=NTAG215_CC):
     return {"kind": "memory", "uid": NTAG215_UID, "pages": ntag215_pages(data, cc=cc).hex().upper()}
 
 
+def over_claiming_profile():
+    """A MIFARE Ultralight (16 pages) whose CC claims an NTAG215's 496 bytes, holding the sample
+    NDEF TLV (51 bytes) cut at the 48 bytes its user memory has: the TLV's last bytes would be
+    READ's rollover to page 0 (the UID), which a reader must report as past the tag's memory."""
+    data = (ndef_tlv(sample_message()) + TERMINATOR)[:48]
+    pages = type2_header(NTAG215_UID) + NTAG215_CC + data
+    return {"kind": "memory", "uid": NTAG215_UID, "pages": pages.hex().upper()}
+
+
 def loop_profile(pattern, cc):
     """A tag whose memory from page 4 on is `pattern` (whole pages) repeated without end."""
     if len(pattern) % 4:
@@ -200,6 +209,7 @@ def builtin_tag_profiles():
         # NDEF TLV length 2000: past the 496 bytes the CC gives (the message is then cut short).
         "ntag215-beyond-cc": type2_profile(bytes.fromhex("03FF07D0") + sample + TERMINATOR),
         "ntag215-tlv-loop": loop_profile(LOCK_CONTROL_TLV * 4, cc=bytes.fromhex("E110FF00")),
+        "ultralight-cc-too-large": over_claiming_profile(),
         "type4-ndef": type4_profile(sample),
         # 10 000 empty records: 30 000 bytes, only a Type 4 tag holds that many.
         "type4-many-records": type4_profile(empty_records(10_000), mle=0x00FF, mlc=0x00FF),

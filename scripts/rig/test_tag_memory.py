@@ -116,6 +116,14 @@ class Type2LayoutTests(unittest.TestCase):
         self.assertGreater(len(tlvs), 150)
         self.assertEqual({tag for tag, _, _ in tlvs}, {0x01})
 
+    def test_the_over_claiming_ultralight_rolls_over_inside_its_ndef_tlv(self):
+        memory = card("ultralight-cc-too-large").memory
+        self.assertEqual(memory.page_count, 16)
+        self.assertEqual(memory.read(3)[:4], bytes.fromhex("E1103E00"))
+        self.assertEqual(memory.read(4)[:2], bytes.fromhex("0331"))  # 49 bytes from byte 18: past 64
+        self.assertEqual(memory.read(15)[4:], memory.read(0)[:12])
+        self.assertIsNone(memory.read(16))
+
     def test_read_rolls_over_to_page_0_and_naks_past_the_last_page(self):
         memory = card("ntag215-ndef").memory
         self.assertEqual(memory.read(134)[4:], memory.read(0)[:12])
@@ -139,6 +147,13 @@ class VpcdPageReadTests(unittest.TestCase):
         self.assertEqual(tag.answer(bytes.fromhex("FFB0000310")), bytes.fromhex("E1103E00") + b"\x90\x00")
         with self.assertRaises(ValueError):
             card("ntag215-ndef", page_read_bytes=8)
+
+    def test_a_long_read_refusal_refuses_sixteen_bytes_only_on_the_last_pages(self):
+        tag = card("ntag215-ndef", long_read_refusal="6700")
+        self.assertEqual(tag.answer(bytes.fromhex("FFB0008310")), tag.memory.read(131) + b"\x90\x00")  # 131-134
+        self.assertEqual(tag.answer(bytes.fromhex("FFB0008610")), b"\x67\x00")  # 134-137
+        self.assertEqual(tag.answer(bytes.fromhex("FFB0008604")), tag.memory.read(134)[:4] + b"\x90\x00")
+        self.assertEqual(tag.answer(bytes.fromhex("FFB0008704")), b"\x63\x00")  # page 135: the tag NAKs
 
     def test_a_smaller_le_gets_that_many_bytes(self):
         self.assertEqual(card("ntag215-ndef").answer(bytes.fromhex("FFB0000304")), bytes.fromhex("E1103E00") + b"\x90\x00")

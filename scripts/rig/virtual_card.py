@@ -31,7 +31,7 @@ Modes:
 
 Profile (--profile FILE, JSON, or a built-in profile's name: memory-ultralight, memory-classic,
 and the NDEF tags of tag_memory.py: ntag215-ndef, ntag215-empty, ntag215-lock-control,
-ntag215-beyond-cc, ntag215-tlv-loop, type4-ndef, type4-many-records; every key optional, missing
+ntag215-beyond-cc, ntag215-tlv-loop, ultralight-cc-too-large, type4-ndef, type4-many-records; every key optional, missing
 keys take the built-in card's; "base": NAME starts from a built-in profile):
   {"kind": "iso-dep", "ats": "0B787781024B4F4E411411", "uid": "04A1B2C3", "uid_supported": true,
    "applications": [{"aid": "A0000000041010", "fci": "6F..."}],
@@ -42,7 +42,9 @@ keys take the built-in card's; "base": NAME starts from a built-in profile):
   "atr": "3B..." replaces that derived ATR. kind "memory" is a memory tag behind a CCID reader
   (MIFARE Ultralight by default: ATR 3B8F8001804F0CA0000003060300030000000068, no ATS), with
   "pages" (hex, whole 4-byte pages; default 16 pages of an empty Ultralight), "page_read_bytes"
-  16 or 4 (also --page-read-bytes), "loop_pages" N (the memory from page 4 on is its first N pages without end) and
+  16 or 4 (also --page-read-bytes), "loop_pages" N (the memory from page 4 on is its first N pages without end),
+  "long_read_refusal" (hex status word, e.g. "6700": a reader that refuses FF B0 with Le over 4 when
+  the pages asked for run past the tag's last page, as some PC/SC readers do) and
   "sak" (hex, default "00"; the emulated PN532 reports it).
   "type4": {"files": {"E103": hex, "E104": hex}, "mle": N}: a Type 4 tag's files under the
   NDEF application D2760000850101 (which "applications" must list).
@@ -159,6 +161,9 @@ class Card:
             self.memory = Type2Memory(pages, loop=profile.get("loop_pages", 0))
             self.page_read_bytes = profile.get("page_read_bytes", 16)
             self.sak = int(profile.get("sak", "00"), 16)
+            self.long_read_refusal = bytes.fromhex(profile.get("long_read_refusal", ""))
+            if self.long_read_refusal and len(self.long_read_refusal) != 2:
+                raise ValueError("long_read_refusal is a status word, 2 bytes of hex")
             if self.page_read_bytes not in PAGE_READ_SIZES:
                 raise ValueError("page_read_bytes must be 16 or 4, not %r" % self.page_read_bytes)
         else:
@@ -264,7 +269,10 @@ class Card:
     def read_binary_pages(self, page, le):
         """FF B0 00 page Le, PC/SC part 3 READ BINARY: the tag's READ (16 bytes from the page)
         as an ACR122U passes it on, or the one page (4 bytes) as some readers do; past the last
-        page the tag NAKs and the reader answers 6300."""
+        page the tag NAKs and the reader answers 6300. With long_read_refusal, more than 4 bytes
+        from a page whose four pages run past the last one get that status word instead."""
+        if self.long_read_refusal and le > 4 and not self.memory.loop and page + 4 > self.memory.page_count:
+            return self.long_read_refusal
         data = self.memory.read(page)
         if data is None:
             return b"\x63\x00"

@@ -131,6 +131,47 @@ import Testing
         #expect(result.messageHex == "FFFFFFFFFF")
     }
 
+    /// A MIFARE Ultralight's 16 pages (64 bytes) whose capability container claims an NTAG215's
+    /// 496 bytes, with an NDEF TLV of 60 bytes: its last 14 would be READ's rollover to page 0.
+    static func overClaimingUltralight() -> [UInt8] {
+        let message = [UInt8](repeating: 0x61, count: 46)
+        var image = Type2Tag.ntag215(data: [0x03, 0x3C] + message, pages: 16)
+        image[3] = 0x88 ^ image[0] ^ image[1] ^ image[2]  // BCC0, as a real tag's page 0 has it
+        return image
+    }
+
+    @Test func aCCClaimingMoreThanTheTagHoldsStopsAtTheRolloverToPageZero() {
+        let memory = ScriptedTagMemory(image: Self.overClaimingUltralight())
+        let result = Type2Tag.read(memory)
+        #expect(result.problem?.hasPrefix("page 16 reads back as page 0 (the UID): the tag's memory ends before it") == true, "\(result)")
+        #expect(result.problem?.contains("past the tag's memory") == true)
+        #expect(result.records == nil && result.messageHex == nil)
+        // Page 15's READ brought 15, 0, 1, 2; page 0 was read once to compare.
+        #expect(memory.reads == [3, 7, 11, 15, 0])
+    }
+
+    @Test func aTagWhoseReadsPastTheEndWrapWholeIsStoppedToo() {
+        // One page a read, and a clone that answers page 16 + n with page n instead of a NAK.
+        let small = Self.overClaimingUltralight()
+        let memory = ScriptedTagMemory(image: small + [UInt8](repeating: 0, count: 64), pagesPerRead: 1)
+        memory.onRead = { page, answer in page >= 16 ? Array(small[(Int(page) % 16 * 4)..<(Int(page) % 16 * 4 + 4)]) : answer }
+        let result = Type2Tag.read(memory)
+        #expect(result.problem?.hasPrefix("page 16 reads back as page 0") == true, "\(result)")
+    }
+
+    @Test func aDataPageThatOnlyLooksLikePageZeroIsRead() {
+        // Page 8 is the message's last two bytes ("om"), then 33 B9: it passes the BCC0 rule
+        // (88 ⊕ 6F ⊕ 6D ⊕ 33 = B9) but is not page 0, so page 0 is read once and the message kept.
+        var image = Type2Tag.ntag215(data: Type2Tag.ndefTLV(Type2Tag.uriMessage))
+        image[3] = 0x88 ^ image[0] ^ image[1] ^ image[2]
+        image[34...35] = [0x33, 0xB9]
+        let memory = ScriptedTagMemory(image: image)
+        let result = Type2Tag.read(memory)
+        #expect(result.problem == nil, "\(result)")
+        #expect(result.records?.first?.uri == "https://example.com")
+        #expect(memory.reads == [3, 7, 0])
+    }
+
     @Test func aReadOfAnotherSizeIsAProblem() {
         let memory = ScriptedTagMemory(image: Type2Tag.ntag215(data: Type2Tag.ndefTLV(Type2Tag.uriMessage)))
         memory.onRead = { page, answer in page == 7 ? Array(answer.prefix(7)) : answer }
