@@ -4,9 +4,9 @@
 Starts the real demo (its pcscd, virtual iPhone and Android phone, tag, emulated PN532s, passtapd
 and `passtap watch`) in a process group of its own, as a terminal runs a command, and checks that:
 
-- it prints the dashboard's address and its demo-only token, and `passtap watch` prints a read of
-  each device: the iPhone on Virtual PCD 00 00, the Android phone on Virtual PCD 00 01 and the tag
-  on the emulated PN532 pn532-tag;
+- it prints the dashboard's address (which serves the sign-in page) and its demo-only token, and
+  `passtap watch` prints a read of each device: the iPhone on Virtual PCD 00 00, the Android phone
+  on Virtual PCD 00 01 and the tag on the emulated PN532 pn532-tag;
 - Ctrl-C (SIGINT to the whole group, as a terminal sends it) ends it quietly: no Python traceback
   and no "passtapd closed the connection" from the watch, the demo ends as interrupted by SIGINT
   (130 to a shell), and no pcscd is left.
@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOKEN_FILE = "/tmp/passtap-demo/web/demo.token"
@@ -74,6 +75,11 @@ class DemoTests(unittest.TestCase):
         shown = self.read_until_every_reader(process, time.monotonic() + START_S)
         for reader in READERS:
             self.assertIn(" read.result " + reader, shown, "no read on %s in %d s; stderr: %s" % (reader, START_S, self.stderr_text()))
+
+        # The address it prints serves the dashboard's sign-in page.
+        with urllib.request.urlopen("http://127.0.0.1:8941/", timeout=5) as page:
+            self.assertEqual(page.status, 200)
+            self.assertIn('id="token-name"', page.read().decode("utf-8", "replace"))
 
         os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: the terminal signals the foreground group
         status = process.wait(timeout=STOP_S)
