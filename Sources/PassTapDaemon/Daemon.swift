@@ -71,6 +71,19 @@ public struct Daemon: Sendable {
         try ConfigLoader.load(path: path, listening: listening)
     }
 
+    /// Refuses a configuration whose sinks need an outbox this process's user cannot keep: its
+    /// folder missing, not a folder or not writable (``ConfigLoader/checkOutboxFolder(of:file:outbox:allowingMissingStateDirectory:)``).
+    /// `passtapd` runs it at start; `--check-config` with `allowingMissingStateDirectory` (the
+    /// unit's `StateDirectory=` makes `/var/lib/passtap` at start), whose note it returns; a
+    /// reload for the outbox it would open (``ConfigReloader``).
+    @discardableResult
+    public static func checkOutboxFolder(
+        for configuration: Configuration, file: String, outbox: String? = nil, allowingMissingStateDirectory: Bool = false
+    ) throws(ConfigurationError) -> String? {
+        try ConfigLoader.checkOutboxFolder(
+            of: configuration, file: file, outbox: outbox, allowingMissingStateDirectory: allowingMissingStateDirectory)
+    }
+
     /// Judges the directories on the way to `[socket] path` for the user this process runs as,
     /// as the socket server does at start (see `SocketServer.checkDirectories(forSocketAt:)`):
     /// `passtapd --check-config` runs it after ``loadConfiguration(path:)``. A reload does not,
