@@ -260,7 +260,7 @@ public struct Daemon: Sendable {
     /// What to do about passed sockets named `name` that no listener serves.
     static func unservedHint(_ name: String) -> String {
         PassedSockets.names.contains(name)
-            ? "[\(name)] listen is not set in passtapd.toml: set it, or disable passtapd-\(name).socket"
+            ? "[\(name)] listen is not set in passtapd.toml: set it and restart passtapd (a reload keeps it off), or disable passtapd-\(name).socket"
             : "passtapd serves only sockets named web and metrics (FileDescriptorName=)"
     }
 }
