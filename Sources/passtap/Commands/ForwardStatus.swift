@@ -49,7 +49,7 @@ enum ForwardTable {
         let rows: [[String]] = status.sinks.map { sink -> [String] in
             [
                 UntrustedText.escaped(sink.name), sink.type.rawValue,
-                state(sink),
+                state(sink, outboxOpen: status.enabled),
                 "\(sink.pending)", sink.oldestPendingAgeMilliseconds.map(age) ?? "-", "\(sink.dead)", "\(sink.delivered)",
                 sink.retryInMilliseconds.map(age) ?? "-", lastError(sink),
             ]
@@ -74,7 +74,7 @@ enum ForwardTable {
         guard status.enabled else {
             return "forwarding is stopped: \(sinks) configured, but the outbox cannot be opened, so no event is kept or sent"
         }
-        let failing = status.sinks.filter { state($0) == "failing" }.count
+        let failing = status.sinks.filter { state($0, outboxOpen: true) == "failing" }.count
         let health = failing == 0 ? "\(sinks), none failing" : "\(failing) of \(sinks) failing"
         return "forwarding as \(UntrustedText.escaped(status.source)): \(health); \(bytes(status.pendingBytes)) pending of \(bytes(status.maxPendingBytes)), \(status.dropped) dropped since start"
     }
@@ -88,13 +88,13 @@ enum ForwardTable {
         return "the outbox: \(ForwardFailureReason.outboxUnavailable.rawValue) (why, and what to do, needs the manage role: ask an admin, or see passtapd's log)"
     }
 
-    /// A sink's state in a word: `removed (drop at …)`, `stopped` (no outbox), `failing` (its
-    /// last attempt failed and events wait), `sending` (events wait), or `ok`.
-    static func state(_ sink: ForwardSinkStatus) -> String {
+    /// A sink's state in a word: `removed (drop at …)`, `stopped` (the outbox is not open),
+    /// `failing` (its last attempt failed and events wait), `sending` (events wait), or `ok`.
+    static func state(_ sink: ForwardSinkStatus, outboxOpen: Bool) -> String {
         if sink.state == .removed {
             return "removed" + (sink.dropAt.map { " (drop at \(UntrustedText.escaped($0)))" } ?? "")
         }
-        if sink.lastErrorReason == .outboxUnavailable && sink.pending == 0 && sink.retryInMilliseconds == nil { return "stopped" }
+        if !outboxOpen { return "stopped" }
         if sink.retryInMilliseconds != nil || (sink.lastErrorReason != nil && sink.pending > 0) { return "failing" }
         return sink.pending > 0 ? "sending" : "ok"
     }
