@@ -15,7 +15,7 @@ struct PassTap: AsyncParsableCommand {
             """,
         version: PassTapVersion.string,
         subcommands: [
-            Status.self, Readers.self, Watch.self, APDU.self, Shell.self, VASRead.self,
+            Status.self, Readers.self, Watch.self, APDU.self, Shell.self, PassRead.self,
             Forward.self, Keygen.self, KeyInfo.self, VASDecrypt.self, WebToken.self,
         ]
     )

@@ -31,9 +31,8 @@ extension PCSCScenarioTests {
             #expect(smartTap["status"] as? String == "success", "\(smartTap)")
             let objects = Self.objects(smartTap)
             #expect(objects.map { $0["type"] as? String } == ["loyalty", "offer"], "\(objects)")
-            // The object ids are 8 bytes: read.result shows them in decimal (SmartTapServiceObject).
-            let ids = [PhoneRig.androidLoyaltyID, PhoneRig.androidOfferID].map { UInt64($0, radix: 16).map(String.init) }
-            #expect(objects.map { $0["object_id"] as? String } == ids, "\(objects)")
+            // The object ids are 8 bytes: read.result shows them in hex, as the phone sent them.
+            #expect(objects.map { $0["object_id"] as? String } == [PhoneRig.androidLoyaltyID, PhoneRig.androidOfferID], "\(objects)")
             #expect(objects.map { $0["value"] as? String } == [PhoneRig.message, PhoneRig.androidOffer], "\(objects)")
             #expect((smartTap["customer_id"] as? String)?.uppercased() == PhoneRig.customerID, "\(smartTap)")
             #expect((smartTap["tap_id"] as? String)?.count == 32, "\(smartTap)")
