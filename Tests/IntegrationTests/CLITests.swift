@@ -66,6 +66,16 @@ import Testing
         #expect(output.contains("\(file):2: socket.max_clients: expected an integer, found a string"))
     }
 
+    /// One AID is "1 AID", not "1 AIDs".
+    @Test func checkConfigCountsInTheSingular() throws {
+        let file = NSTemporaryDirectory() + "passtap-one-\(UUID().uuidString).toml"
+        try "[session]\naids = [\"A0000000041010\"]\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (status, output) = try run("passtapd", ["--check-config", file])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains(", 1 AID, 0 reader overrides, "), "\(output)")
+    }
+
     /// The config fuzz target's finding: toml++ (in TOMLKit) aborted the daemon on a table header
     /// without a key; the file is now refused like any other broken config.
     @Test func checkConfigRefusesAHeaderWithoutAKeyInsteadOfAborting() throws {

@@ -86,9 +86,10 @@ public struct SmartTapSessionResult: Sendable, Hashable {
             notes.append("the phone's Smart Tap version is longer than \(Self.maximumVersionCharacters / 2) bytes: left out")
         }
         if success, outcome.objects.count > Self.maximumObjects {
-            notes.append("\(outcome.objects.count - Self.maximumObjects) service objects past the first \(Self.maximumObjects) left out")
+            let over = outcome.objects.count - Self.maximumObjects
+            notes.append("\(over) service object\(over == 1 ? "" : "s") past the first \(Self.maximumObjects) left out")
         }
-        if left > 0 { notes.append("\(left) values longer than \(Self.maximumValueCharacters) characters left out") }
+        if left > 0 { notes.append("\(left) value\(left == 1 ? "" : "s") longer than \(Self.maximumValueCharacters) characters left out") }
         self.init(
             offered: outcome.version != nil, version: version, status: outcome.status, sw: outcome.sw, code: outcome.code,
             problem: notes.isEmpty ? nil : notes.joined(separator: "; "), customerID: customerID, tapID: tapID, objects: objects)
