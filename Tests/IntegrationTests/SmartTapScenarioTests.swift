@@ -14,8 +14,10 @@ extension PCSCScenarioTests {
     @Suite(.serialized) struct SmartTapScenarioTests {
         /// A rig whose card 1 is the Android phone (or, with `.second`, card 2 beside the iPhone),
         /// with `[vas]` (loyalty and coffee) and `[smarttap]` for the phone's collector.
-        static func rig(android: PhoneRig.Android = .only, vas: String = "", extra: String = "", keyVersion: Int = 1) throws -> PhoneRig {
-            try PhoneRig(config: PhoneRig.config(vas: vas, extra: PhoneRig.smartTap(keyVersion: keyVersion) + extra), android: android)
+        static func rig(
+            android: PhoneRig.Android = .only, socket: String = "", vas: String = "", extra: String = "", keyVersion: Int = 1
+        ) throws -> PhoneRig {
+            try PhoneRig(config: PhoneRig.config(vas: vas, socket: socket, extra: PhoneRig.smartTap(keyVersion: keyVersion) + extra), android: android)
         }
 
         /// The phone's own account of the last GET DATA (`stats`' `smarttap.last`).
@@ -175,7 +177,8 @@ extension PCSCScenarioTests {
         /// that only tags tapped says so and names --wait; a reader that matches nothing lists the
         /// readers one a line.
         @Test func passReadAndWatchShowTheAndroidPassAndTheTag() throws {
-            let phones = try Self.rig(android: .besideATag("ntag215-ndef"))
+            // Two reads by one user wait at once: pass-read's and the socket client's.
+            let phones = try Self.rig(android: .besideATag("ntag215-ndef"), socket: "vas_reads_per_uid = 2")
             defer { phones.stop() }
             let tag = try phones.tapUntilRead()
             try NDEFTags.expectTheTwoRecords(tag, tagType: "type2")
