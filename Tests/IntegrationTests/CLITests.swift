@@ -27,6 +27,19 @@ import Testing
         #expect(output.contains("0  healthy") && output.contains("1  degraded") && output.contains("2  down"), "\(output)")
     }
 
+    /// pass-read names both wallets; vas-read, its old name, is the same command.
+    @Test func passReadHelpNamesBothWalletsAndVasReadIsItsAlias() throws {
+        let (status, output) = try run("passtap", ["pass-read", "--help"])
+        #expect(status == 0)
+        // The help is wrapped to the terminal's width: compared as one line.
+        let oneLine = output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(oneLine.contains("Apple VAS (iPhone) or Google Smart Tap (Android)"), "\(output)")
+        let old = try run("passtap", ["vas-read", "--help"])
+        #expect(old.status == 0 && old.output == output, "\(old.output)")
+        let top = try run("passtap", ["--help"])
+        #expect(top.output.contains("pass-read, vas-read"), "\(top.output)")
+    }
+
     @Test func badAPDUHexIsAUsageErrorBeforeConnecting() throws {
         let (status, output) = try run("passtap", ["apdu", "--socket", "/nonexistent/passtapd.sock", "PCD", "00A4X"])
         #expect(status == 64)
