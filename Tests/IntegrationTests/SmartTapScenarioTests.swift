@@ -206,6 +206,9 @@ extension PCSCScenarioTests {
             #expect(read.output.contains("  " + smartTapHead), "\(read.output)")
             #expect(Self.printed(read.output).contains { isLoyalty(String($0.dropFirst(2))) }, "\(read.output)")
             #expect(!read.output.contains("vas") && !read.output.contains("Apple"), "\(read.output)")
+            // The tap that answered them is logged as one on demand, under the key's new name.
+            #expect(phones.rig.daemonLog.contains("pass.on_demand=true"), "\(phones.rig.daemonLog)")
+            #expect(!phones.rig.daemonLog.contains("vas.on_demand"), "\(phones.rig.daemonLog)")
 
             // watch replays the tag's tap and a phone's: the records, the pass, nothing of VAS.
             let watch = try Self.passtap(phones, ["watch", "--since", "1", "--kinds", "read.result", "--count", "2"])
