@@ -40,7 +40,7 @@ struct PassTapd: AsyncParsableCommand {
                 let web = checked.web.listen.map { "web on \($0) (tokens: \(checked.web.tokens.map(\.name).joined(separator: ", ")))" } ?? "web off"
                 let sinks = checked.forward.sinks.map { "\($0.name) (\($0.type.rawValue))" }
                 let forward = sinks.isEmpty ? "forwarding off" : "forwarding to " + sinks.joined(separator: ", ")
-                print("\(path): OK (socket \(checked.socket.path), \(checked.aids.count) AIDs, \(checked.readerOverrides.count) reader overrides, \(vas), \(checked.smartTap), \(web), \(forward))")
+                print("\(path): OK (socket \(checked.socket.path), \(checked.aids.count) AID\(checked.aids.count == 1 ? "" : "s"), \(checked.readerOverrides.count) reader override\(checked.readerOverrides.count == 1 ? "" : "s"), \(vas), \(checked.smartTap), \(web), \(forward))")
                 if let outboxNote { print("\(path): \(outboxNote)") }
                 print("\(path): file descriptors: budget \(budget); open-file limit \(FileDescriptorLimit.current())")
                 return
