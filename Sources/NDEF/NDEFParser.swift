@@ -100,9 +100,10 @@ struct NDEFParser {
                         message: "the message ends (ME) inside the chunked record that begins at offset \(open.offset)")
                 }
                 guard index == bytes.count else {
+                    let trailing = bytes.count - index
                     throw NDEFError(
                         code: .trailingBytes, offset: index,
-                        message: "\(bytes.count - index) bytes after the record flagged ME (message end)")
+                        message: "\(trailing) byte\(trailing == 1 ? "" : "s") after the record flagged ME (message end)")
                 }
                 return records
             }
@@ -147,9 +148,10 @@ struct NDEFParser {
 
     private mutating func take(_ length: Int, _ what: String) throws(NDEFError) -> [UInt8] {
         guard length <= bytes.count - index else {
+            let left = bytes.count - index
             throw NDEFError(
                 code: .truncated, offset: index,
-                message: "the \(what) runs past the end: \(bytes.count - index) bytes left")
+                message: "the \(what) runs past the end: \(left) byte\(left == 1 ? "" : "s") left")
         }
         defer { index += length }
         return Array(bytes[index..<(index + length)])

@@ -71,6 +71,19 @@ public struct Daemon: Sendable {
         try ConfigLoader.load(path: path, listening: listening)
     }
 
+    /// Refuses a configuration whose sinks need an outbox this process's user cannot keep: its
+    /// folder missing, not a folder or not writable (``ConfigLoader/checkOutboxFolder(of:file:outbox:allowingMissingStateDirectory:)``).
+    /// `passtapd` runs it at start; `--check-config` with `allowingMissingStateDirectory` (the
+    /// unit's `StateDirectory=` makes `/var/lib/passtap` at start), whose note it returns; a
+    /// reload for the outbox it would open (``ConfigReloader``).
+    @discardableResult
+    public static func checkOutboxFolder(
+        for configuration: Configuration, file: String, outbox: String? = nil, allowingMissingStateDirectory: Bool = false
+    ) throws(ConfigurationError) -> String? {
+        try ConfigLoader.checkOutboxFolder(
+            of: configuration, file: file, outbox: outbox, allowingMissingStateDirectory: allowingMissingStateDirectory)
+    }
+
     /// Judges the directories on the way to `[socket] path` for the user this process runs as,
     /// as the socket server does at start (see `SocketServer.checkDirectories(forSocketAt:)`):
     /// `passtapd --check-config` runs it after ``loadConfiguration(path:)``. A reload does not,
@@ -169,14 +182,15 @@ public struct Daemon: Sendable {
             vasReads: vasReads, logger: logger, eventLoopGroup: eventLoops,
             health: HealthSources(
                 ledger: ledger, lastHealthyCheck: { health.lastHealthy }, staleAfter: checkInterval * 3,
-                webClients: webClients, listenerProblems: listenerProblems),
+                webClients: webClients, listenerProblems: listenerProblems, forwardingProblems: forwarding.forwarder.healthProblems),
             observer: clientObserver, forward: forwarding.forwarder)
         let readerService = ReaderBackendsService(backends: readers, supervisor: supervisor, deadline: Self.backendShutdown)
         // Everything systemd is told goes through this one notifier.
         let notifier = SystemdNotifier(socket: notifySocket) {
             Self.statusLine(
                 readers: readers.readers(), clients: server.connectedClients, webClients: webSessions?.connectedClients,
-                lastTap: ledger.lastTaps.map(\.time).max(), listenerProblems: listenerProblems())
+                lastTap: ledger.lastTaps.map(\.time).max(),
+                problems: listenerProblems() + forwarding.forwarder.healthProblems())
         }
         // Without a notify socket (tests, `Daemon(configuration:logger:)`) the checks still run, for `status`.
         let systemd = SystemdService(
@@ -238,13 +252,14 @@ public struct Daemon: Sendable {
     }
 
     /// systemd's `STATUS=` line: readers, clients (and web clients with `[web] listen`), the
-    /// time of the last tap, and why a listener is down, if one is. World-readable
-    /// (`systemctl status`), so it names no card, reader or token.
-    static func statusLine(readers: [ReaderInfo], clients: Int, webClients: Int? = nil, lastTap: Date?, listenerProblems: [String] = []) -> String {
+    /// time of the last tap, and each of `status.health`'s problems beyond the readers (a
+    /// listener down, a forwarding sink broken) as `; DEGRADED: …`. World-readable
+    /// (`systemctl status`), so it names no card, reader, token, host or server text.
+    static func statusLine(readers: [ReaderInfo], clients: Int, webClients: Int? = nil, lastTap: Date?, problems: [String] = []) -> String {
         let usable = readers.filter { $0.state != .unavailable }.count
         let tap = lastTap.map { "last tap \(RFC3339.string(from: $0))" } ?? "no tap yet"
         let web = webClients.map { ", \($0) web client\($0 == 1 ? "" : "s")" } ?? ""
-        let down = listenerProblems.map { "; DEGRADED: \($0)" }.joined()
+        let down = problems.map { "; DEGRADED: \($0)" }.joined()
         return "\(readers.count) reader\(readers.count == 1 ? "" : "s") (\(usable) usable), \(clients) client\(clients == 1 ? "" : "s")\(web), \(tap)\(down)"
     }
 
@@ -261,7 +276,7 @@ public struct Daemon: Sendable {
     /// What to do about passed sockets named `name` that no listener serves.
     static func unservedHint(_ name: String) -> String {
         PassedSockets.names.contains(name)
-            ? "[\(name)] listen is not set in passtapd.toml: set it, or disable passtapd-\(name).socket"
+            ? "[\(name)] listen is not set in passtapd.toml: set it and restart passtapd (a reload keeps it off), or disable passtapd-\(name).socket"
             : "passtapd serves only sockets named web and metrics (FileDescriptorName=)"
     }
 }

@@ -447,18 +447,23 @@ function hasNDEF(result) {
 function gavePass(result) {
   const entries = (result.vas && result.vas.entries) || [];
   if (entries.some((e) => e.status === "success" && (e.message_hex !== null || e.withheld !== null))) return true;
-  const smartTap = result.smarttap;
-  return Boolean(smartTap && smartTap.status === "success" && ((smartTap.objects && smartTap.objects.length > 0) || smartTap.withheld));
+  return Boolean(result.smarttap && result.smarttap.status === "success");
 }
 
-/** A read.result's outcome, as status names them: an error wins over a pass, a pass (Apple VAS
- *  or Smart Tap) over a tag's NDEF, that over an application. */
+/** Whether a tag's NDEF message was read (even an empty one, or one withheld from this token):
+ *  TapOutcome's rule for `tag`. */
+function readATag(result) {
+  return Boolean(result.ndef && !result.ndef.problem);
+}
+
+/** A read.result's outcome, by the daemon's rule (TapOutcome, docs/socket-api.md): an error wins
+ *  over a pass, a pass (Apple VAS or Smart Tap) over an application, that over a tag's NDEF. */
 function outcomeOf(result) {
-  if (result.target === "memory") return hasNDEF(result) ? "tag" : "memory_card";
+  if (result.target === "memory") return readATag(result) ? "tag" : "memory_card";
   if (result.error) return "error";
   if (gavePass(result)) return "pass";
-  if (hasNDEF(result)) return "tag";
   if (result.aid && result.aid.selected) return "application";
+  if (readATag(result)) return "tag";
   return "nothing";
 }
 

@@ -41,7 +41,7 @@ public struct HTTPListenerError: Error, Hashable, CustomStringConvertible {
         switch errno {
         case EAFNOSUPPORT:
             // What systemd's RestrictAddressFamilies= answers: the shipped unit allows no TCP.
-            return text + "; under systemd, install the drop-in tcp-listeners.conf (docs/operations.md, \"The TCP listeners' drop-in\")"
+            return text + "; under systemd, install the drop-in tcp-listeners.conf and restart passtapd (docs/operations.md, \"The TCP listeners' drop-in\")"
         case EADDRINUSE:
             return text + ": another process holds the port (ss -ltnp 'sport = :\(address.port)' names it)"
         default:

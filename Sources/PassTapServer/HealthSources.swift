@@ -18,13 +18,19 @@ public struct HealthSources: Sendable {
     /// Why an optional listener (`[web] listen`, `[metrics] listen`) is down now, one sentence
     /// each; each makes the daemon `degraded`. The watchdog's own check never looks at them.
     public var listenerProblems: @Sendable () -> [String]
+    /// Why forwarding to a sink is broken now, one sentence each naming the sink and the reason's
+    /// class (never a host or a server's text: `status` is for every `observe` peer); each makes
+    /// the daemon `degraded`. The watchdog's own check never looks at them.
+    public var forwardingProblems: @Sendable () -> [String]
 
     /// Sources for `status`; by default no ledger, no health check, and the kernel's clock state.
     public init(
         ledger: HealthLedger? = nil, lastHealthyCheck: @escaping @Sendable () -> ContinuousClock.Instant? = { nil },
         staleAfter: Duration? = nil, clockSynchronised: @escaping @Sendable () -> Bool? = { ClockSynchronisation.isSynchronised() },
-        webClients: (@Sendable () -> Int)? = nil, listenerProblems: @escaping @Sendable () -> [String] = { [] }
+        webClients: (@Sendable () -> Int)? = nil, listenerProblems: @escaping @Sendable () -> [String] = { [] },
+        forwardingProblems: @escaping @Sendable () -> [String] = { [] }
     ) {
+        self.forwardingProblems = forwardingProblems
         self.webClients = webClients
         self.listenerProblems = listenerProblems
         self.ledger = ledger
@@ -40,9 +46,10 @@ extension StatusHealth {
     ///   - sinceLastCheck: the time since the last healthy check; `nil` when none passed yet.
     ///   - staleAfter: how old that check may be; `nil` for no limit.
     ///   - listenerProblems: why optional listeners are down (each one `degraded`).
+    ///   - forwardingProblems: why forwarding to a sink is broken (each one `degraded`).
     public static func evaluate(
         backends: [StatusBackend], readers: [ReaderInfo], sinceLastCheck: Duration?, staleAfter: Duration?, clockSynchronised: Bool?,
-        listenerProblems: [String] = []
+        listenerProblems: [String] = [], forwardingProblems: [String] = []
     ) -> StatusHealth {
         var state = State.healthy
         var problems: [String] = []
@@ -67,7 +74,7 @@ extension StatusHealth {
         if clockSynchronised == false {
             note(.degraded, "the system clock is not synchronised (VAS freshness depends on it)")
         }
-        for problem in listenerProblems { note(.degraded, problem) }
+        for problem in listenerProblems + forwardingProblems { note(.degraded, problem) }
         return StatusHealth(
             state: state, problems: problems, lastCheckMilliseconds: sinceLastCheck.map(milliseconds),
             clockSynchronised: clockSynchronised)

@@ -41,26 +41,28 @@ package struct MethodDispatcher: Sendable {
     ) {
         // Each reader with its taps by outcome, when there is a ledger to count them.
         let readers: @Sendable () -> [ReaderInfo] = { health.ledger?.counting(backends.readers()) ?? backends.readers() }
+        // pass.read and its old name vas.read: one count of waiting reads for both.
+        let walletMerchants: @Sendable () -> [String]? = {
+            // Smart Tap alone answers a wallet read too, with no merchant to name.
+            let configuration = live.current
+            if configuration.vas.enabled { return configuration.vas.passTypeIDs }
+            return configuration.smartTap.enabled ? [] : nil
+        }
+        let walletReads = PendingVASReads { owner in
+            switch owner {
+            case .uid: return live.current.socket.vasReadsPerUID
+            case .token: return live.current.web.vasReadsPerToken
+            }
+        }
+        let knows: @Sendable (ReaderID) -> Bool = { backends.knows($0) }
         let handlers: [any MethodHandler] = [
             StatusHandler(daemon: daemon, readers: readers, now: now, health: health),
             ReadersListHandler(readers: readers),
             CardTransmitHandler(allowed: { live.current.socket.allowTransmit }) { command, raw, reader throws(ReaderCommandError) in
                 try await backends.transmit(command, raw: raw, on: reader)
             },
-            VASReadHandler(
-                merchants: {
-                    // Smart Tap alone answers vas.read too, with no merchant to name.
-                    let configuration = live.current
-                    if configuration.vas.enabled { return configuration.vas.passTypeIDs }
-                    return configuration.smartTap.enabled ? [] : nil
-                }, vasReads: vasReads,
-                pending: PendingVASReads { owner in
-                    switch owner {
-                    case .uid: return live.current.socket.vasReadsPerUID
-                    case .token: return live.current.web.vasReadsPerToken
-                    }
-                }
-            ) { backends.knows($0) },
+            PassReadHandler(merchants: walletMerchants, vasReads: vasReads, pending: walletReads, knows: knows),
+            VASReadHandler(merchants: walletMerchants, vasReads: vasReads, pending: walletReads, knows: knows),
             EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: { live.current.events.clientQueue }),
             ForwardStatusHandler(forward: forward, settings: { live.current.forward }),
             ForwardRetryHandler(forward: forward),

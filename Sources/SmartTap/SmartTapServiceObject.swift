@@ -40,7 +40,8 @@ public struct SmartTapServiceObject: Sendable, Hashable {
     public var type: Kind
     /// The issuer id (`i`), decimal when binary and at most 8 bytes, else hex.
     public var issuerID: String?
-    /// The object id (`oid`), decimal when binary and at most 8 bytes, else hex.
+    /// The object id (`oid`): hex when binary, the bytes as the phone sent them
+    /// (`00000000000000A1`); text formats as text.
     public var objectID: String?
     /// The Smart Tap redemption value (`n`): text when it is printable, else hex.
     public var value: String?

@@ -46,7 +46,7 @@ struct SmartTapServiceValues: Sendable, Hashable {
                 SmartTapServiceObject(
                     type: kind,
                     issuerID: SmartTapRecords.first("i", in: fields).map(Self.identifier) ?? issuer,
-                    objectID: SmartTapRecords.first("oid", in: fields).map(Self.identifier),
+                    objectID: SmartTapRecords.first("oid", in: fields).map(Self.text),
                     value: SmartTapRecords.first("n", in: fields).map(Self.text)
                 ))
         }
@@ -58,8 +58,9 @@ struct SmartTapServiceValues: Sendable, Hashable {
         if let tap = SmartTapRecords.first("cut", in: fields) { tapID = Self.hex(value: tap.payload) }
     }
 
-    /// A binary id: decimal when it is at most 8 bytes (Google's issuer and object numbers),
-    /// hex when longer; text formats as text.
+    /// A binary issuer id: decimal when it is at most 8 bytes (Google's issuer numbers), hex when
+    /// longer; text formats as text. An object id is ``text(_:)``: its bytes in hex, as the
+    /// phone sent them (`00000000000000A1`).
     static func identifier(_ record: NDEFRecord) -> String {
         guard let first = record.payload.first, let format = Format(rawValue: first), format == .binary else {
             return text(record)

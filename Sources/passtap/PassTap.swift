@@ -11,7 +11,7 @@ struct PassTap: AsyncParsableCommand {
         discussion: PassTapHelp.discussion,
         version: PassTapVersion.string,
         subcommands: [
-            Status.self, Readers.self, Watch.self, APDU.self, Shell.self, VASRead.self,
+            Status.self, Readers.self, Watch.self, APDU.self, Shell.self, PassRead.self,
             Forward.self, Keygen.self, KeyInfo.self, VASDecrypt.self, WebToken.self,
         ]
     )

@@ -40,7 +40,7 @@ enum PassTapHelp {
         """
         Connects to passtapd's Unix socket (--socket, else $PASSTAP_SOCKET unless empty, else \
         /run/passtap/passtapd.sock). status, readers and watch show the readers and every tap: \
-        Apple VAS passes, Google Smart Tap passes and NDEF tags; vas-read waits for one pass \
+        Apple VAS passes, Google Smart Tap passes and NDEF tags; pass-read (vas-read before 0.3.0) waits for one pass \
         from either wallet; forward shows the forwarding to webhooks and PostgreSQL, and \
         retries or drops what is held back; apdu and shell send raw APDUs ([socket] \
         allow_transmit).

@@ -23,7 +23,7 @@ struct PassTapd: AsyncParsableCommand {
     @Option(name: .long, help: "The config file to run with.")
     var config: String = ConfigLoader.defaultPath
 
-    @Option(name: .customLong("check-config"), help: ArgumentHelp("Validate this config file, and the directories on the way to its socket for this user, and exit.", valueName: "path"))
+    @Option(name: .customLong("check-config"), help: ArgumentHelp("Validate this config file, the directories on the way to its socket and the forwarding outbox's folder for this user, and exit.", valueName: "path"))
     var checkConfig: String?
 
     func run() async throws {
@@ -31,6 +31,7 @@ struct PassTapd: AsyncParsableCommand {
             do {
                 let checked = try Daemon.loadConfiguration(path: path)
                 try Daemon.checkSocketDirectories(for: checked, file: path)
+                let outboxNote = try Daemon.checkOutboxFolder(for: checked, file: path, allowingMissingStateDirectory: true)
                 let budget = FileDescriptorBudget(checked)
                 try Daemon.checkFileDescriptors(for: budget, file: path)
                 let vas = checked.vas.enabled
@@ -39,7 +40,8 @@ struct PassTapd: AsyncParsableCommand {
                 let web = checked.web.listen.map { "web on \($0) (tokens: \(checked.web.tokens.map(\.name).joined(separator: ", ")))" } ?? "web off"
                 let sinks = checked.forward.sinks.map { "\($0.name) (\($0.type.rawValue))" }
                 let forward = sinks.isEmpty ? "forwarding off" : "forwarding to " + sinks.joined(separator: ", ")
-                print("\(path): OK (socket \(checked.socket.path), \(checked.aids.count) AIDs, \(checked.readerOverrides.count) reader overrides, \(vas), \(checked.smartTap), \(web), \(forward))")
+                print("\(path): OK (socket \(checked.socket.path), \(checked.aids.count) AID\(checked.aids.count == 1 ? "" : "s"), \(checked.readerOverrides.count) reader override\(checked.readerOverrides.count == 1 ? "" : "s"), \(vas), \(checked.smartTap), \(web), \(forward))")
+                if let outboxNote { print("\(path): \(outboxNote)") }
                 print("\(path): file descriptors: budget \(budget); open-file limit \(FileDescriptorLimit.current())")
                 return
             } catch {
@@ -50,6 +52,7 @@ struct PassTapd: AsyncParsableCommand {
         let configuration: Configuration
         do {
             configuration = try Daemon.loadConfiguration(path: config)
+            try Daemon.checkOutboxFolder(for: configuration, file: config)
         } catch {
             FileHandle.standardError.write(Data("passtapd: refusing to start: \(error)\n".utf8))
             throw ExitCode(78)

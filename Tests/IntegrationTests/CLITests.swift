@@ -75,6 +75,19 @@ import Testing
         #expect(help.contains("pcsc-lite") && help.contains("libnfc"), "\(help)")
     }
 
+    /// pass-read names both wallets; vas-read, its old name, is the same command.
+    @Test func passReadHelpNamesBothWalletsAndVasReadIsItsAlias() throws {
+        let (status, output) = try run("passtap", ["pass-read", "--help"])
+        #expect(status == 0)
+        // The help is wrapped to the terminal's width: compared as one line.
+        let oneLine = output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(oneLine.contains("Apple VAS (iPhone) or Google Smart Tap (Android)"), "\(output)")
+        let old = try run("passtap", ["vas-read", "--help"])
+        #expect(old.status == 0 && old.output == output, "\(old.output)")
+        let top = try run("passtap", ["--help"])
+        #expect(top.output.contains("pass-read, vas-read"), "\(top.output)")
+    }
+
     @Test func badAPDUHexIsAUsageErrorBeforeConnecting() throws {
         let (status, output) = try run("passtap", ["apdu", "--socket", "/nonexistent/passtapd.sock", "PCD", "00A4X"])
         #expect(status == 64)
@@ -119,6 +132,16 @@ import Testing
         let (status, output) = try run("passtapd", ["--check-config", file])
         #expect(status == 78)
         #expect(output.contains("\(file):2: socket.max_clients: expected an integer, found a string"))
+    }
+
+    /// One AID is "1 AID", not "1 AIDs".
+    @Test func checkConfigCountsInTheSingular() throws {
+        let file = NSTemporaryDirectory() + "passtap-one-\(UUID().uuidString).toml"
+        try "[session]\naids = [\"A0000000041010\"]\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (status, output) = try run("passtapd", ["--check-config", file])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains(", 1 AID, 0 reader overrides, "), "\(output)")
     }
 
     /// The config fuzz target's finding: toml++ (in TOMLKit) aborted the daemon on a table header

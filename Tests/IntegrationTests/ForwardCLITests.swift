@@ -38,11 +38,11 @@ import Testing
         let (status, output) = try HostileTextTests.passtap(["forward", "status"], against: daemon)
         #expect(status == 0, "\(output)")
         let lines = output.split(separator: "\n").map(String.init)
-        #expect(lines.first == "forwarding as till-3: 5.0 KiB pending of 64.0 MiB, 12 dropped since start", "\(output)")
+        #expect(lines.first == "forwarding as till-3: 2 of 3 sinks failing; 5.0 KiB pending of 64.0 MiB, 12 dropped since start", "\(output)")
         #expect(lines.count == 5, "\(output)")
         #expect(lines[1].hasPrefix("NAME       TYPE      STATE"), "\(output)")
         let loyalty = lines[2].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        #expect(Array(loyalty.prefix(8)) == ["loyalty", "webhook", "active", "3", "1.5s", "2", "40", "0.8s"], "\(output)")
+        #expect(Array(loyalty.prefix(8)) == ["loyalty", "webhook", "failing", "3", "1.5s", "2", "40", "0.8s"], "\(output)")
         #expect(lines[2].hasSuffix("http_status: HTTP 503 \\u{1B}[2J from loyalty.example.com"), "\(output)")
         #expect(HostileTextTests.obeyedLines(output).isEmpty)
         let fleet = lines[3].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -67,6 +67,43 @@ import Testing
         let shown = try HostileTextTests.passtap(["forward", "status"], against: off)
         #expect(shown.status == 0, "\(shown.output)")
         #expect(shown.output.hasPrefix("forwarding is off: no [[forward.webhooks]] or [[forward.postgres]] in passtapd.toml"), "\(shown.output)")
+    }
+
+    /// Sinks configured, the outbox not open: never "forwarding is off". A `manage` user gets
+    /// the outbox's error (what to do included); anyone else the class, and where to learn more.
+    @Test func aStoppedForwarderSaysSoWithTheOutboxsErrorForManageAndTheClassOtherwise() throws {
+        let text = "cannot open the outbox /var/lib/passtap/outbox.sqlite: the outbox's folder /var/lib/passtap does not exist: create it"
+        func answer(withText: Bool) -> [String: Any] {
+            [
+                "enabled": false, "source": "till-3", "pending_bytes": 0, "max_pending_bytes": 67_108_864, "dropped": 0,
+                "sinks": [
+                    [
+                        "name": "loyalty", "type": "webhook", "state": "active", "pending": 0, "oldest_pending_age_ms": NSNull(), "dead": 0,
+                        "delivered": 0, "last_error": withText ? text as Any : NSNull(), "last_error_reason": "outbox_unavailable",
+                        "retry_in_ms": NSNull(), "drop_at": NSNull(),
+                    ]
+                ],
+            ]
+        }
+        let manage = try StandIn([HostileTextTests.response(1, answer(withText: true))])
+        defer { manage.stop() }
+        let shown = try HostileTextTests.passtap(["forward", "status"], against: manage)
+        #expect(shown.status == 0, "\(shown.output)")
+        let lines = shown.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "forwarding is stopped: 1 sink configured, but the outbox cannot be opened, so no event is kept or sent", "\(shown.output)")
+        #expect(lines.dropFirst().first == "the outbox: \(text)", "\(shown.output)")
+        #expect(lines.last?.split(separator: " ", omittingEmptySubsequences: true).prefix(3) == ["loyalty", "webhook", "stopped"], "\(shown.output)")
+        #expect(!shown.output.contains("forwarding is off"), "\(shown.output)")
+
+        let observe = try StandIn([HostileTextTests.response(1, answer(withText: false))])
+        defer { observe.stop() }
+        let classOnly = try HostileTextTests.passtap(["forward", "status"], against: observe)
+        let observed = classOnly.output.split(separator: "\n").map(String.init)
+        #expect(
+            observed.dropFirst().first
+                == "the outbox: outbox_unavailable (why, and what to do, needs the manage role: ask an admin, or see passtapd's log)",
+            "\(classOnly.output)")
+        #expect(observed.last?.hasSuffix(" outbox_unavailable (the error's text needs the manage role)") == true, "\(classOnly.output)")
     }
 
     @Test func retryAndDropPrintWhatTheyDid() throws {

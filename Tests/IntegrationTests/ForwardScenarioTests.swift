@@ -69,6 +69,12 @@ extension PCSCScenarioTests {
             return (status["sinks"] as? [[String: Any]])?.first { $0["name"] as? String == sink }
         }
 
+        /// `status.health`'s problems about forwarding.
+        static func forwardingProblems(of rig: Rig) throws -> [String] {
+            let health = try #require(try rig.call("status")["health"] as? [String: Any])
+            return ((health["problems"] as? [String]) ?? []).filter { $0.hasPrefix("forwarding") }
+        }
+
         /// Waits until `table` holds `count` rows; returns their ids in the order they were written.
         @discardableResult
         static func waitForRows(_ count: Int, in cluster: PostgresCluster, table: String = "passtap_events", rig: Rig, timeout: Double = 60) throws -> [String] {
@@ -134,11 +140,17 @@ extension PCSCScenarioTests {
             }
             let status = try #require(try Self.sinkStatus("loyalty", of: vas.rig))
             #expect(status["last_error"] as? String != nil, "\(status)")
+            // The broken sink degrades the daemon: its name and class, never the receiver's address.
+            let problems = try Self.forwardingProblems(of: vas.rig)
+            let down = ["connection_refused", "connection_closed"].map { "forwarding to sink loyalty fails: \($0) (passtap forward status tells more)" }
+            #expect(problems.count == 1 && down.contains(problems[0]), "\(problems)")
             try receiver.up()
             // Backoff doubles from 1 s (capped at 5 min): after about 30 s down, the next try is
             // at most about 32 s away.
             let events = try receiver.waitForEvents(20, timeout: 90)
             #expect(events.map(\.id) == Self.ids(results, instance: instance))
+            // Delivered: the sink recovered, and so did the health.
+            try vas.rig.waitFor("the forwarding problem to clear") { (try? Self.forwardingProblems(of: vas.rig))?.isEmpty == true }
         }
 
         /// PostgreSQL restarts between taps: no row is missing, and none is there twice.

@@ -159,6 +159,52 @@ import Glibc
         #expect(output.contains("vas: \(Self.escapedTitle)ApplePay"), "\(output)")
     }
 
+    /// A tag's records whose type, language and text would drive the terminal and break the line,
+    /// and a URI longer than a line: each record stays on one line, escaped, the URI cut.
+    @Test func watchShowsAHostileTagsRecordsOneALine() throws {
+        let long = "https://passtap.example/" + String(repeating: "a", count: 200)
+        func record(_ type: String, content: String, uri: Any = NSNull(), text: Any = NSNull(), language: Any = NSNull()) -> [String: Any] {
+            [
+                "tnf": "well_known", "type": type, "id": "", "payload_length": 9, "payload_hex": NSNull(), "content": content, "uri": uri,
+                "text": text, "language": language, "encoding": NSNull(), "titles": NSNull(), "action": NSNull(), "problem": NSNull(),
+            ]
+        }
+        let ndef: [String: Any] = [
+            "tag_type": "type2", "record_count": 2, "message_hex": NSNull(), "truncated": false, "problem": NSNull(), "withheld": NSNull(),
+            "records": [
+                record("T\u{1B}[2J", content: "text", text: "line one\nline two \(Self.title)", language: "e\u{202E}n"),
+                record("U", content: "uri", uri: long),
+            ],
+        ]
+        let tap: [String: Any] = [
+            "atr": "3B8F8001804F0CA0000003060300030000000068", "uid": "04A23C1A7F2D80", "atqa": NSNull(), "sak": NSNull(), "ats": NSNull(),
+            "target": "memory", "aid": NSNull(), "vas": NSNull(), "ndef": ndef, "smarttap": NSNull(), "error": NSNull(), "duration_ms": NSNull(),
+        ]
+        let daemon = try StandInDaemon([Self.response(1, ["instance": "i-1", "oldest_seq": 1, "next_seq": 7]), Self.event(6, "read.result", tap)])
+        defer { daemon.stop() }
+        let (status, output) = try Self.passtap(["watch", "--count", "1"], against: daemon)
+        #expect(status == 0, "\(output)")
+        #expect(Self.obeyedLines(output).isEmpty, "\(Self.obeyedLines(output))")
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("    ndef type2: 2 records"), "\(output)")
+        #expect(lines.contains("    ndef T\\u{1B}[2J e\\u{202E}n: text=\"line one\\u{A}line two \(Self.escapedTitle)\""), "\(output)")
+        #expect(lines.contains("    ndef U: uri=\"\(long.prefix(80))\"…"), "\(output)")
+    }
+
+    /// A reader that matches nothing: the readers one a line, a hostile name escaped.
+    @Test func aReaderThatMatchesNothingListsTheReadersOneALine() throws {
+        let readers: [[String: Any]] = [
+            ["id": Self.reader, "name": "Evil", "backend": "pcsc", "state": "empty", "reason": NSNull()],
+            ["id": "pcsc:Good Reader 00 00", "name": "Good", "backend": "pcsc", "state": "empty", "reason": NSNull()],
+        ]
+        let daemon = try StandInDaemon([Self.response(1, ["readers": readers])])
+        defer { daemon.stop() }
+        let (status, output) = try Self.passtap(["pass-read", "nosuch\u{1B}[2J"], against: daemon)
+        #expect(status == 64, "\(output)")
+        #expect(Self.obeyedLines(output).isEmpty, "\(Self.obeyedLines(output))")
+        #expect(output.contains("no reader matches \"nosuch\\u{1B}[2J\". Readers:\n  pcsc:Evil \(Self.escapedTitle)Reader 00 00\n  pcsc:Good Reader 00 00\n"), "\(output)")
+    }
+
     /// The output's lines parsed as JSON (each must parse).
     static func jsonLines(_ output: String) throws -> [NSDictionary] {
         try output.split(separator: "\n").map { line in

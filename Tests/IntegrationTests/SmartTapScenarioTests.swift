@@ -14,8 +14,10 @@ extension PCSCScenarioTests {
     @Suite(.serialized) struct SmartTapScenarioTests {
         /// A rig whose card 1 is the Android phone (or, with `.second`, card 2 beside the iPhone),
         /// with `[vas]` (loyalty and coffee) and `[smarttap]` for the phone's collector.
-        static func rig(android: PhoneRig.Android = .only, vas: String = "", extra: String = "", keyVersion: Int = 1) throws -> PhoneRig {
-            try PhoneRig(config: PhoneRig.config(vas: vas, extra: PhoneRig.smartTap(keyVersion: keyVersion) + extra), android: android)
+        static func rig(
+            android: PhoneRig.Android = .only, socket: String = "", vas: String = "", extra: String = "", keyVersion: Int = 1
+        ) throws -> PhoneRig {
+            try PhoneRig(config: PhoneRig.config(vas: vas, socket: socket, extra: PhoneRig.smartTap(keyVersion: keyVersion) + extra), android: android)
         }
 
         /// The phone's own account of the last GET DATA (`stats`' `smarttap.last`).
@@ -31,9 +33,8 @@ extension PCSCScenarioTests {
             #expect(smartTap["status"] as? String == "success", "\(smartTap)")
             let objects = Self.objects(smartTap)
             #expect(objects.map { $0["type"] as? String } == ["loyalty", "offer"], "\(objects)")
-            // The object ids are 8 bytes: read.result shows them in decimal (SmartTapServiceObject).
-            let ids = [PhoneRig.androidLoyaltyID, PhoneRig.androidOfferID].map { UInt64($0, radix: 16).map(String.init) }
-            #expect(objects.map { $0["object_id"] as? String } == ids, "\(objects)")
+            // The object ids are 8 bytes: read.result shows them in hex, as the phone sent them.
+            #expect(objects.map { $0["object_id"] as? String } == [PhoneRig.androidLoyaltyID, PhoneRig.androidOfferID], "\(objects)")
             #expect(objects.map { $0["value"] as? String } == [PhoneRig.message, PhoneRig.androidOffer], "\(objects)")
             #expect((smartTap["customer_id"] as? String)?.uppercased() == PhoneRig.customerID, "\(smartTap)")
             #expect((smartTap["tap_id"] as? String)?.count == 32, "\(smartTap)")
@@ -159,20 +160,92 @@ extension PCSCScenarioTests {
             #expect(PhoneRig.entry(in: try phones.tap())?["status"] as? String == "success")
         }
 
-        @Test func vasReadIsAnsweredForAnAndroidPhone() throws {
-            let phone = try Self.rig()
-            defer { phone.stop() }
-            let caller = try LineSocket(path: phone.rig.socketPath)
-            try caller.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","timeout_ms":30000}}"#)
-            // No sleep as synchronisation: tap until the call is answered (as VASScenarioTests does).
+        /// Runs the built `passtap` against `phone`'s daemon.
+        static func passtap(_ phone: PhoneRig, _ arguments: [String]) throws -> Spawned.Finished {
+            try Spawned.finish(Rig.binaries.appendingPathComponent("passtap").path, arguments + ["--socket", phone.rig.socketPath])
+        }
+
+        /// The lines `watch` printed for its read.results (after stderr's banner).
+        static func printed(_ output: String) -> [String] {
+            output.split(separator: "\n").map(String.init)
+        }
+
+        /// An Android phone (reader 00 01) and an NTAG with a URI and a text (reader 00 00) on one
+        /// daemon with `[vas]` and `[smarttap]`, as a cashier sees them through `passtap`: the
+        /// Smart Tap pass and the tag's records, no Apple VAS line for the Android phone, the
+        /// outcomes `pass` and `tag`; `pass.read` and `vas.read` both answered by one tap; a read
+        /// that only tags tapped says so and names --wait; a reader that matches nothing lists the
+        /// readers one a line.
+        @Test func passReadAndWatchShowTheAndroidPassAndTheTag() throws {
+            // Two reads by one user wait at once: pass-read's and the socket client's.
+            let phones = try Self.rig(android: .besideATag("ntag215-ndef"), socket: "vas_reads_per_uid = 2")
+            defer { phones.stop() }
+            let tag = try phones.tapUntilRead()
+            try NDEFTags.expectTheTwoRecords(tag, tagType: "type2")
+
+            // pass-read (the pass.read method) and a socket client's vas.read wait on the phone's
+            // reader; taps until both are answered (a tap before a call is queued is a plain tap).
+            let reading = try Spawned.startCapturing(
+                Rig.binaries.appendingPathComponent("passtap").path, ["pass-read", "--socket", phones.rig.socketPath, "PCD 00 01", "--wait", "30"])
+            let caller = try LineSocket(path: phones.rig.socketPath)
+            try caller.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 01","timeout_ms":30000}}"#)
             var answered: [String: Any]?
-            for _ in 0..<10 where answered == nil {
-                _ = try phone.tap()
-                answered = try? caller.readJSON(timeout: 2, what: "vas.read answer", until: { $0["id"] as? Int == 3 })
+            for _ in 0..<10 where answered == nil || !reading.hasFinished() {
+                Self.expectBothPasses(try PhoneRig.smartTap(try phones.tap(card: 2)))
+                if answered == nil { answered = try? caller.readJSON(timeout: 2, what: "vas.read answer", until: { $0["id"] as? Int == 3 }) }
             }
             let answer = try #require(answered, "vas.read was not answered by any of 10 taps")
-            let result = try #require(answer["result"] as? [String: Any], "\(answer)")
-            Self.expectBothPasses(try PhoneRig.smartTap(result))
+            Self.expectBothPasses(try PhoneRig.smartTap(try #require(answer["result"] as? [String: Any], "\(answer)")))
+            let read = reading.finish()
+            #expect(read.status == 0, "\(read.output)")
+            let smartTapHead = "smarttap: v0001 success (9000) collector=\(PhoneRig.collectorID) customer=\"\(PhoneRig.customerID)\""
+            // The object id as the phone sent it, in hex (it was printed in decimal, "161").
+            let loyalty = "object=\"\(PhoneRig.androidLoyaltyID)\" value=\"\(PhoneRig.message)\""
+            let isLoyalty = { (line: String) in line.hasPrefix("smarttap loyalty: issuer=") && line.hasSuffix(loyalty) }
+            #expect(read.output.contains("[pcsc:Virtual PCD 00 01] uid="), "\(read.output)")
+            #expect(read.output.contains("  " + smartTapHead), "\(read.output)")
+            #expect(Self.printed(read.output).contains { isLoyalty(String($0.dropFirst(2))) }, "\(read.output)")
+            #expect(!read.output.contains("vas") && !read.output.contains("Apple"), "\(read.output)")
+            // The tap that answered them is logged as one on demand, under the key's new name.
+            #expect(phones.rig.daemonLog.contains("pass.on_demand=true"), "\(phones.rig.daemonLog)")
+            #expect(!phones.rig.daemonLog.contains("vas.on_demand"), "\(phones.rig.daemonLog)")
+
+            // watch replays the tag's tap and a phone's: the records, the pass, nothing of VAS.
+            let watch = try Self.passtap(phones, ["watch", "--since", "1", "--kinds", "read.result", "--count", "2"])
+            #expect(watch.status == 0, "\(watch.output)")
+            let lines = Self.printed(watch.output)
+            #expect(lines.contains { $0.contains("read.result [pcsc:Virtual PCD 00 00]") && $0.hasSuffix("target=memory (no APDU session)") }, "\(watch.output)")
+            #expect(lines.contains("    ndef type2: 2 records"), "\(watch.output)")
+            #expect(lines.contains("    ndef U: uri=\"\(NDEFTags.uri)\""), "\(watch.output)")
+            #expect(lines.contains("    ndef T en: text=\"\(NDEFTags.text)\""), "\(watch.output)")
+            #expect(lines.contains { $0.hasPrefix("    " + smartTapHead) }, "\(watch.output)")
+            #expect(lines.contains { isLoyalty(String($0.dropFirst(4))) }, "\(watch.output)")
+            #expect(!watch.output.contains("vas") && !watch.output.contains("Apple VAS"), "\(watch.output)")
+
+            // The tag counts as a tag, the phone as a pass.
+            let readers = try Self.passtap(phones, ["readers"])
+            let tagLine = Self.printed(readers.output).first { $0.hasPrefix("pcsc:Virtual PCD 00 00") } ?? ""
+            let phoneLine = Self.printed(readers.output).first { $0.hasPrefix("pcsc:Virtual PCD 00 01") } ?? ""
+            #expect(tagLine.hasSuffix("taps: tag 1"), "\(readers.output)")
+            #expect(phoneLine.contains("taps: pass ") && !phoneLine.contains("application") && !phoneLine.contains("nothing"), "\(readers.output)")
+
+            // vas-read, the old name, on the tag's reader: the tags pass it over, and --wait says so.
+            let waiting = try Spawned.startCapturing(
+                Rig.binaries.appendingPathComponent("passtap").path, ["vas-read", "--socket", phones.rig.socketPath, "PCD 00 00", "--wait", "1"])
+            for _ in 0..<40 where !waiting.hasFinished() {
+                try NDEFTags.expectTheTwoRecords(try phones.tapUntilRead(), tagType: "type2")
+            }
+            let skipped = waiting.finish()
+            #expect(skipped.status == 75, "\(skipped.output)")
+            #expect(skipped.output.contains("no phone arrived on pcsc:Virtual PCD 00 00 within --wait 1 s, but "), "\(skipped.output)")
+            #expect(skipped.output.contains("of a tag or memory card came: tags do not count for pass-read"), "\(skipped.output)")
+            #expect(!skipped.output.contains("timeout_ms"), "\(skipped.output)")
+
+            // A reader that matches nothing: the readers, one a line.
+            let nosuch = try Self.passtap(phones, ["pass-read", "nosuch"])
+            #expect(nosuch.status == 64, "\(nosuch.output)")
+            #expect(nosuch.output.contains("no reader matches \"nosuch\". Readers:\n  pcsc:Virtual PCD 00 00\n  pcsc:Virtual PCD 00 01"), "\(nosuch.output)")
+            #expect(!nosuch.output.contains("\\u{A}"), "\(nosuch.output)")
         }
 
         @Test(.enabled(if: getuid() == 0, "needs root to run a client as another user"))

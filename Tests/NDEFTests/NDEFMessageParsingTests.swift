@@ -133,6 +133,6 @@ import Testing
 
     @Test func theErrorDescriptionNamesCodeOffsetAndField() {
         let error = error(hex("D1 01 05 55 00"))
-        #expect(error?.description == "NDEF truncated at offset 4: the PAYLOAD (5 bytes) runs past the end: 1 bytes left")
+        #expect(error?.description == "NDEF truncated at offset 4: the PAYLOAD (5 bytes) runs past the end: 1 byte left")
     }
 }

@@ -13,7 +13,8 @@ import VAS
 
     static let read = SmartTapSessionResult(
         offered: true, version: "0001", status: .success, sw: "9000", customerID: "4B3C2D1E", tapID: "0F1E2D3C",
-        objects: [SmartTapPublishedObject(type: "loyalty", issuerID: "3388000000012345678", objectID: "3388.member-0042", value: "member 0042")])
+        objects: [SmartTapPublishedObject(type: "loyalty", issuerID: "3388000000012345678", objectID: "3388.member-0042", value: "member 0042")],
+        collectorID: 20_180_608)
 
     static func event(_ smartTap: SmartTapSessionResult?) -> Event {
         let result = ReadResult(card: card, target: .isoDep, session: SessionOutcome(smartTap: smartTap), duration: .milliseconds(12))
@@ -34,7 +35,7 @@ import VAS
     @Test func smartTapIsWrittenOnceWithEveryMember() throws {
         let text = try Self.text(Self.event(Self.read))
         #expect(text.components(separatedBy: "\"smarttap\":").count == 2)
-        #expect(text.contains(#""smarttap":{"code":null,"customer_id":"4B3C2D1E","objects":[{"issuer_id":"3388000000012345678","object_id":"3388.member-0042","type":"loyalty","value":"member 0042"}],"offered":true,"problem":null,"status":"success","sw":"9000","tap_id":"0F1E2D3C","version":"0001","withheld":null}"#), "\(text)")
+        #expect(text.contains(#""smarttap":{"code":null,"collector_id":20180608,"customer_id":"4B3C2D1E","objects":[{"issuer_id":"3388000000012345678","object_id":"3388.member-0042","type":"loyalty","value":"member 0042"}],"offered":true,"problem":null,"status":"success","sw":"9000","tap_id":"0F1E2D3C","version":"0001","withheld":null}"#), "\(text)")
     }
 
     @Test func noSmartTapIsNullAndARefusalCarriesItsCodeInHex() throws {
@@ -60,7 +61,7 @@ import VAS
         #expect(smartTap.customerID == nil && smartTap.tapID == nil && smartTap.objects.isEmpty)
         #expect(smartTap.status == .success && smartTap.sw == "9000" && smartTap.version == "0001" && smartTap.offered)
         let text = try Self.text(viewed)
-        #expect(text.contains(#""smarttap":{"code":null,"customer_id":null,"objects":null,"offered":true,"problem":null,"status":"success","sw":"9000","tap_id":null,"version":"0001","withheld":"access"}"#), "\(text)")
+        #expect(text.contains(#""smarttap":{"code":null,"collector_id":20180608,"customer_id":null,"objects":null,"offered":true,"problem":null,"status":"success","sw":"9000","tap_id":null,"version":"0001","withheld":"access"}"#), "\(text)")
         for secret in ["4B3C2D1E", "0F1E2D3C", "member 0042", "3388"] { #expect(!text.contains(secret)) }
         // With the read role, as published.
         #expect(Self.event(Self.read).viewed(as: .full) == Self.event(Self.read))

@@ -3,7 +3,7 @@ import PassTapCore
 import PassTapTestSupport
 import Testing
 
-/// `vas.read`'s queue: a tap answers every read waiting on its reader, asking the union of their
+/// `pass.read`'s (and `vas.read`'s) queue: a tap answers every read waiting on its reader, asking the union of their
 /// merchants; timeouts and cancellation leave nothing behind.
 @Suite(.timeLimit(.minutes(1))) struct VASReadQueueTests {
     static let reader = ReaderID.pcsc("Virtual PCD 00 00")
@@ -82,6 +82,27 @@ import Testing
         }
         #expect(queue.waitingCount(on: Self.reader) == 0)
         #expect(queue.claim(reader: Self.reader) == nil)
+    }
+
+    /// Memory cards and tags cannot answer a read: it keeps waiting, and its timeout counts them,
+    /// so that the caller learns that taps came (`pass-read --wait` says tags do not count).
+    @Test func tagsPassAReadOverAndItsTimeoutCountsThem() async throws {
+        let (fired, fire) = AsyncStream<Void>.makeStream()
+        let queue = VASReadQueue(timer: { _, end in
+            for await _ in fired {
+                end()
+                return
+            }
+        })
+        let read = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
+        try await waitFor(1, on: queue)
+        queue.skip(reader: Self.reader)
+        queue.skip(reader: Self.other)
+        queue.skip(reader: Self.reader)
+        #expect(queue.waitingCount(on: Self.reader) == 1)
+        fire.yield()
+        await #expect(throws: VASReadQueue.WaitError.skippedOnly(2)) { try await value(of: read, "the timed-out read") }
+        #expect(queue.waitingCount(on: Self.reader) == 0)
     }
 
     @Test func aCancelledReadIsGoneAndTheNextTapGoesToTheNextRead() async throws {

@@ -175,6 +175,38 @@ import Testing
                 == .configReloaded(ConfigReloaded(file: file, changed: ["log.level"], restartRequired: ["socket.path"])))
     }
 
+    /// A reload whose sinks would open the outbox where its folder is missing is refused as start
+    /// refuses it: file, line, `forward.outbox`. The running outbox counts (a new `outbox` waits
+    /// for a restart); once its folder exists, the same file reloads.
+    @Test func aReloadThatWouldOpenTheOutboxInAMissingFolderIsRefused() async throws {
+        let folder = try VASConfigTests.Folder()
+        try folder.secretFile("a.secret")
+        let file = folder.configFile
+        try "[forward]\noutbox = \"missing/outbox.sqlite\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let live = LiveConfiguration(try ConfigLoader.load(path: file))
+        let reloader = ConfigReloader(path: file, live: live, observers: [], events: Published().sink, notifier: nil, logger: Logger(label: "test"))
+
+        let webhook = "[[forward.webhooks]]\nname = \"loyalty\"\nurl = \"https://a.example\"\nsecret_file = \"a.secret\"\n"
+        try "[forward]\noutbox = \"\(folder.path)/outbox.sqlite\"\n\(webhook)".write(toFile: file, atomically: true, encoding: .utf8)
+        guard case .rejected(let error) = await reloader.reload() else {
+            Issue.record("a sink was added with the outbox's folder missing")
+            return
+        }
+        #expect(error.file == file && error.line == 2 && error.keyPath == "forward.outbox", "\(error)")
+        #expect(
+            error.problem.hasPrefix(
+                "the sinks need the outbox \(folder.path)/missing/outbox.sqlite (the running one: [forward] outbox changes at restart): the outbox's folder \(folder.path)/missing does not exist"),
+            "\(error)")
+        #expect(live.current.forward.sinks.isEmpty)
+
+        try FileManager.default.createDirectory(atPath: folder.path + "/missing", withIntermediateDirectories: false)
+        guard case .reloaded(let plan) = await reloader.reload() else {
+            Issue.record("refused once the folder exists")
+            return
+        }
+        #expect(plan.changed == ["forward.webhooks"] && plan.restartRequired == ["forward.outbox"])
+    }
+
     /// Webhook `url` lines a reload refuses, each with a secret in its path and query (and one in
     /// its user information): a bad scheme, user information, no host, plain http to the
     /// network, and a URL without its quotes (a TOML syntax error).

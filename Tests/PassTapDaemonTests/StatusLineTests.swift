@@ -17,7 +17,7 @@ import Testing
     @Test func aListenerThatIsDownIsNamedWithItsReason() {
         let line = Daemon.statusLine(
             readers: [], clients: 0, webClients: 0, lastTap: nil,
-            listenerProblems: ["web listener is down: cannot listen for web on 127.0.0.1:8941 ([web] listen): Address already in use"])
+            problems: ["web listener is down: cannot listen for web on 127.0.0.1:8941 ([web] listen): Address already in use"])
         #expect(line == "0 readers (0 usable), 0 clients, 0 web clients, no tap yet; DEGRADED: web listener is down: cannot listen for web on 127.0.0.1:8941 ([web] listen): Address already in use")
     }
 }

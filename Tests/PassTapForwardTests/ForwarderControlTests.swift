@@ -49,6 +49,7 @@ import Testing
         let sink = await rig.sinks.sink("loyalty")
         for _ in 0..<3 { await rig.publish() }
         try await withDeadline("the wait") { await rig.clock.waitForSleep(.seconds(600)) }
+        #expect(rig.forwarder.brokenSinks().map(\.sink) == ["loyalty"])
         let result = try await rig.forwarder.drop(sink: "loyalty")
         #expect(result == ForwardDropResult(sink: "loyalty", dropped: 3))
         #expect(rig.announced.values == [ForwardDropped(reason: .requested, sink: "loyalty", count: 3, firstID: "instance-1:1", lastID: "instance-1:3")])
@@ -58,6 +59,8 @@ import Testing
         #expect(sink.attemptedRows == [[1], [4]])
         let status = await rig.forwarder.status()
         #expect(status.dropped == 3 && status.sinks.first?.pending == 0)
+        // Nothing is left to deliver: the sink recovered.
+        #expect(rig.forwarder.brokenSinks().isEmpty)
         #expect(try #require(await rig.forward(dropTwice: "loyalty")) == 0)
         try await rig.stop()
     }

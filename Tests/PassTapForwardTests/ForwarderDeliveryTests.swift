@@ -20,6 +20,8 @@ import Testing
         // Jitter at its top (all bits set): the first backoff is the whole 1 s.
         try await withDeadline("the first attempt and its backoff") { await rig.clock.waitForSleep(.seconds(1)) }
         #expect(sink.attemptedRows == [[1]])
+        // Its last attempt failed and the events wait: broken, by class, until one gets through.
+        #expect(rig.forwarder.brokenSinks().map { "\($0.sink) \($0.reason)" } == ["loyalty httpStatus"])
         rig.clock.advance(by: .seconds(1))
         try await withDeadline("the second attempt") { await sink.attempts.wait(count: 2) }
         // Retry-After (10 s) is longer than the second backoff (2 s): it wins.
@@ -32,6 +34,7 @@ import Testing
         #expect(sink.attemptedRows == [[1], [1], [1], [2], [3]])
         let status = try #require(await rig.status(of: "loyalty"))
         #expect(status.delivered == 3 && status.pending == 0 && status.lastError == nil && status.retryInMilliseconds == nil)
+        #expect(rig.forwarder.brokenSinks().isEmpty)
         try await rig.stop()
     }
 
@@ -76,6 +79,8 @@ import Testing
         }
         var status = try #require(await rig.status(of: "loyalty"))
         #expect(status.dead == 1 && status.pending == 0 && status.lastError == "HTTP 400" && status.lastErrorReason == .httpStatus)
+        // The receiver answered: a refusal for good breaks nothing.
+        #expect(rig.forwarder.brokenSinks().isEmpty)
         await rig.publish()
         // No backoff: the next event goes without the clock moving.
         try await withDeadline("the next event") { await sink.attempts.wait(count: 2) }

@@ -78,6 +78,8 @@ import Testing
         #expect(!before.enabled && before.source == "till-3")
         #expect(before.sinks.map(\.name) == ["loyalty"])
         #expect(before.sinks.first?.lastError?.contains("disk I/O error") == true)
+        // Health names the sink and the class only, never the path or the error's text.
+        #expect(rig.forwarder.healthProblems() == ["forwarding to sink loyalty fails: outbox_unavailable (passtap forward status tells more)"])
         await #expect(throws: ForwardControlError.outboxUnavailable("cannot open /var/lib/passtap/outbox.sqlite: disk I/O error")) {
             try await rig.forwarder.retry(sink: "loyalty")
         }
@@ -86,6 +88,7 @@ import Testing
         _ = try await withDeadline("the sink made") { await rig.sinks.sink("loyalty") }
         let after = await rig.forwarder.status()
         #expect(after.enabled && after.sinks.first?.lastError == nil)
+        #expect(rig.forwarder.healthProblems().isEmpty)
         try await rig.stop()
     }
 

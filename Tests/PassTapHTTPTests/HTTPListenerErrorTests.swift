@@ -12,7 +12,7 @@ import Testing
         // What socket(2) returns under the shipped unit's RestrictAddressFamilies=.
         let refused = HTTPListenerError(code: .bindFailed, listener: "web", address: address, underlying: IOError(errnoCode: EAFNOSUPPORT, reason: "socket"))
         #expect(refused.description.hasPrefix("cannot listen for web on 127.0.0.1:8941 ([web] listen): "))
-        #expect(refused.description.hasSuffix("install the drop-in tcp-listeners.conf (docs/operations.md, \"The TCP listeners' drop-in\")"))
+        #expect(refused.description.hasSuffix("install the drop-in tcp-listeners.conf and restart passtapd (docs/operations.md, \"The TCP listeners' drop-in\")"))
     }
 
     @Test func anAddressInUseSaysOnlyThat() {

@@ -36,6 +36,22 @@ import VAS
                         entries: entries))))
     }
 
+    /// A Google Smart Tap read is counted `pass`, a tag whose NDEF message was read `tag`.
+    @Test func aSmartTapReadIsAPassAndATagIsATag() throws {
+        let metrics = metrics()
+        metrics.observe(.readerAdded, reader, .reader(info(.empty)))
+        let card = CardInfo(atr: "3B8180018080", uid: "04A1B2C3D4E5F6")
+        // As the wire carries it (this target does not depend on the SmartTap module).
+        let smartTap = try JSONDecoder().decode(SmartTapSessionResult.self, from: Data(#"{"offered":true,"status":"success"}"#.utf8))
+        metrics.observe(.readResult, reader, .readResult(ReadResult(card: card, target: .isoDep, session: SessionOutcome(smartTap: smartTap))))
+        let ndef = NDEFReadResult(tagType: .type2, recordCount: 1, records: [])
+        metrics.observe(.readResult, reader, .readResult(ReadResult(card: card, target: .memory, session: nil, ndef: ndef)))
+        let text = try scrape(metrics)
+        #expect(text.value(Name.taps, ["reader": reader.rawValue, "outcome": "pass"]) == 1)
+        #expect(text.value(Name.taps, ["reader": reader.rawValue, "outcome": "tag"]) == 1)
+        #expect(text.series(Name.taps).count == 2)
+    }
+
     @Test func aTapIsCountedByReaderAndOutcomeAndEachVASStatusByMerchant() throws {
         let metrics = metrics()
         metrics.observe(.readerAdded, reader, .reader(info(.empty)))

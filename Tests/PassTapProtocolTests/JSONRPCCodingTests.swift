@@ -200,7 +200,7 @@ private func jsonObject<Value: Encodable>(_ value: Value) throws -> [String: Any
 
     @Test func theMethodCatalogueHasTheWireNames() {
         #expect(RPCMethod.allCases.map(\.rawValue) == [
-            "status", "readers.list", "events.subscribe", "card.transmit", "vas.read", "forward.status", "forward.retry", "forward.drop",
+            "status", "readers.list", "events.subscribe", "card.transmit", "pass.read", "vas.read", "forward.status", "forward.retry", "forward.drop",
         ])
         #expect(RPCNotificationMethod.allCases.map(\.rawValue) == ["event", "events.dropped"])
     }

@@ -77,6 +77,18 @@ import Testing
         #expect(queue.waitingCount(on: Self.reader) == 0)
     }
 
+    /// `pass.read`, the new name: the same checks, its own name in its errors.
+    @Test func passReadIsTheSameReadUnderItsOwnName() async throws {
+        let queue = VASReadQueue(timer: { _, fire in fire() })
+        let handler = PassReadHandler(merchants: ["pass.a"], vasReads: queue, pending: PendingVASReads(limit: 1)) { $0 == Self.reader }
+        let stranger = VASReadParams(reader: Self.reader, merchants: ["pass.b"], timeoutMilliseconds: 1000)
+        let refused = try Self.failure(await handler.handle(stranger, context: Self.context))
+        #expect(refused.message.contains("bad params for pass.read") && refused.message.contains("pass.b is not configured"), "\(refused.message)")
+        let params = VASReadParams(reader: Self.reader, merchants: nil, timeoutMilliseconds: 1000)
+        let timeout = try Self.failure(await handler.handle(params, context: Self.context))
+        #expect(timeout.code == .timeout && timeout.data?.skippedTaps == nil)
+    }
+
     @Test func aSecondSubscriptionOnOneConnectionIsRefused() async throws {
         let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8)
         let handler = EventsSubscribeHandler(hub: hub, daemon: Self.daemon, queueLimit: 4)
@@ -106,7 +118,7 @@ import Testing
         let roles = Dictionary(uniqueKeysWithValues: dispatcher.handlers.map { ($0.key, type(of: $0.value).role) })
         #expect(
             roles == [
-                .status: .observe, .readersList: .observe, .eventsSubscribe: .observe, .vasRead: .read, .cardTransmit: .transmit,
+                .status: .observe, .readersList: .observe, .eventsSubscribe: .observe, .passRead: .read, .vasRead: .read, .cardTransmit: .transmit,
                 .forwardStatus: .observe, .forwardRetry: .manage, .forwardDrop: .manage,
             ])
     }
@@ -118,6 +130,7 @@ import Testing
     }
 
     static let forbidden: [Forbidden] = [
+        .init(line: #"{"jsonrpc":"2.0","id":1,"method":"pass.read","params":{"reader":"pcsc:Zeta Reader 00 00"}}"#, roles: [.observe]),
         .init(line: #"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00"}}"#, roles: [.observe]),
         .init(line: #"{"jsonrpc":"2.0","id":1,"method":"card.transmit","params":{"reader":"pcsc:Zeta Reader 00 00","apdu":"00A40400"}}"#, roles: [.observe, .read]),
         .init(line: #"{"jsonrpc":"2.0","id":1,"method":"status"}"#, roles: []),

@@ -27,7 +27,7 @@ import Testing
         return (outcome, phone)
     }
 
-    static let loyalty = SmartTapServiceObject(type: .loyalty, issuerID: "3000", objectID: "72623859790382856", value: "4444-5555")
+    static let loyalty = SmartTapServiceObject(type: .loyalty, issuerID: "3000", objectID: "0102030405060708", value: "4444-5555")
 
     @Test func aVersion21PhoneGivesItsPass() throws {
         let (outcome, phone) = try Self.read(.normal, mode: .passOverPayment)

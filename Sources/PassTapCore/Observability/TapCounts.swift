@@ -2,7 +2,7 @@
 /// ``TapOutcome``: the `taps` member of each reader in `readers.list` and `status`.
 ///
 /// On the wire every outcome is present, zero or not:
-/// `{"pass": 3, "application": 1, "nothing": 0, "memory_card": 0, "error": 1}`.
+/// `{"pass": 3, "application": 1, "tag": 2, "nothing": 0, "memory_card": 0, "error": 1}`.
 public struct TapCounts: Sendable, Hashable {
     private var counts: [TapOutcome: Int]
 

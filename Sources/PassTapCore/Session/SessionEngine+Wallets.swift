@@ -50,9 +50,11 @@ extension SessionEngine {
                 return try send(command, on: channel, within: budget)
             }
             outcome.smartTap = SmartTapSessionResult(result)
+            outcome.smartTap?.collectorID = plan.collector.collectorID
         } catch {
             outcome.smartTap = SmartTapSessionResult(
-                offered: false, problem: "the tap ended before Smart Tap finished (\(error.code.rawValue): see the read.result error)")
+                offered: false, problem: "the tap ended before Smart Tap finished (\(error.code.rawValue): see the read.result error)",
+                collectorID: plan.collector.collectorID)
             throw error
         }
     }

@@ -66,6 +66,7 @@ public final class TapCoordinator: TapHandler {
             let result = ReadResult(card: tap.card, target: tap.target, session: nil, ndef: ndef)
             if tap.isAbandoned() { return result }
             events.publish(.readResult, reader, .readResult(result))
+            vasReads.skip(reader: reader)
             log(result, reader: reader, onDemand: false)
             return result
         }
@@ -110,12 +111,12 @@ public final class TapCoordinator: TapHandler {
         if let vas = result.vas {
             metadata["vas.offered"] = "\(vas.offered)"
             metadata["vas.statuses"] = "\(vas.entries.map(\.status.rawValue).joined(separator: ","))"
-            if onDemand { metadata["vas.on_demand"] = "true" }
         }
         if let smartTap = result.smartTap {
             metadata["smarttap.status"] = "\(smartTap.status?.rawValue ?? "none")"
-            if onDemand { metadata["vas.on_demand"] = "true" }
         }
+        // The tap answered a waiting pass.read (or vas.read), whichever wallet it was.
+        if onDemand { metadata["pass.on_demand"] = "true" }
         if let ndef = result.ndef {
             metadata["ndef.tag_type"] = "\(ndef.tagType.rawValue)"
             metadata["ndef.records"] = "\(ndef.recordCount)"

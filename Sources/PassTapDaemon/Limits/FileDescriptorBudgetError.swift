@@ -32,8 +32,9 @@ public struct FileDescriptorBudgetError: Error, Hashable, Sendable, CustomString
         let problem =
             raiseError.map { "cannot raise the soft open-file limit \(limit) to \(budget.total): \(String(cString: strerror($0)))" }
             ?? "the open-file limit (RLIMIT_NOFILE) \(limit) is below the file descriptor budget"
-        return "\(problem); budget \(budget). Lower [socket] max_clients, [metrics] max_connections or [web] max_clients, turn off a reader"
-            + " backend you do not use, or raise the hard limit (LimitNOFILE= in the systemd unit, ulimit -Hn)"
+        return "\(problem); budget \(budget). Lower [socket] max_clients, [metrics] max_connections or [web] max_clients (each changes at a"
+            + " restart of passtapd, not a reload), turn off a reader backend you do not use, or raise the hard limit (LimitNOFILE= in the"
+            + " systemd unit, ulimit -Hn) and restart passtapd"
     }
 
     public var description: String { "\(file): \(problem)" }

@@ -126,10 +126,15 @@ public final class ConfigReloader: Service, Sendable {
         return .reloaded(plan)
     }
 
-    /// The plan from `old` to the file, validated; refused too when what would run (restart-only
+    /// The plan from `old` to the file, validated; refused too when its sinks need the running
+    /// outbox and its folder is missing or not writable, or when what would run (restart-only
     /// settings keep their values) needs more file descriptors than the open-file limit can give.
     private func planWithinTheOpenFileLimit(old: Configuration) throws(ConfigurationError) -> ReloadPlan {
-        let plan = ReloadPlan(old: old, new: try load(path, live.bound.socket))
+        let loaded = try load(path, live.bound.socket)
+        // The file's sinks would open (or go on using) the running outbox: refused, as at start,
+        // when its folder is missing or not writable.
+        try Daemon.checkOutboxFolder(for: loaded, file: path, outbox: old.forward.outbox)
+        let plan = ReloadPlan(old: old, new: loaded)
         do {
             try reserve(FileDescriptorBudget(plan.effective), path)
         } catch {

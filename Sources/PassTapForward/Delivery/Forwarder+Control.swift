@@ -40,7 +40,7 @@ extension Forwarder {
             sinks: forward.sinks.map { sink in
                 ForwardSinkStatus(
                     name: sink.name, type: sink.type, state: .active, pending: 0, oldestPendingAgeMilliseconds: nil, dead: 0,
-                    delivered: records[sink.name]?.delivered ?? 0, lastError: problem.map { "outbox unavailable: \($0)" },
+                    delivered: records[sink.name]?.delivered ?? 0, lastError: problem,
                     lastErrorReason: problem.map { _ in .outboxUnavailable }, retryInMilliseconds: nil,
                     dropAt: nil)
             })

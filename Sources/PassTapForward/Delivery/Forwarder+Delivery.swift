@@ -22,6 +22,7 @@ extension Forwarder {
                 continue
             }
             guard !batch.isEmpty else {
+                record.nothingPending()
                 await record.work.wait()
                 continue
             }
@@ -51,7 +52,7 @@ extension Forwarder {
                     await retry(after: ForwardFailure(.outboxUnavailable, error.description), retryAfter: nil, backoff: &backoff, record: record, logger: logger)
                     continue
                 }
-                record.failed(error, retryDue: nil)
+                record.refused(error)
                 metrics?.forwardDead(sink: settings.name)
                 logger.warning("forwarded event refused for good: it is on the sink's dead list", metadata: ["forward.id": "\(refused.id)", "error": "\(error)"])
             }
@@ -85,7 +86,7 @@ extension Forwarder {
     /// `forward.retry` or `forward.drop` cuts it short.
     private func retry(after error: ForwardFailure, retryAfter: Duration?, backoff: inout RetryBackoff, record: SinkRecord, logger: Logger) async {
         let delay = random.withLock { backoff.delay(retryAfter: retryAfter, using: &$0) }
-        record.failed(error, retryDue: now().addingTimeInterval(Self.seconds(delay)))
+        record.failedAndWillRetry(error, retryDue: now().addingTimeInterval(Self.seconds(delay)))
         logger.warning(
             "forwarding failed: trying again later",
             metadata: ["error": "\(error)", "forward.retry_in_ms": "\(Int(Self.seconds(delay) * 1000))", "forward.failures": "\(backoff.failures)"])

@@ -58,7 +58,8 @@ extension Forwarder {
             outbox = try await openOutbox()
         } catch {
             logger.error(
-                "cannot open the forwarding outbox: nothing is forwarded until a reload opens it", metadata: ["error": "\(error)"])
+                "cannot open the forwarding outbox: nothing is forwarded until it opens (each reload tries again; a new [forward] outbox needs a restart)",
+                metadata: ["error": "\(error)"])
             state.withLock { $0.outboxError = error.description }
             return nil
         }

@@ -19,6 +19,8 @@ import Synchronization
 ///   keeps for `removed_sink_keep_hours`; a timer then drops it and announces `forward.dropped`.
 /// - The outbox is opened when the first sink is configured (at start or on a reload); a failure
 ///   is logged, shown in `forward.status`, and tried again on the next reload.
+/// - A sink whose deliveries fail, or every sink while the outbox cannot be opened, is broken:
+///   `status.health` and systemd's `STATUS=` name it with its error's class (``healthProblems()``).
 /// - `forward.status`, `forward.retry` and `forward.drop` are answered here (``ForwardControl``).
 ///
 /// Sleeps go through the injected clock, times through `now`, and jitter through the injected

@@ -9,6 +9,7 @@ final class SinkRecord: Sendable {
         var delivered = 0
         var lastError: ForwardFailure?
         var retryDue: Date?
+        var failing: ForwardFailure?
     }
 
     /// The sink's name.
@@ -29,20 +30,44 @@ final class SinkRecord: Sendable {
     var lastError: ForwardFailure? { figures.withLock { $0.lastError } }
     /// When the next attempt is due, while the loop waits to retry.
     var retryDue: Date? { figures.withLock { $0.retryDue } }
+    /// Why the sink is broken, while it is: its last attempt failed and the events it tried are
+    /// still pending (``failedAndWillRetry(_:retryDue:)``), until a delivery succeeds or nothing
+    /// is left to deliver (``nothingPending()``). A refusal for good (the event goes to the dead
+    /// list and the next one follows) does not break it: the receiver answered.
+    var failing: ForwardFailure? { figures.withLock { $0.failing } }
 
-    /// `count` events were delivered; the last error is forgotten.
+    /// `count` events were delivered; the last error is forgotten, and the sink works.
     func didDeliver(_ count: Int) {
         figures.withLock {
             $0.delivered += count
             $0.lastError = nil
+            $0.failing = nil
         }
     }
 
-    /// Something failed; the loop tries again at `retryDue` (`nil`: it goes on at once).
-    func failed(_ error: ForwardFailure, retryDue: Date?) {
+    /// Nothing is pending (the backlog went, by delivery or `forward.drop`): the sink is not
+    /// broken, whatever its last error was.
+    func nothingPending() {
+        figures.withLock { $0.failing = nil }
+    }
+
+    /// An attempt failed and the same events will be tried again at `retryDue`: the sink is
+    /// broken until one gets through.
+    func failedAndWillRetry(_ error: ForwardFailure, retryDue: Date) {
         figures.withLock {
             $0.lastError = error
             $0.retryDue = retryDue
+            $0.failing = error
+        }
+    }
+
+    /// The receiver refused an event for good (it went to the dead list): the last error, but
+    /// the sink works, as the receiver answered.
+    func refused(_ error: ForwardFailure) {
+        figures.withLock {
+            $0.lastError = error
+            $0.retryDue = nil
+            $0.failing = nil
         }
     }
 

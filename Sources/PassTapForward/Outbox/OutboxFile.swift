@@ -11,14 +11,12 @@ import Darwin
 /// The outbox file on disk: made with mode 0600 before SQLite opens it (SQLite gives its `-wal`
 /// and `-shm` files the same mode), and the errors that name it and say what to do.
 enum OutboxFile {
-    /// Checks the folder and makes the file (empty, 0600) if it is missing.
+    /// Checks the folder (``OutboxFolder``, as `passtapd` did at start) and makes the file (empty,
+    /// 0600) if it is missing.
     static func prepare(path: String) throws(OutboxError) {
-        let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw OutboxError.storage(
-                "cannot open the outbox \(path): the folder \(folder) does not exist; create it (mode 0700, owned by passtapd's user; the unit's StateDirectory makes /var/lib/passtap) or set [forward] outbox to a file in an existing folder"
-            )
+        let folder = OutboxFolder.folder(of: path)
+        if let problem = OutboxFolder.problem(forOutboxAt: path) {
+            throw OutboxError.storage("cannot open the outbox \(path): \(problem.sentence(user: OutboxFolder.currentUser()))")
         }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
@@ -28,13 +26,13 @@ enum OutboxFile {
         let code = errno
         if code == EEXIST { return }
         throw OutboxError.storage(
-            "cannot create the outbox \(path): \(String(cString: strerror(code))); give passtapd's user write access to \(folder) or set [forward] outbox to a writable place"
+            "cannot create the outbox \(path): \(String(cString: strerror(code))); give \(OutboxFolder.currentUser()) write access to \(folder), or set [forward] outbox to a writable place and restart passtapd"
         )
     }
 
     /// The error for a file SQLite could not open.
     static func openError(path: String, _ error: any Error) -> OutboxError {
-        .storage("cannot open the outbox \(path): \(message(error)); check that passtapd's user can read and write it (mode 0600) or set [forward] outbox")
+        .storage("cannot open the outbox \(path): \(message(error)); check that \(OutboxFolder.currentUser()) can read and write it (mode 0600), or move it aside (passtapd makes a new one) and restart passtapd")
     }
 
     /// The error for an operation that failed on an open outbox.

@@ -1,4 +1,3 @@
-import NIOSSL
 import PostgresNIO
 import PassTapProtocol
 
@@ -17,8 +16,8 @@ enum PostgresFailure {
 
     private static func describe(_ error: any Error) -> ForwardFailure {
         if let error = error as? PSQLError { return describe(error) }
-        if isTLS(error) { return ForwardFailure(.tls, tlsText(error)) }
-        return ForwardFailure(ForwardFailure.transportReason(of: error), String(describing: error))
+        if ForwardFailure.isTLS(error) { return ForwardFailure.tls(error, target: nil) }
+        return ForwardFailure.transport(error, target: nil)
     }
 
     private static func describe(_ error: PSQLError) -> ForwardFailure {
@@ -35,8 +34,8 @@ enum PostgresFailure {
         case .connectionError:
             guard let underlying = error.underlying else { return ForwardFailure(.other, "cannot connect") }
             if let refusal = underlying as? PostgresPasswordRefusal { return ForwardFailure(.auth, refusal.description) }
-            if isTLS(underlying) { return ForwardFailure(.tls, tlsText(underlying)) }
-            return ForwardFailure(ForwardFailure.transportReason(of: underlying), "cannot connect: \(underlying)")
+            if ForwardFailure.isTLS(underlying) { return ForwardFailure.tls(underlying, target: nil) }
+            return ForwardFailure.transport(underlying, target: nil)
         case .serverClosedConnection:
             return ForwardFailure(.connectionClosed, "the server closed the connection")
         case .clientClosedConnection:
@@ -54,18 +53,4 @@ enum PostgresFailure {
     /// SQLSTATE class 28, invalid authorization specification: a wrong password, a role or
     /// address `pg_hba.conf` does not admit.
     private static func isAuthenticationState(_ state: String) -> Bool { state.hasPrefix("28") }
-
-    /// A TLS failure: BoringSSL's reason names (`CERTIFICATE_VERIFY_FAILED`) when it gave some,
-    /// without its source paths; NIOSSL's own description otherwise (a host name mismatch).
-    private static func tlsText(_ error: any Error) -> String {
-        let description = String(describing: error)
-        let reasons = description.split(separator: "OPENSSL_internal:").dropFirst().map { $0.prefix { $0.isUppercase || $0.isNumber || $0 == "_" } }
-        guard !reasons.isEmpty else { return "TLS failed: \(description)" }
-        let hint = reasons.contains("CERTIFICATE_VERIFY_FAILED") ? " (the server's certificate is not signed by a CA in the system's store or ca_file)" : ""
-        return "TLS handshake failed: " + reasons.joined(separator: ", ") + hint
-    }
-
-    private static func isTLS(_ error: any Error) -> Bool {
-        error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError
-    }
 }

@@ -106,12 +106,12 @@ public final class WebhookSink: ForwardSink {
         case let error as HTTPClientError
         where [.deadlineExceeded, .readTimeout, .connectTimeout, .tlsHandshakeTimeout].contains(error):
             return ForwardFailure(.timeout, "no answer from \(target) within timeout_ms (\(configuration.timeoutMilliseconds) ms)")
-        case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError:
-            return ForwardFailure(.tls, "TLS with \(target) failed: \(error)")
+        case _ where ForwardFailure.isTLS(error):
+            return ForwardFailure.tls(error, target: target)
         case let error as HTTPClientError where error == .remoteConnectionClosed:
             return ForwardFailure(.connectionClosed, "\(target) closed the connection without answering")
         default:
-            return ForwardFailure(ForwardFailure.transportReason(of: error), "cannot reach \(target): \(error)")
+            return ForwardFailure.transport(error, target: target)
         }
     }
 }

@@ -60,7 +60,7 @@ extension JSONRPCError {
     public static func tooManyClients(limit: Int) -> JSONRPCError {
         JSONRPCError(
             .tooManyClients,
-            "passtapd already serves \(limit) clients ([socket] max_clients): close another client or raise the limit")
+            "passtapd already serves \(limit) clients ([socket] max_clients): close another client, or raise the limit and restart passtapd (a reload keeps it)")
     }
 
     /// -32007: a line exceeded the limit.

@@ -53,7 +53,7 @@ extension JSONRPCError {
     public static func tooManyWebClients(limit: Int) -> JSONRPCError {
         JSONRPCError(
             .tooManyClients,
-            "passtapd already serves \(limit) authenticated web clients ([web] max_clients): close another one or raise the limit")
+            "passtapd already serves \(limit) authenticated web clients ([web] max_clients): close another one, or raise the limit and restart passtapd (a reload keeps it)")
     }
 
     /// -32006: one token's connection limit is reached.

@@ -18,13 +18,17 @@ public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConv
         public var retryAfterMilliseconds: Int?
         /// For `protocol_unsupported`: the protocol versions passtapd speaks (`supported`).
         public var supported: [Int]?
+        /// For the `timeout` of `pass.read` (and `vas.read`): the taps on the reader during the
+        /// wait that could not answer it, memory cards and tags (`skipped_taps`); absent when none.
+        public var skippedTaps: Int?
 
         /// Creates the detail of an error.
-        public init(reason: String, code: String? = nil, retryAfterMilliseconds: Int? = nil, supported: [Int]? = nil) {
+        public init(reason: String, code: String? = nil, retryAfterMilliseconds: Int? = nil, supported: [Int]? = nil, skippedTaps: Int? = nil) {
             self.reason = reason
             self.code = code
             self.retryAfterMilliseconds = retryAfterMilliseconds
             self.supported = supported
+            self.skippedTaps = skippedTaps
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -32,6 +36,7 @@ public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConv
             case code
             case retryAfterMilliseconds = "retry_after_ms"
             case supported
+            case skippedTaps = "skipped_taps"
         }
     }
 

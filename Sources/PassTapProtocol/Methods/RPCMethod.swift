@@ -14,8 +14,11 @@ public enum RPCMethod: String, Sendable, CaseIterable, Codable {
     /// `card.transmit`: send one APDU to the card on a reader (only with `allow_transmit`).
     /// Params: ``CardTransmitParams``. Result: ``CardTransmitResult``.
     case cardTransmit = "card.transmit"
-    /// `vas.read`: wait for the next tap on a reader and answer with its Apple VAS entries.
+    /// `pass.read`: wait for the next tap on a reader and answer with its wallet records (Apple
+    /// VAS for an iPhone, Google Smart Tap for an Android phone).
     /// Params: ``VASReadParams``. Result: ``VASReadResult``.
+    case passRead = "pass.read"
+    /// `vas.read`: the name `pass.read` had before 0.3.0, kept: the same params, result and role.
     case vasRead = "vas.read"
     /// `forward.status` (role `observe`): the outbox and each sink's backlog.
     /// Params: none. Result: ``ForwardStatusResult``.

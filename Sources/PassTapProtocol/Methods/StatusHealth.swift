@@ -85,7 +85,7 @@ public struct StatusLastTap: Sendable, Hashable, Codable {
     public var reader: ReaderID
     /// When its `read.result` was published (RFC 3339, UTC, milliseconds).
     public var time: String
-    /// `pass`, `application`, `nothing`, `memory_card` or `error` (see ``TapOutcome``).
+    /// `pass`, `application`, `tag`, `nothing`, `memory_card` or `error` (see ``TapOutcome``).
     public var outcome: TapOutcome
 
     /// Creates an entry.

@@ -26,7 +26,7 @@ struct CardTransmitHandler: MethodHandler {
 
     static let disabled = JSONRPCError(
         .transmitDisabled,
-        "card.transmit is disabled (raw APDUs can read payment card data): set [socket] allow_transmit = true in passtapd.toml to enable it")
+        "card.transmit is disabled (raw APDUs can read payment card data): set [socket] allow_transmit = true in passtapd.toml and reload passtapd to enable it")
 
     static let isAudited = true
     static func auditedReader(of params: CardTransmitParams) -> ReaderID? { params.reader }

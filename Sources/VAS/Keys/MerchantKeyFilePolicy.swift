@@ -138,7 +138,7 @@ public struct MerchantKeyFilePolicy: Sendable, Hashable {
     // MARK: Names for messages
 
     /// `alice (uid 1000)`, or `uid 1000` when the system has no such user.
-    static func user(_ uid: UInt32) -> String {
+    package static func user(_ uid: UInt32) -> String {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>? = nil
         var buffer = [CChar](repeating: 0, count: 16 * 1024)

@@ -38,8 +38,20 @@ struct RPCSession {
 
     /// Calls `method` and returns its decoded result, or throws the daemon's error.
     mutating func call<Params: Encodable & Sendable, Result: Decodable & Sendable>(
-        _ method: RPCMethod, _ params: Params, as: Result.Type
+        _ method: RPCMethod, _ params: Params, as type: Result.Type
     ) async throws -> Result {
+        switch try await answer(method, params, as: type) {
+        case .success(let result): return result
+        case .failure(let error): throw CLIError.rpc(code: error.code.rawValue, message: error.message, reason: error.data?.reason)
+        }
+    }
+
+    /// Calls `method` and returns its decoded result or the daemon's error for this call, whole
+    /// (with its `data`), for a command that words an error itself; throws when there is no
+    /// answer, or for an error about the connection.
+    mutating func answer<Params: Encodable & Sendable, Result: Decodable & Sendable>(
+        _ method: RPCMethod, _ params: Params, as: Result.Type
+    ) async throws -> Swift.Result<Result, JSONRPCError> {
         let id = JSONRPCID.number(nextID)
         nextID += 1
         try await connection.send(try NDJSON.makeEncoder().encode(JSONRPCRequest(id: id, method: method, params: params)))
@@ -57,10 +69,7 @@ struct RPCSession {
             } catch {
                 throw CLIError.badAnswer("\(method.rawValue): \(error)")
             }
-            switch response.outcome {
-            case .success(let result): return result
-            case .failure(let error): throw CLIError.rpc(code: error.code.rawValue, message: error.message, reason: error.data?.reason)
-            }
+            return response.outcome
         }
         throw CLIError.closed
     }

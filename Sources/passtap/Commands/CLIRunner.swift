@@ -19,8 +19,10 @@ enum CLIRunner {
         } catch CLIError.rpc(let code, let message, let reason) where passingDaemonErrors {
             throw CLIError.rpc(code: code, message: message, reason: reason)
         } catch let error as CLIError {
-            // The daemon's messages can name readers and quote what a card sent.
-            FileHandle.standardError.write(Data("passtap: \(UntrustedText.escaped(error.description))\n".utf8))
+            // The daemon's messages can name readers and quote what a card sent; a reader list
+            // comes with its names escaped and a reader a line (ReaderResolver).
+            let message = if case .reader(let list) = error { list } else { UntrustedText.escaped(error.description) }
+            FileHandle.standardError.write(Data("passtap: \(message)\n".utf8))
             if let unreachableExit, error.isUnreachable { throw unreachableExit }
             throw error.exitCode
         }

@@ -10,13 +10,16 @@ struct ForwardStatus: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show the forwarding outbox and each sink's backlog.",
         discussion: """
-            One row per sink: its name, type (webhook or postgres), state (active, or removed \
-            with its backlog kept until it is dropped), events pending, the age of the oldest, \
-            events dead (refused for good; passtap forward retry sends them again), events \
-            delivered since passtapd started, when the next attempt is due while retrying, and \
-            the last delivery error: its class (connection_refused, tls, auth...) and, for a \
-            user with the manage role, its text. With --json, the forward.status answer as the \
-            daemon gave it.
+            First what forwarding does, in words: off (no sink configured), stopped (sinks are \
+            configured but the outbox cannot be opened: nothing is kept or sent, and why), or \
+            running, with how many sinks fail. Then one row per sink: its name, type (webhook or \
+            postgres), state (ok, sending, failing, stopped while the outbox is missing, or \
+            removed with its backlog kept until it is dropped), events pending, the age of the \
+            oldest, events dead (refused for good; passtap forward retry sends them again), \
+            events delivered since passtapd started, when the next attempt is due while \
+            retrying, and the last delivery error: its class (connection_refused, tls, auth, \
+            outbox_unavailable...) and, for a user with the manage role, its text. With --json, \
+            the forward.status answer as the daemon gave it.
             """)
 
     @OptionGroup var options: GlobalOptions
@@ -36,16 +39,17 @@ enum ForwardTable {
     static let header = ["NAME", "TYPE", "STATE", "PENDING", "OLDEST", "DEAD", "DELIVERED", "RETRY IN", "LAST ERROR"]
 
     static func lines(_ status: ForwardStatusResult) -> [String] {
-        guard status.enabled else {
+        guard status.enabled || !status.sinks.isEmpty else {
             return ["forwarding is off: no [[forward.webhooks]] or [[forward.postgres]] in passtapd.toml (docs/configuration.md, \"[forward]\")"]
         }
-        var lines = [
-            "forwarding as \(UntrustedText.escaped(status.source)): \(bytes(status.pendingBytes)) pending of \(bytes(status.maxPendingBytes)), \(status.dropped) dropped since start"
-        ]
+        var lines = [summary(status)]
+        if !status.enabled {
+            lines.append(outboxProblem(status))
+        }
         let rows: [[String]] = status.sinks.map { sink -> [String] in
             [
                 UntrustedText.escaped(sink.name), sink.type.rawValue,
-                sink.state.rawValue + (sink.dropAt.map { " (drop at \(UntrustedText.escaped($0)))" } ?? ""),
+                state(sink, outboxOpen: status.enabled),
                 "\(sink.pending)", sink.oldestPendingAgeMilliseconds.map(age) ?? "-", "\(sink.dead)", "\(sink.delivered)",
                 sink.retryInMilliseconds.map(age) ?? "-", lastError(sink),
             ]
@@ -61,6 +65,38 @@ enum ForwardTable {
             lines.append(cells.joined(separator: "  "))
         }
         return lines
+    }
+
+    /// The first line, in words: what forwarding does, and how many sinks fail.
+    static func summary(_ status: ForwardStatusResult) -> String {
+        let count = status.sinks.count
+        let sinks = "\(count) sink\(count == 1 ? "" : "s")"
+        guard status.enabled else {
+            return "forwarding is stopped: \(sinks) configured, but the outbox cannot be opened, so no event is kept or sent"
+        }
+        let failing = status.sinks.filter { state($0, outboxOpen: true) == "failing" }.count
+        let health = failing == 0 ? "\(sinks), none failing" : "\(failing) of \(sinks) failing"
+        return "forwarding as \(UntrustedText.escaped(status.source)): \(health); \(bytes(status.pendingBytes)) pending of \(bytes(status.maxPendingBytes)), \(status.dropped) dropped since start"
+    }
+
+    /// Why the outbox cannot be opened, with what to do (`manage`), or the class alone and how to
+    /// learn more.
+    static func outboxProblem(_ status: ForwardStatusResult) -> String {
+        if let text = status.sinks.lazy.compactMap(\.lastError).first {
+            return "the outbox: \(UntrustedText.escaped(text))"
+        }
+        return "the outbox: \(ForwardFailureReason.outboxUnavailable.rawValue) (why, and what to do, needs the manage role: ask an admin, or see passtapd's log)"
+    }
+
+    /// A sink's state in a word: `removed (drop at …)`, `stopped` (the outbox is not open),
+    /// `failing` (its last attempt failed and events wait), `sending` (events wait), or `ok`.
+    static func state(_ sink: ForwardSinkStatus, outboxOpen: Bool) -> String {
+        if sink.state == .removed {
+            return "removed" + (sink.dropAt.map { " (drop at \(UntrustedText.escaped($0)))" } ?? "")
+        }
+        if !outboxOpen { return "stopped" }
+        if sink.retryInMilliseconds != nil || (sink.lastErrorReason != nil && sink.pending > 0) { return "failing" }
+        return sink.pending > 0 ? "sending" : "ok"
     }
 
     /// `auth: authentication failed: ...`; the class alone (and why) when the daemon left the

@@ -16,7 +16,7 @@ struct KeyInfo: ParsableCommand {
             group cannot write, readable by no group but passtapd's own (0600, or 0640 \
             root:passtapd). It judges for the user passtapd if there is one, else for you; \
             passtapd also refuses a key its socket's group can read. The key id is the one phones \
-            put in front of every cryptogram for this key, and the one `passtap vas-read` shows. \
+            put in front of every cryptogram for this key, and the one `passtap pass-read` shows. \
             Exit codes: 0 read, 65 not a P-256 private key, 66 missing or unreadable, 77 \
             permissions too open or the wrong owner or group.
             """)

@@ -72,7 +72,7 @@ struct Watch: AsyncParsableCommand {
             dropped.method == RPCNotificationMethod.eventsDropped.rawValue
         {
             let p = dropped.params
-            return "! missed \(p.count) events (#\(p.firstSeq)..#\(p.lastSeq)); the daemon's buffer or this client's queue overflowed"
+            return "! missed \(p.count) event\(p.count == 1 ? "" : "s") (#\(p.firstSeq)..#\(p.lastSeq)); the daemon's buffer or this client's queue overflowed"
         }
         return "? " + UntrustedText.escaped(String(decoding: line, as: UTF8.self))
     }

@@ -3,8 +3,8 @@ import ISO7816
 import PassTapCore
 import VAS
 
-/// Renders one event as the readable line `passtap watch` prints; a `read.result` with Apple VAS
-/// adds indented lines for the phone and each merchant.
+/// Renders one event as the readable line `passtap watch` prints; a `read.result` adds indented
+/// lines for the wallet that answered and for a tag's NDEF records (``ReadResultLines``).
 ///
 /// Every string that a card, a phone or a reader may have chosen (reader names, reasons, labels,
 /// error messages) goes through ``UntrustedText``, so none can drive the operator's terminal.
@@ -31,6 +31,7 @@ enum EventLine {
             line += " uid=\(result.card.uid?.hex ?? "-")"
             guard let aid = result.aid else {
                 line += " target=\(result.target.rawValue) (no APDU session)"
+                line += ReadResultLines.render(result).map { "\n    " + $0 }.joined()
                 break
             }
             line += " aid=\(aid.selected?.hex ?? "none")"
@@ -40,12 +41,7 @@ enum EventLine {
                 line += " ppse=" + directory.applications.map { "\($0.aid)(\(UntrustedText.escaped($0.label ?? "-")))" }.joined(separator: ",")
             }
             if let error = result.error { line += " error=\(error.code.rawValue) (\(UntrustedText.escaped(error.message)))" }
-            if let vas = result.vas {
-                line += VASLines.render(vas).map { "\n    " + $0 }.joined()
-            }
-            if let smartTap = result.smartTap {
-                line += SmartTapLines.render(smartTap).map { "\n    " + $0 }.joined()
-            }
+            line += ReadResultLines.render(result).map { "\n    " + $0 }.joined()
         case .configReloaded(let reload):
             line += " file=\(UntrustedText.quoted(reload.file))"
             line += " changed=" + (reload.changed.isEmpty ? "none" : reload.changed.joined(separator: ","))

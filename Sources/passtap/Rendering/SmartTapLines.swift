@@ -5,8 +5,8 @@ import SmartTap
 /// The readable form of a tap's Google Smart Tap record: one line for the session, one per object.
 ///
 /// ```
-/// smarttap: v0001 success (9000) customer="4B3C2D1E" tap="0F1E2D3C"
-/// smarttap loyalty: issuer="3388000000012345678" object="3388.member-0042" value="member 0042"
+/// smarttap: v0001 success (9000) collector=20180608 customer="4B3C2D1E" tap="0F1E2D3C"
+/// smarttap loyalty: issuer="3388000000012345678" object="00000000000000A1" value="member 0042"
 /// ```
 ///
 /// A connection without the `read` role gets no customer, tap or objects, and `(pass withheld:
@@ -17,6 +17,7 @@ enum SmartTapLines {
         if let version = smartTap.version { head += " v\(UntrustedText.escaped(version))" }
         head += " \(smartTap.status?.rawValue ?? "unfinished")"
         if let sw = smartTap.sw { head += " (\(sw)\(smartTap.code.map { ", code \([$0].hexString)" } ?? ""))" }
+        if let collector = smartTap.collectorID { head += " collector=\(collector)" }
         if let customer = smartTap.customerID { head += " customer=\(UntrustedText.quoted(customer))" }
         if let tap = smartTap.tapID { head += " tap=\(UntrustedText.quoted(tap))" }
         if smartTap.withheld == .access { head += " (pass withheld: this connection lacks the read role)" }

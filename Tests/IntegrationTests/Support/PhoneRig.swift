@@ -21,13 +21,16 @@ import Glibc
 /// collector's key, `collector.pem`, which ``smartTap(keyVersion:)`` configures.
 final class PhoneRig {
     /// Which card the Android phone is, if any.
-    enum Android {
+    enum Android: Equatable {
         /// None: card 1 is the iPhone.
         case none
         /// Card 1 is the Android phone (no iPhone).
         case only
         /// Card 2, on the second reader, is the Android phone; card 1 stays the iPhone.
         case second
+        /// Card 2, on the second reader, is the Android phone; card 1 is the tag of this
+        /// virtual_card.py profile (`ntag215-ndef`...) instead of the iPhone.
+        case besideATag(String)
     }
 
     static let collectorID = 20_180_608
@@ -58,9 +61,15 @@ final class PhoneRig {
     ) throws {
         var ids: [String: String] = [:]
         let androidArguments = ["--phone", "{rig}/android.json"]
+        let (firstCard, secondCard): ([String], [String]?) =
+            switch android {
+            case .none: (["--phone", "{rig}/phone.json"], nil)
+            case .only: (androidArguments, nil)
+            case .second: (["--phone", "{rig}/phone.json"], androidArguments)
+            case .besideATag(let profile): (["--profile", profile], androidArguments)
+            }
         rig = try Rig(
-            config: config, cardArguments: android == .only ? androidArguments : ["--phone", "{rig}/phone.json"],
-            secondCardArguments: android == .second ? androidArguments : nil
+            config: config, cardArguments: firstCard, secondCardArguments: secondCard
         ) { folder in
             for name in ["loyalty", "coffee", "stranger"] {
                 let key = MerchantKey.generate()

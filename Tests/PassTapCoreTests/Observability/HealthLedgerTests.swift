@@ -1,6 +1,7 @@
 import Foundation
 import ISO7816
 import PassTapCore
+import SmartTap
 import Testing
 
 /// The ledger behind `status`: backends from their events, each present reader's last tap.
@@ -52,7 +53,7 @@ import Testing
     @Test func tapCountsNameEveryOutcomeOnTheWire() throws {
         let data = try JSONEncoder().encode(TapCounts([.pass: 3, .error: 1]))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
-        #expect(object == ["pass": 3, "application": 0, "nothing": 0, "memory_card": 0, "error": 1])
+        #expect(object == ["pass": 3, "application": 0, "tag": 0, "nothing": 0, "memory_card": 0, "error": 1])
         #expect(try JSONDecoder().decode(TapCounts.self, from: Data(#"{"pass":2,"future_outcome":9}"#.utf8)) == TapCounts([.pass: 2]))
     }
 
@@ -69,6 +70,38 @@ import Testing
                 card: CardInfo(atr: "3B", uid: "04"), target: .isoDep,
                 session: SessionOutcome(
                     aid: AIDSessionResult(selected: try! AID(hex: "A0000000041010")), error: ReadError(.cardRemoved, "gone"))), .error
+        ),
+        // A Google Smart Tap read is a pass, as an Apple VAS one is; a refusal is not.
+        (
+            ReadResult(
+                card: CardInfo(atr: "3B", uid: "04"), target: .isoDep,
+                session: SessionOutcome(smartTap: SmartTapSessionResult(offered: true, status: .success))), .pass
+        ),
+        (
+            ReadResult(
+                card: CardInfo(atr: "3B", uid: "04"), target: .isoDep,
+                session: SessionOutcome(smartTap: SmartTapSessionResult(offered: true, status: .noPass))), .nothing
+        ),
+        // A tag whose NDEF message was read is a tag, Type 2 or Type 4; one without is not.
+        (
+            ReadResult(
+                card: CardInfo(atr: "3B", uid: "04"), target: .memory, session: nil,
+                ndef: NDEFReadResult(tagType: .type2, recordCount: 1, records: [])), .tag
+        ),
+        (
+            ReadResult(
+                card: CardInfo(atr: "3B", uid: "04"), target: .memory, session: nil,
+                ndef: NDEFReadResult(tagType: .type2, problem: "no NDEF TLV")), .memoryCard
+        ),
+        (
+            ReadResult(
+                card: CardInfo(atr: "3B", uid: "04"), target: .isoDep,
+                session: SessionOutcome(ndef: NDEFReadResult(tagType: .type4, recordCount: 1, records: []))), .tag
+        ),
+        (
+            ReadResult(
+                card: CardInfo(atr: "3B", uid: "04"), target: .isoDep,
+                session: SessionOutcome(ndef: NDEFReadResult(tagType: .type4, problem: "SELECT D2760000850101 answered 6A82"))), .nothing
         ),
     ])
     func eachTapHasOneOutcome(result: ReadResult, outcome: TapOutcome) {

@@ -198,7 +198,7 @@ import Testing
         let missing = fixture.folder.appendingPathComponent("nowhere/outbox.sqlite").path
         let noFolder = await #expect(throws: OutboxError.self) { _ = try await fixture.open(path: missing) }
         #expect(noFolder?.description.contains(missing) == true)
-        #expect(noFolder?.description.contains("does not exist; create it") == true)
+        #expect(noFolder?.description.contains("does not exist: create it") == true)
         let garbage = fixture.folder.appendingPathComponent("garbage.sqlite").path
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: garbage))
         let notOutbox = await #expect(throws: OutboxError.self) { _ = try await fixture.open(path: garbage) }

@@ -7,8 +7,9 @@ public import VAS
 /// `AndroidPay`).
 ///
 /// ```json
-/// {"offered": true, "version": "0001", "status": "success", "sw": "9000", "code": null,
-///  "problem": null, "customer_id": "...", "tap_id": "...", "objects": [ ... ], "withheld": null}
+/// {"offered": true, "collector_id": 20180608, "version": "0001", "status": "success", "sw": "9000",
+///  "code": null, "problem": null, "customer_id": "...", "tap_id": "...", "objects": [ ... ],
+///  "withheld": null}
 /// ```
 /// `status` maps the phone's status words (``SmartTapStatus``; `null` when the tap ended before
 /// an answer, see the `read.result`'s `error`); `code` is the low byte of a `94xx` refusal, hex.
@@ -17,6 +18,9 @@ public import VAS
 public struct SmartTapSessionResult: Sendable, Hashable {
     /// Whether the phone took up Smart Tap: it gave its Smart Tap version.
     public var offered: Bool
+    /// The collector the reader asked for passes as (`[smarttap] collector_id`): whose passes
+    /// `objects` are. `nil` in a record an older daemon wrote.
+    public var collectorID: UInt32?
     /// The Smart Tap version the phone gave, as published by the reader.
     public var version: String?
     /// The outcome; `nil` when the tap ended before the phone answered.
@@ -40,9 +44,11 @@ public struct SmartTapSessionResult: Sendable, Hashable {
     /// Creates a result.
     public init(
         offered: Bool, version: String? = nil, status: SmartTapStatus? = nil, sw: StatusWord? = nil, code: UInt8? = nil,
-        problem: String? = nil, customerID: String? = nil, tapID: String? = nil, objects: [SmartTapPublishedObject] = []
+        problem: String? = nil, customerID: String? = nil, tapID: String? = nil, objects: [SmartTapPublishedObject] = [],
+        collectorID: UInt32? = nil
     ) {
         self.offered = offered
+        self.collectorID = collectorID
         self.version = version
         self.status = status
         self.sw = sw
@@ -80,9 +86,10 @@ public struct SmartTapSessionResult: Sendable, Hashable {
             notes.append("the phone's Smart Tap version is longer than \(Self.maximumVersionCharacters / 2) bytes: left out")
         }
         if success, outcome.objects.count > Self.maximumObjects {
-            notes.append("\(outcome.objects.count - Self.maximumObjects) service objects past the first \(Self.maximumObjects) left out")
+            let over = outcome.objects.count - Self.maximumObjects
+            notes.append("\(over) service object\(over == 1 ? "" : "s") past the first \(Self.maximumObjects) left out")
         }
-        if left > 0 { notes.append("\(left) values longer than \(Self.maximumValueCharacters) characters left out") }
+        if left > 0 { notes.append("\(left) value\(left == 1 ? "" : "s") longer than \(Self.maximumValueCharacters) characters left out") }
         self.init(
             offered: outcome.version != nil, version: version, status: outcome.status, sw: outcome.sw, code: outcome.code,
             problem: notes.isEmpty ? nil : notes.joined(separator: "; "), customerID: customerID, tapID: tapID, objects: objects)
@@ -100,8 +107,8 @@ public struct SmartTapSessionResult: Sendable, Hashable {
     public var readAPass: Bool { status == .success }
 
     /// This result as a subscriber sees it that may not see passes, for `reason`: the customer
-    /// id, the tap id and the objects are gone, and `withheld` says why. Offered, version, status,
-    /// status word, code and problem stay.
+    /// id, the tap id and the objects are gone, and `withheld` says why. Offered, the collector,
+    /// version, status, status word, code and problem stay.
     public func withholding(_ reason: VASWithholding) -> SmartTapSessionResult {
         var result = self
         result.customerID = nil
@@ -114,13 +121,14 @@ public struct SmartTapSessionResult: Sendable, Hashable {
 
 extension SmartTapSessionResult: Codable {
     private enum CodingKeys: String, CodingKey {
-        case offered, version, status, sw, code, problem, customerID = "customer_id", tapID = "tap_id", objects, withheld
+        case offered, collectorID = "collector_id", version, status, sw, code, problem, customerID = "customer_id", tapID = "tap_id", objects, withheld
     }
 
     /// Every member is written, `null` when absent; `objects` is `null` when withheld.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(offered, forKey: .offered)
+        try c.encode(Nullable(wrappedValue: collectorID), forKey: .collectorID)
         try c.encode(Nullable(wrappedValue: version), forKey: .version)
         try c.encode(Nullable(wrappedValue: status), forKey: .status)
         try c.encode(Nullable(wrappedValue: sw), forKey: .sw)
@@ -135,6 +143,7 @@ extension SmartTapSessionResult: Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         offered = try c.decode(Bool.self, forKey: .offered)
+        collectorID = try c.decodeIfPresent(UInt32.self, forKey: .collectorID)
         version = try c.decodeIfPresent(String.self, forKey: .version)
         status = try c.decodeIfPresent(SmartTapStatus.self, forKey: .status)
         sw = try c.decodeIfPresent(StatusWord.self, forKey: .sw)

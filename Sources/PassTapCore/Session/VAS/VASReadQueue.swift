@@ -23,6 +23,9 @@ public final class VASReadQueue: Sendable {
     public enum WaitError: Error, Hashable, Sendable {
         /// No card arrived on the reader within the timeout.
         case timeout
+        /// Only cards that cannot answer a wallet read arrived within the timeout: this many taps
+        /// of memory cards and tags (``skip(reader:)``).
+        case skippedOnly(Int)
         /// The caller went away (its task was cancelled).
         case cancelled
     }
@@ -62,7 +65,8 @@ public final class VASReadQueue: Sendable {
         case allocated
         /// Timed out or cancelled before the read registered: it ends with this error as it does.
         case endedEarly(WaitError)
-        case waiting(reader: ReaderID, merchants: Set<String>?, Continuation)
+        /// `skipped`: the taps that passed it over (``skip(reader:)``).
+        case waiting(reader: ReaderID, merchants: Set<String>?, skipped: Int, Continuation)
         case claimed(Continuation)
     }
 
@@ -126,11 +130,23 @@ public final class VASReadQueue: Sendable {
         state.withLock { state in
             let ids = state.order.removeValue(forKey: reader) ?? []
             let reads = ids.compactMap { id -> Claim.Read? in
-                guard case .waiting(_, let merchants, let continuation) = state.phases[id] else { return nil }
+                guard case .waiting(_, let merchants, _, let continuation) = state.phases[id] else { return nil }
                 state.phases[id] = .claimed(continuation)
                 return Claim.Read(id: id, merchants: merchants)
             }
             return reads.isEmpty ? nil : Claim(reads: reads)
+        }
+    }
+
+    /// Called when a card that cannot answer a wallet read (a memory card, a tag) arrives on
+    /// `reader`: every read waiting there keeps waiting, and counts the tap, so that its timeout
+    /// can say that taps came (``WaitError/skippedOnly(_:)``).
+    public func skip(reader: ReaderID) {
+        state.withLock { state in
+            for id in state.order[reader] ?? [] {
+                guard case .waiting(let reader, let merchants, let skipped, let continuation) = state.phases[id] else { continue }
+                state.phases[id] = .waiting(reader: reader, merchants: merchants, skipped: skipped + 1, continuation)
+            }
         }
     }
 
@@ -149,26 +165,27 @@ public final class VASReadQueue: Sendable {
     }
 
     /// Ends a read that no tap has claimed with `error`; a claimed read keeps waiting for its tap
-    /// on a timeout, and ends too when cancelled.
+    /// on a timeout, and ends too when cancelled. A timeout after skipped taps ends it with
+    /// ``WaitError/skippedOnly(_:)``.
     private func end(id: UInt64, with error: WaitError) {
-        let continuation: Continuation? = state.withLock { state in
+        let ended: (Continuation, WaitError)? = state.withLock { state in
             switch state.phases[id] {
             case .allocated:
                 state.phases[id] = .endedEarly(error)
                 return nil
-            case .waiting(let reader, _, let continuation):
+            case .waiting(let reader, _, let skipped, let continuation):
                 state.phases[id] = nil
                 state.order[reader]?.removeAll { $0 == id }
                 if state.order[reader]?.isEmpty == true { state.order[reader] = nil }
-                return continuation
+                return (continuation, error == .timeout && skipped > 0 ? .skippedOnly(skipped) : error)
             case .claimed(let continuation) where error == .cancelled:
                 state.phases[id] = nil
-                return continuation
+                return (continuation, error)
             case .endedEarly, .claimed, nil:
                 return nil
             }
         }
-        continuation?.resume(throwing: error)
+        if let (continuation, error) = ended { continuation.resume(throwing: error) }
     }
 
     private func wait(id: UInt64, reader: ReaderID, merchants: Set<String>?) async throws -> ReadResult {
@@ -179,7 +196,7 @@ public final class VASReadQueue: Sendable {
                         state.phases[id] = nil
                         return error
                     }
-                    state.phases[id] = .waiting(reader: reader, merchants: merchants, continuation)
+                    state.phases[id] = .waiting(reader: reader, merchants: merchants, skipped: 0, continuation)
                     state.order[reader, default: []].append(id)
                     return nil
                 }

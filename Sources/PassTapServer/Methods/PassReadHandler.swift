@@ -2,16 +2,40 @@ import PassTapCore
 import Synchronization
 import PassTapProtocol
 
-/// `vas.read`: waits for the next tap on a reader and answers its wallet result (VAS for an
-/// iPhone, Smart Tap for an Android phone).
-struct VASReadHandler: MethodHandler {
-    static let method = RPCMethod.vasRead
-    static let role = AccessRole.read
+/// The name a wallet read is called by: `pass.read`, or `vas.read`, its name before 0.3.0. Both
+/// are ``PassReadHandler``s with the same params, result, role and limits.
+protocol WalletReadName: Sendable {
+    /// The method's name on the wire.
+    static var method: RPCMethod { get }
+}
+
+/// `pass.read`.
+enum PassReadName: WalletReadName {
+    static var method: RPCMethod { .passRead }
+}
+
+/// `vas.read`, kept for the clients written before `pass.read`.
+enum VASReadName: WalletReadName {
+    static var method: RPCMethod { .vasRead }
+}
+
+/// `pass.read` (and `vas.read`): waits for the next tap on a reader and answers its wallet result
+/// (VAS for an iPhone, Smart Tap for an Android phone).
+typealias PassReadHandler = WalletReadHandler<PassReadName>
+/// `vas.read`, the old name of `pass.read`.
+typealias VASReadHandler = WalletReadHandler<VASReadName>
+
+/// A wallet read under the name `Name`: waits for the next tap on a reader and answers its wallet
+/// result. Its errors name the method as it was called.
+struct WalletReadHandler<Name: WalletReadName>: MethodHandler {
+    static var method: RPCMethod { Name.method }
+    static var role: AccessRole { .read }
     /// The configured pass type ids now (none when only `[smarttap]` is on); `nil` when both
     /// `[vas]` and `[smarttap]` are disabled (a reload may change it).
     let merchants: @Sendable () -> [String]?
     let vasReads: VASReadQueue
-    /// `[socket] vas_reads_per_uid` and `[web] vas_reads_per_token`, counted per owner and reader.
+    /// `[socket] vas_reads_per_uid` and `[web] vas_reads_per_token`, counted per owner and reader
+    /// (one count for both names).
     let pending: PendingVASReads
     let knows: @Sendable (ReaderID) -> Bool
 
@@ -31,7 +55,7 @@ struct VASReadHandler: MethodHandler {
         self.init(merchants: { merchants }, vasReads: vasReads, pending: pending, knows: knows)
     }
 
-    static let isAudited = true
+    static var isAudited: Bool { true }
     static func auditedReader(of params: VASReadParams) -> ReaderID? { params.reader }
 
     func handle(_ params: VASReadParams, context: RequestContext) async -> MethodReply<VASReadResult> {
@@ -62,7 +86,7 @@ struct VASReadHandler: MethodHandler {
             return .failure(
                 JSONRPCError(
                     .busy,
-                    "\(owner) already has \(pending.limit(for: owner)) vas.read waiting on \(params.reader) (\(key)): wait for its answer, or cancel it by closing its connection"
+                    "\(owner) already has \(pending.limit(for: owner)) \(method) waiting on \(params.reader) (\(key)): wait for its answer, or cancel it by closing its connection"
                 ))
         }
         defer { pending.end(owner, reader: params.reader) }
@@ -72,13 +96,19 @@ struct VASReadHandler: MethodHandler {
             return .result(VASReadResult(reader: params.reader, result: result))
         } catch .timeout {
             return .failure(JSONRPCError(.timeout, "no card arrived on \(params.reader) within \(params.timeoutMilliseconds) ms: tap again, or raise timeout_ms"))
+        } catch .skippedOnly(let taps) {
+            var error = JSONRPCError(
+                .timeout,
+                "no phone arrived on \(params.reader) within \(params.timeoutMilliseconds) ms; \(taps) tap\(taps == 1 ? "" : "s") of tags or memory cards came, which have no wallet and do not count: tap a phone, or raise timeout_ms")
+            error.data?.skippedTaps = taps
+            return .failure(error)
         } catch {
-            return .failure(JSONRPCError(.shuttingDown, "the vas.read was cancelled (the daemon is stopping)"))
+            return .failure(JSONRPCError(.shuttingDown, "the \(method) was cancelled (the daemon is stopping)"))
         }
     }
 }
 
-/// The `vas.read`s waiting, per owner (a user, or a web token) and reader, against
+/// The `pass.read`s and `vas.read`s waiting, per owner (a user, or a web token) and reader, against
 /// `[socket] vas_reads_per_uid` and `[web] vas_reads_per_token`: no one owner can pile up waiting
 /// reads (each waiting read is answered by the next tap, and adds its merchants to what it asks).
 final class PendingVASReads: Sendable {
