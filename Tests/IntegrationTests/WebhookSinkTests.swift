@@ -217,7 +217,7 @@ import VAS
         #expect(attempt.body.contains(#""withheld":"access""#))
         let everything = attempt.body + attempt.headers.map { $0.key + ": " + $0.value }.joined(separator: "\n")
         #expect(!everything.contains("member 0042"))
-        #expect(attempt.body.contains(#""smarttap":{"code":null,"customer_id":null,"objects":null,"offered":true,"problem":null,"status":"success","sw":"9000","tap_id":null,"version":"0001","withheld":"access"}"#))
+        #expect(attempt.body.contains(#""smarttap":{"code":null,"collector_id":null,"customer_id":null,"objects":null,"offered":true,"problem":null,"status":"success","sw":"9000","tap_id":null,"version":"0001","withheld":"access"}"#))
         for secret in ["CUSTOMER-77", "TAP-88", "card 0099"] { #expect(!everything.contains(secret)) }
         #expect(!everything.contains(Data("member 0042".utf8).base64EncodedString()))
     }
