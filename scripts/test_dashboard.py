@@ -775,7 +775,7 @@ import("/passtap.js").then(async (p) => {
     def test_the_documented_snippet_connects_as_written(self):
         """README.md's and docs/web.md's snippet (the same one), run as written in a POS page of an
         origin its token allows, with a vendored passtap.js: it completes the 0.2.0 handshake with
-        passtapd, and its vas.read reaches the daemon (which answers unknown_reader: the snippet's
+        passtapd, and its pass.read reaches the daemon (which answers unknown_reader: the snippet's
         reader is an example) once the page is open, as the snippet says."""
         folder = tempfile.mkdtemp(prefix="pos-snippet-", dir=self.work)
         shutil.copyfile(PASSTAP_JS, os.path.join(folder, "passtap.js"))  # served for ./vendor/passtap.js too
@@ -804,7 +804,7 @@ window.addEventListener("unhandledrejection", (event) => { window.rejected = eve
         try:
             WebDriverWait(driver, TIMEOUT_S).until(lambda d: seen()["rejected"] is not None or seen()["failed"] is not None)
         except Exception:
-            self.fail("the snippet's vas.read never answered: %s; console: %s" % (seen(), driver.get_log("browser")))
+            self.fail("the snippet's pass.read never answered: %s; console: %s" % (seen(), driver.get_log("browser")))
         seen = seen()
         self.assertIsNone(seen["failed"], seen)
         self.assertIn("connected as till-1 observe,read", seen["logged"], seen)

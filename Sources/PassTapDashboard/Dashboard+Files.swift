@@ -897,7 +897,7 @@ keptToken().then((kept) => (kept ? start(kept.tokenName, kept.key) : showLogin()
 //   const key = await importToken(secret); // then forget `secret`
 //   const client = connect({ tokenName: "till-1", key, kinds: ["read.result"],
 //     onEvent: (event) => console.log(event), onFail: (error) => alert(error.message) });
-//   const pass = await client.call("vas.read", { reader: "pcsc:ACS ACR1252 00 00" });
+//   const pass = await client.call("pass.read", { reader: "pcsc:ACS ACR1252 00 00" });
 
 /** The handshake protocol this file speaks (`auth.hello`'s `protocol`). */
 export const PROTOCOL = 1;
@@ -1138,8 +1138,8 @@ export class PassTapClient {
   /**
    * Sends one request on the authenticated connection and resolves with its result.
    * Rejects with a PassTapError: passtapd's error, `not_connected` (wait for onOpen), or
-   * `connection_lost` (the connection ended first; a waiting `vas.read` is then cancelled).
-   * @param {string} method for example "status", "readers.list", "vas.read"
+   * `connection_lost` (the connection ended first; a waiting `pass.read` is then cancelled).
+   * @param {string} method for example "status", "readers.list", "pass.read"
    * @param {object} [params]
    * @returns {Promise<any>}
    */
