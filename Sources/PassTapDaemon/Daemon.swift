@@ -129,13 +129,13 @@ public struct Daemon: Sendable {
         }
         // The hub and the forwarding parts know each other: the outbox writer records what the hub
         // publishes, and the forwarder publishes `forward.dropped` through the hub.
-        let eventsLink = Slot<EventSink>()
+        let eventsLink = LateBound<EventSink>()
         let forwarding = Forwarding(
             instance: daemon.instance, live: live, events: EventSink { eventsLink.value?.publish($0, $1, $2) }, metrics: metrics, logger: logger)
         let hub = EventHub(
             lineEncoder: EventNotificationEncoder(), capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes,
             recorder: forwarding.writer)
-        let vasReads = VASReadQueue()
+        let vasReads = PassReadQueue()
         let ledger = HealthLedger(backends: [ReaderID.Backend.pcsc, .nfc].filter { configuration.section($0).enabled }.map(\.rawValue))
         let events = ledger.sink(forwardingTo: metrics?.sink(forwardingTo: hub.sink) ?? hub.sink)
         eventsLink.value = events
@@ -175,7 +175,7 @@ public struct Daemon: Sendable {
             for descriptor in descriptors { close(descriptor) }
         }
         // Each listener's `problem`, set once the listeners exist (below).
-        let listeners = Slot<[@Sendable () -> String?]>()
+        let listeners = LateBound<[@Sendable () -> String?]>()
         let listenerProblems: @Sendable () -> [String] = { (listeners.value ?? []).compactMap { $0() } }
         let server = SocketServer(
             live: live, hub: hub, backends: readers, daemon: daemon,

@@ -35,7 +35,7 @@ final class RPCFuzzing: Sendable {
         configuration.socket.allowTransmit = true
         configuration.vas = SessionFuzzing.plan.vas?.settings ?? Configuration.VAS()
         dispatcher = MethodDispatcher(
-            hub: hub, backends: ReaderBackends([FuzzBackend(reader: info)]), vasReads: VASReadQueue(timer: { _, fire in fire() }),
+            hub: hub, backends: ReaderBackends([FuzzBackend(reader: info)]), vasReads: PassReadQueue(timer: { _, fire in fire() }),
             daemon: DaemonInfo(version: "0.0.0-fuzz", instance: "fuzz", started: started),
             live: LiveConfiguration(configuration),
             now: { started + .seconds(90) })

@@ -35,7 +35,7 @@ package struct MethodDispatcher: Sendable {
     /// `forward` answers the `forward.*` methods; `nil` (no forwarder): `forward.status` says
     /// forwarding is off, and `forward.retry`/`forward.drop` know no sink.
     package init(
-        hub: EventHub, backends: ReaderBackends, vasReads: VASReadQueue, daemon: DaemonInfo, live: LiveConfiguration,
+        hub: EventHub, backends: ReaderBackends, vasReads: PassReadQueue, daemon: DaemonInfo, live: LiveConfiguration,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, health: HealthSources = HealthSources(),
         observer: SocketServerObserver = .none, forward: (any ForwardControl)? = nil
     ) {

@@ -47,7 +47,7 @@ public final class SocketServer: Service, ConfigurationObserver {
     ///   - forward: the forwarder `forward.status`, `forward.retry` and `forward.drop` ask; `nil`
     ///     when the daemon runs none (then forwarding is reported off).
     public convenience init(
-        live: LiveConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo, vasReads: VASReadQueue = VASReadQueue(),
+        live: LiveConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo, vasReads: PassReadQueue = PassReadQueue(),
         logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, health: HealthSources = HealthSources(),
         observer: SocketServerObserver = .none, forward: (any ForwardControl)? = nil
     ) {
@@ -58,7 +58,7 @@ public final class SocketServer: Service, ConfigurationObserver {
 
     /// As the public init; `checksDirectories: false` is for one test only.
     init(
-        live: LiveConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo, vasReads: VASReadQueue = VASReadQueue(),
+        live: LiveConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo, vasReads: PassReadQueue = PassReadQueue(),
         logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, health: HealthSources = HealthSources(),
         observer: SocketServerObserver = .none, forward: (any ForwardControl)? = nil, checksDirectories: Bool
     ) {

@@ -10,7 +10,7 @@ import Testing
 
 /// A client's end of input (a half-close, as `echo REQUEST | socat - UNIX-CONNECT:...` makes) is
 /// not the end of its connection: what it sent is answered, a subscription streams on, a waiting
-/// `vas.read` is answered. A real close still cancels (`VASReadQueueingTests`).
+/// `vas.read` is answered. A real close still cancels (`PassReadQueueingTests`).
 @Suite(.timeLimit(.minutes(1))) struct ClientConnectionEndOfInputTests {
     private static func status(_ id: Int) -> String { #"{"jsonrpc":"2.0","id":\#(id),"method":"status"}"# }
 
@@ -130,7 +130,7 @@ import Testing
                 try await eventLoopsHaveTurned()
                 #expect(harness.vasReads.waitingCount(on: reader) == 1, "the end of input cancelled the vas.read")
                 let tap = try #require(harness.vasReads.claim(reader: reader))
-                harness.vasReads.finish(tap, with: VASReadQueueingTests.tap("3B04"))
+                harness.vasReads.finish(tap, with: PassReadQueueingTests.tap("3B04"))
                 let answer = try await client.read(JSONRPCResponse<VASReadResult>.self)
                 #expect(answer.id == .number(1))
                 #expect(try answer.outcome.get().result.card.atr == "3B04")

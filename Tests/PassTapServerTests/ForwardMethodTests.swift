@@ -59,7 +59,7 @@ final class RecordingForwardControl: ForwardControl {
 
     static func dispatcher(_ forward: (any ForwardControl)?, configuration: Configuration = Configuration()) -> MethodDispatcher {
         MethodDispatcher(
-            hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(),
+            hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: PassReadQueue(),
             daemon: daemon, live: LiveConfiguration(configuration), forward: forward)
     }
 

@@ -64,7 +64,7 @@ import Testing
 
     @Test func vasReadChecksItsParamsAndTimesOutOnTheInjectedTimer() async throws {
         // The queue's timer fires at once: no waiting.
-        let queue = VASReadQueue(timer: { _, fire in fire() })
+        let queue = PassReadQueue(timer: { _, fire in fire() })
         let handler = VASReadHandler(merchants: ["pass.a"], vasReads: queue, pending: PendingVASReads(limit: 1)) { $0 == Self.reader }
         let off = VASReadHandler(merchants: nil, vasReads: queue, pending: PendingVASReads(limit: 1)) { _ in true }
         let params = VASReadParams(reader: Self.reader, merchants: nil, timeoutMilliseconds: 1000)
@@ -79,7 +79,7 @@ import Testing
 
     /// `pass.read`, the new name: the same checks, its own name in its errors.
     @Test func passReadIsTheSameReadUnderItsOwnName() async throws {
-        let queue = VASReadQueue(timer: { _, fire in fire() })
+        let queue = PassReadQueue(timer: { _, fire in fire() })
         let handler = PassReadHandler(merchants: ["pass.a"], vasReads: queue, pending: PendingVASReads(limit: 1)) { $0 == Self.reader }
         let stranger = VASReadParams(reader: Self.reader, merchants: ["pass.b"], timeoutMilliseconds: 1000)
         let refused = try Self.failure(await handler.handle(stranger, context: Self.context))
@@ -112,7 +112,7 @@ import Testing
     /// Every method has a handler, and the role each needs is the issue's.
     @Test func theTableCoversEveryMethodWithItsRole() {
         let dispatcher = MethodDispatcher(
-            hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
+            hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: PassReadQueue(), daemon: Self.daemon,
             live: LiveConfiguration(Configuration()))
         #expect(Set(dispatcher.handlers.keys) == Set(RPCMethod.allCases))
         let roles = Dictionary(uniqueKeysWithValues: dispatcher.handlers.map { ($0.key, type(of: $0.value).role) })
@@ -141,7 +141,7 @@ import Testing
         let line = forbidden.line
         let roles = forbidden.roles
         let dispatcher = MethodDispatcher(
-            hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
+            hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: PassReadQueue(), daemon: Self.daemon,
             live: LiveConfiguration(Self.configuration(allowTransmit: true)))
         guard case .reply(let buffer) = await dispatcher.handle(line: ByteBuffer(string: line), alreadySubscribed: false, roles: roles) else {
             throw Failure("no reply")
@@ -161,7 +161,7 @@ extension MethodHandlerTests {
         var logger = Logger(label: "passtap.test.audit") { _ in memory }
         logger.logLevel = .error
         let dispatcher = MethodDispatcher(
-            hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: VASReadQueue(), daemon: Self.daemon,
+            hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: PassReadQueue(), daemon: Self.daemon,
             live: LiveConfiguration(Self.configuration(allowTransmit: false)))
         let peer = PeerCredentials(pid: 4242, uid: 1001, gid: 1001)
         let calls: [(String, Set<AccessRole>)] = [

@@ -66,7 +66,7 @@ import Testing
                     try await harness.waitForVASReads(1, on: ServerHarness.readers[1].id)
                     for reader in ServerHarness.readers.map(\.id) {
                         let tap = try #require(harness.vasReads.claim(reader: reader))
-                        harness.vasReads.finish(tap, with: VASReadQueueingTests.tap("3B04"))
+                        harness.vasReads.finish(tap, with: PassReadQueueingTests.tap("3B04"))
                     }
                     #expect(try await first.read(JSONRPCResponse<VASReadResult>.self).id == .number(1))
                     #expect(try await second.read(JSONRPCResponse<VASReadResult>.self).id == .number(3))
@@ -74,7 +74,7 @@ import Testing
                     try await first.send(Self.vasRead(4))
                     try await harness.waitForVASReads(1, on: ServerHarness.readers[0].id)
                     let tap = try #require(harness.vasReads.claim(reader: ServerHarness.readers[0].id))
-                    harness.vasReads.finish(tap, with: VASReadQueueingTests.tap("3B05"))
+                    harness.vasReads.finish(tap, with: PassReadQueueingTests.tap("3B05"))
                     #expect(try await first.read(JSONRPCResponse<VASReadResult>.self).id == .number(4))
                 }
             }
@@ -142,7 +142,7 @@ import Testing
                     #expect(notification.params.seq == event.seq)
                     // ...and the waiting vas.read is still answered.
                     let tap = try #require(harness.vasReads.claim(reader: ServerHarness.readers[0].id))
-                    harness.vasReads.finish(tap, with: VASReadQueueingTests.tap("3B06"))
+                    harness.vasReads.finish(tap, with: PassReadQueueingTests.tap("3B06"))
                     #expect(try await reading.read(JSONRPCResponse<VASReadResult>.self).id == .number(2))
                 }
             }

@@ -15,7 +15,7 @@ struct ServerHarness {
     let hub: EventHub
     let backend: FakeReaderBackend
     /// The queue `vas.read` waits in; tests play the tap coordinator with `claim` and `finish`.
-    let vasReads: VASReadQueue
+    let vasReads: PassReadQueue
     let daemon: DaemonInfo
     let server: SocketServer
 
@@ -36,7 +36,7 @@ struct ServerHarness {
     static func with(
         backend: FakeReaderBackend = FakeReaderBackend(readers: readers),
         hubCapacity: Int = 64,
-        vasReads: VASReadQueue = VASReadQueue(),
+        vasReads: PassReadQueue = PassReadQueue(),
         configure: (inout Configuration) -> Void = { _ in },
         logger: Logger = Logger(label: "passtap.test.server"),
         observer: SocketServerObserver = .none,

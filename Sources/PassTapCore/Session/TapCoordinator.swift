@@ -14,7 +14,7 @@ public import Logging
 public final class TapCoordinator: TapHandler {
     private let live: LiveConfiguration
     private let engine: SessionEngine
-    private let vasReads: VASReadQueue
+    private let vasReads: PassReadQueue
     private let events: EventSink
     private let logger: Logger
     private let observer: SessionObserver?
@@ -22,7 +22,7 @@ public final class TapCoordinator: TapHandler {
 
     /// Creates a coordinator for a validated configuration that never changes.
     public convenience init(
-        configuration: Configuration, engine: SessionEngine = SessionEngine(), vasReads: VASReadQueue = VASReadQueue(),
+        configuration: Configuration, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(),
         logger: Logger, events: EventSink, observer: SessionObserver? = nil,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
@@ -35,7 +35,7 @@ public final class TapCoordinator: TapHandler {
     /// session is timed on `now` (its `read.result`'s `duration_ms`); `observer` (the metrics
     /// recorder) gets that duration and each APDU round trip.
     public init(
-        live: LiveConfiguration, engine: SessionEngine = SessionEngine(), vasReads: VASReadQueue = VASReadQueue(),
+        live: LiveConfiguration, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(),
         logger: Logger, events: EventSink, observer: SessionObserver? = nil,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {

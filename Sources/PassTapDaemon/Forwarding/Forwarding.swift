@@ -21,8 +21,8 @@ struct Forwarding {
 
     init(instance: String, live: LiveConfiguration, events: EventSink, metrics: DaemonMetrics?, logger: Logger) {
         // The writer and the forwarder call each other: each learns of the other once made.
-        let forwarderLink = Slot<Forwarder>()
-        let opened = Slot<Outbox>()
+        let forwarderLink = LateBound<Forwarder>()
+        let opened = LateBound<Outbox>()
         let writer = OutboxWriter(
             instance: instance, live: live, logger: logger,
             onCommit: { forwarderLink.value?.eventsCommitted() },
@@ -64,7 +64,7 @@ struct OutboxClosing: Service {
 }
 
 /// A value set once it exists, read from any thread: for parts that must know each other.
-final class Slot<Value: Sendable>: Sendable {
+final class LateBound<Value: Sendable>: Sendable {
     private let held = Mutex<Value?>(nil)
 
     var value: Value? {

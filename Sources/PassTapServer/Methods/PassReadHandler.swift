@@ -33,7 +33,7 @@ struct WalletReadHandler<Name: WalletReadName>: MethodHandler {
     /// The configured pass type ids now (none when only `[smarttap]` is on); `nil` when both
     /// `[vas]` and `[smarttap]` are disabled (a reload may change it).
     let merchants: @Sendable () -> [String]?
-    let vasReads: VASReadQueue
+    let vasReads: PassReadQueue
     /// `[socket] vas_reads_per_uid` and `[web] vas_reads_per_token`, counted per owner and reader
     /// (one count for both names).
     let pending: PendingVASReads
@@ -41,7 +41,7 @@ struct WalletReadHandler<Name: WalletReadName>: MethodHandler {
 
     /// A handler whose merchants are `merchants()` at each request.
     init(
-        merchants: @escaping @Sendable () -> [String]?, vasReads: VASReadQueue, pending: PendingVASReads,
+        merchants: @escaping @Sendable () -> [String]?, vasReads: PassReadQueue, pending: PendingVASReads,
         knows: @escaping @Sendable (ReaderID) -> Bool
     ) {
         self.merchants = merchants
@@ -51,7 +51,7 @@ struct WalletReadHandler<Name: WalletReadName>: MethodHandler {
     }
 
     /// A handler whose merchants never change.
-    init(merchants: [String]?, vasReads: VASReadQueue, pending: PendingVASReads, knows: @escaping @Sendable (ReaderID) -> Bool) {
+    init(merchants: [String]?, vasReads: PassReadQueue, pending: PendingVASReads, knows: @escaping @Sendable (ReaderID) -> Bool) {
         self.init(merchants: { merchants }, vasReads: vasReads, pending: pending, knows: knows)
     }
 

@@ -13,7 +13,7 @@ import Testing
     let fci: [UInt8] = [0x6F, 0x09, 0x84, 0x07, 0xA0, 0x00, 0x00, 0x00, 0x04, 0x10, 0x10]
 
     private func coordinator(
-        _ configuration: Configuration, engine: SessionEngine = SessionEngine(), vasReads: VASReadQueue = VASReadQueue(), events: EventRecorder
+        _ configuration: Configuration, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(), events: EventRecorder
     ) -> TapCoordinator {
         var logger = Logger(label: "passtap.test.coordinator")
         logger.logLevel = .critical
@@ -82,7 +82,7 @@ import Testing
     @Test func aMemoryCardLeavesAWaitingVASReadForThePhoneThatComesNext() async throws {
         var configuration = try configuration()
         configuration.vas.enabled = true
-        let vasReads = VASReadQueue()
+        let vasReads = PassReadQueue()
         let waiting = Task { try await vasReads.nextTap(on: reader, merchants: nil, timeout: .seconds(30)) }
         defer { waiting.cancel() }
         try await withDeadline("the vas.read to queue") {

@@ -14,7 +14,7 @@ import VAS
     static let coffee = "pass.com.example.coffee"
 
     /// Waits until `count` reads wait on the reader (the queue publishes no event for it).
-    private func waitFor(_ count: Int, on queue: VASReadQueue) async throws {
+    private func waitFor(_ count: Int, on queue: PassReadQueue) async throws {
         try await withDeadline("\(count) vas.read waiting") {
             while queue.waitingCount(on: reader) != count { try await Task.sleep(for: .milliseconds(2)) }
         }
@@ -23,7 +23,7 @@ import VAS
     /// One tap of a phone holding only the coffee pass ("member 0042"), on a coordinator
     /// configured for loyalty then coffee; returns the published result and the phone's card.
     @discardableResult
-    private func tapThePhone(_ vasReads: VASReadQueue) -> (ReadResult, ScriptedCard) {
+    private func tapThePhone(_ vasReads: PassReadQueue) -> (ReadResult, ScriptedCard) {
         var configuration = Configuration()
         configuration.vas = VASSessionTests.settings()
         let phone = VASSessionTests.phoneWithCoffee("member 0042")
@@ -41,7 +41,7 @@ import VAS
     /// Peer B waits first for the loyalty pass; the till then waits with no filter; the phone
     /// holds only the coffee pass.
     @Test func theTillGetsThePassAlthoughAnotherReadForAnotherMerchantWaitedFirst() async throws {
-        let vasReads = VASReadQueue()
+        let vasReads = PassReadQueue()
         let peer = Task { try await vasReads.nextTap(on: reader, merchants: [Self.loyalty], timeout: .seconds(30)) }
         try await waitFor(1, on: vasReads)
         let till = Task { try await vasReads.nextTap(on: reader, merchants: nil, timeout: .seconds(30)) }
@@ -71,7 +71,7 @@ import VAS
     /// Two reads that each name one merchant: the tap asks both, in configured order, and each
     /// read sees its own.
     @Test func readsForDifferentMerchantsEachGetTheirOwnFromOneTap() async throws {
-        let vasReads = VASReadQueue()
+        let vasReads = PassReadQueue()
         let wantsCoffee = Task { try await vasReads.nextTap(on: reader, merchants: [Self.coffee], timeout: .seconds(30)) }
         try await waitFor(1, on: vasReads)
         let wantsLoyalty = Task { try await vasReads.nextTap(on: reader, merchants: [Self.loyalty], timeout: .seconds(30)) }

@@ -34,7 +34,7 @@ public struct NDEFReadResult: Sendable, Hashable, Codable {
     /// message that does not parse; `null` when the message was read and parsed.
     @Nullable public var problem: String?
     /// `access` when the subscriber does not hold the `read` role (records and hex left out).
-    @Nullable public var withheld: VASWithholding?
+    @Nullable public var withheld: ReadWithholding?
 
     private enum CodingKeys: String, CodingKey {
         case tagType = "tag_type", recordCount = "record_count", records, messageHex = "message_hex", truncated, problem, withheld
@@ -50,7 +50,7 @@ public struct NDEFReadResult: Sendable, Hashable, Codable {
     /// Creates a result as it is (no caps applied).
     public init(
         tagType: NDEFTagType, recordCount: Int = 0, records: [NDEFRecordReport]? = nil, messageHex: String? = nil, truncated: Bool = false,
-        problem: String? = nil, withheld: VASWithholding? = nil
+        problem: String? = nil, withheld: ReadWithholding? = nil
     ) {
         self.tagType = tagType
         self.recordCount = recordCount
@@ -115,7 +115,7 @@ public struct NDEFReadResult: Sendable, Hashable, Codable {
     /// This result as a subscriber without the `read` role sees it: the tag type, the record
     /// count, `truncated` and `problem` (fixed sentences that quote no tag data); records and hex
     /// left out, `withheld` set.
-    public func withholding(_ reason: VASWithholding) -> NDEFReadResult {
+    public func withholding(_ reason: ReadWithholding) -> NDEFReadResult {
         var withheld = self
         withheld.records = nil
         withheld.messageHex = nil

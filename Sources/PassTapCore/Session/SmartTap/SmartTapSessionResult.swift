@@ -39,7 +39,7 @@ public struct SmartTapSessionResult: Sendable, Hashable {
     /// The service objects read: loyalty, offer, gift card... (payload).
     public var objects: [SmartTapPublishedObject]
     /// Why the payload is left out for this subscriber; `nil` when nothing is withheld.
-    public var withheld: VASWithholding?
+    public var withheld: ReadWithholding?
 
     /// Creates a result.
     public init(
@@ -109,7 +109,7 @@ public struct SmartTapSessionResult: Sendable, Hashable {
     /// This result as a subscriber sees it that may not see passes, for `reason`: the customer
     /// id, the tap id and the objects are gone, and `withheld` says why. Offered, the collector,
     /// version, status, status word, code and problem stay.
-    public func withholding(_ reason: VASWithholding) -> SmartTapSessionResult {
+    public func withholding(_ reason: ReadWithholding) -> SmartTapSessionResult {
         var result = self
         result.customerID = nil
         result.tapID = nil
@@ -152,6 +152,6 @@ extension SmartTapSessionResult: Codable {
         customerID = try c.decodeIfPresent(String.self, forKey: .customerID)
         tapID = try c.decodeIfPresent(String.self, forKey: .tapID)
         objects = try c.decodeIfPresent([SmartTapPublishedObject].self, forKey: .objects) ?? []
-        withheld = try c.decodeIfPresent(VASWithholding.self, forKey: .withheld)
+        withheld = try c.decodeIfPresent(ReadWithholding.self, forKey: .withheld)
     }
 }

@@ -27,7 +27,7 @@ public struct VASEntry: Sendable, Hashable {
     public var problem: String?
     /// Why the payload is left out for this subscriber although the tap may have read it; `nil`
     /// when nothing is withheld.
-    public var withheld: VASWithholding?
+    public var withheld: ReadWithholding?
 
     /// An entry without payload.
     public init(passTypeID: String, status: VASReadStatus, sw: StatusWord? = nil, keyID: VASKeyID? = nil, problem: String? = nil) {
@@ -49,7 +49,7 @@ public struct VASEntry: Sendable, Hashable {
     /// and `withheld` says why. Status, status word and key id stay, and so does the problem,
     /// except a `stale` entry's: its figures (the pass's age against the host clock) give the
     /// timestamp away to the second, so it becomes ``withheldStaleProblem``.
-    public func withholding(_ reason: VASWithholding) -> VASEntry {
+    public func withholding(_ reason: ReadWithholding) -> VASEntry {
         var entry = self
         entry.payload = nil
         entry.variant = nil
@@ -103,6 +103,6 @@ extension VASEntry: Codable {
         }
         variant = try c.decodeIfPresent(String.self, forKey: .variant).flatMap(VASCipherVariant.init(rawValue:))
         problem = try c.decodeIfPresent(String.self, forKey: .problem)
-        withheld = try c.decodeIfPresent(VASWithholding.self, forKey: .withheld)
+        withheld = try c.decodeIfPresent(ReadWithholding.self, forKey: .withheld)
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// `vas.read` over the socket: the next tap answers every read waiting on its reader, and a
 /// client that goes away while waiting gives up its place. The time limit turns a server that never lets a
 /// waiting read go into a failure instead of a hang.
-@Suite(.timeLimit(.minutes(1))) struct VASReadQueueingTests {
+@Suite(.timeLimit(.minutes(1))) struct PassReadQueueingTests {
     static let reader = ServerHarness.readers[0].id
     static let merchants = ["pass.com.example.loyalty", "pass.com.example.coffee"]
 

@@ -5,7 +5,7 @@ import Testing
 
 /// `pass.read`'s (and `vas.read`'s) queue: a tap answers every read waiting on its reader, asking the union of their
 /// merchants; timeouts and cancellation leave nothing behind.
-@Suite(.timeLimit(.minutes(1))) struct VASReadQueueTests {
+@Suite(.timeLimit(.minutes(1))) struct PassReadQueueTests {
     static let reader = ReaderID.pcsc("Virtual PCD 00 00")
     static let other = ReaderID.pcsc("Virtual PCD 00 01")
 
@@ -15,7 +15,7 @@ import Testing
 
     /// Waits until `count` reads wait on `reader` (they register asynchronously, and the queue
     /// publishes no event for it: polled, within a deadline).
-    func waitFor(_ count: Int, on queue: VASReadQueue, reader: ReaderID = reader) async throws {
+    func waitFor(_ count: Int, on queue: PassReadQueue, reader: ReaderID = reader) async throws {
         let deadline = ContinuousClock.now + .seconds(defaultDeadlineSeconds)
         while queue.waitingCount(on: reader) != count, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
@@ -24,11 +24,11 @@ import Testing
     }
 
     @Test func withNoWaitingReadATapClaimsNothing() {
-        #expect(VASReadQueue().claim(reader: Self.reader) == nil)
+        #expect(PassReadQueue().claim(reader: Self.reader) == nil)
     }
 
     @Test func oneTapAnswersEveryWaitingReadAndAsksTheUnionOfTheirMerchants() async throws {
-        let queue = VASReadQueue()
+        let queue = PassReadQueue()
         let first = Task { try await queue.nextTap(on: Self.reader, merchants: ["pass.a"], timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
         let second = Task { try await queue.nextTap(on: Self.reader, merchants: ["pass.b", "pass.c"], timeout: .seconds(30)) }
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func aReadWithoutMerchantsMakesTheTapAskEveryMerchant() async throws {
-        let queue = VASReadQueue()
+        let queue = PassReadQueue()
         let narrow = Task { try await queue.nextTap(on: Self.reader, merchants: ["pass.b"], timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
         let all = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func aReadThatArrivesAfterTheClaimWaitsForTheNextTap() async throws {
-        let queue = VASReadQueue()
+        let queue = PassReadQueue()
         let first = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
         let tap1 = try #require(queue.claim(reader: Self.reader))
@@ -74,8 +74,8 @@ import Testing
     }
 
     @Test func aReadWithNoTapTimesOutAndIsGone() async throws {
-        let queue = VASReadQueue()
-        await #expect(throws: VASReadQueue.WaitError.timeout) {
+        let queue = PassReadQueue()
+        await #expect(throws: PassReadQueue.WaitError.timeout) {
             try await withDeadline("the 50 ms read to time out") {
                 try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .milliseconds(50))
             }
@@ -88,7 +88,7 @@ import Testing
     /// so that the caller learns that taps came (`pass-read --wait` says tags do not count).
     @Test func tagsPassAReadOverAndItsTimeoutCountsThem() async throws {
         let (fired, fire) = AsyncStream<Void>.makeStream()
-        let queue = VASReadQueue(timer: { _, end in
+        let queue = PassReadQueue(timer: { _, end in
             for await _ in fired {
                 end()
                 return
@@ -101,16 +101,16 @@ import Testing
         queue.skip(reader: Self.reader)
         #expect(queue.waitingCount(on: Self.reader) == 1)
         fire.yield()
-        await #expect(throws: VASReadQueue.WaitError.skippedOnly(2)) { try await value(of: read, "the timed-out read") }
+        await #expect(throws: PassReadQueue.WaitError.skippedOnly(2)) { try await value(of: read, "the timed-out read") }
         #expect(queue.waitingCount(on: Self.reader) == 0)
     }
 
     @Test func aCancelledReadIsGoneAndTheNextTapGoesToTheNextRead() async throws {
-        let queue = VASReadQueue()
+        let queue = PassReadQueue()
         let cancelled = Task { try await queue.nextTap(on: Self.reader, merchants: ["gone"], timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
         cancelled.cancel()
-        await #expect(throws: VASReadQueue.WaitError.cancelled) { try await value(of: cancelled, "the cancelled read") }
+        await #expect(throws: PassReadQueue.WaitError.cancelled) { try await value(of: cancelled, "the cancelled read") }
         #expect(queue.waitingCount(on: Self.reader) == 0)
         let next = Task { try await queue.nextTap(on: Self.reader, merchants: ["next"], timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
@@ -122,7 +122,7 @@ import Testing
 
     @Test func aTimeoutThatFiresAfterTheClaimGetsTheTapsResultNotTimeout() async throws {
         let cue = CuedTimer()
-        let queue = VASReadQueue(timer: cue.timer)
+        let queue = PassReadQueue(timer: cue.timer)
         let read = Task { try await queue.nextTap(on: Self.reader, merchants: ["pass.a"], timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
         let claim = try #require(queue.claim(reader: Self.reader))
@@ -134,12 +134,12 @@ import Testing
 
     @Test func aClaimedReadWhoseCallerGoesAwayEndsAtOnceWithoutWaitingForTheTap() async throws {
         // The tap's thread may be stuck on a card that never answers: shutdown must not wait for it.
-        let queue = VASReadQueue()
+        let queue = PassReadQueue()
         let read = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
         let claim = try #require(queue.claim(reader: Self.reader))
         read.cancel()
-        await #expect(throws: VASReadQueue.WaitError.cancelled) { try await read.value }
+        await #expect(throws: PassReadQueue.WaitError.cancelled) { try await read.value }
         // The tap ends later; its result has no one to go to, and nothing breaks.
         queue.finish(claim, with: Self.result("05"))
         #expect(queue.waitingCount(on: Self.reader) == 0)
@@ -147,11 +147,11 @@ import Testing
 
     @Test func aTimeoutThatFiresBeforeAnyTapRemovesTheReadAtOnce() async throws {
         let cue = CuedTimer()
-        let queue = VASReadQueue(timer: cue.timer)
+        let queue = PassReadQueue(timer: cue.timer)
         let read = Task { try await queue.nextTap(on: Self.reader, merchants: nil, timeout: .seconds(30)) }
         try await waitFor(1, on: queue)
         try await withDeadline("the cued timeout to be handled") { await cue.fire() }
-        await #expect(throws: VASReadQueue.WaitError.timeout) { try await value(of: read, "the timed-out read") }
+        await #expect(throws: PassReadQueue.WaitError.timeout) { try await value(of: read, "the timed-out read") }
         #expect(queue.waitingCount(on: Self.reader) == 0)
         #expect(queue.claim(reader: Self.reader) == nil)
     }
@@ -164,7 +164,7 @@ struct CuedTimer: Sendable {
     private let done = AsyncStream<Void>.makeStream()
 
     /// The timer to give the queue.
-    var timer: VASReadQueue.Timer {
+    var timer: PassReadQueue.Timer {
         { [go, done] _, fire in
             var cue = go.stream.makeAsyncIterator()
             guard await cue.next() != nil else { return }  // cancelled: the read ended first

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// The on-demand VAS reads of `vas.read` (ProximityReader's `readVAS`): callers wait for the next
-/// card arrival on a reader, and each tap answers every read waiting on that reader.
+/// The on-demand pass reads of `pass.read` (and its older name `vas.read`; ProximityReader's
+/// `readVAS`), for either wallet, Apple VAS or Google Smart Tap: callers wait for the next card
+/// arrival on a reader, and each tap answers every read waiting on that reader.
 ///
 /// A card already in the field does not count: only taps that begin after the call claim it. The
 /// tap still publishes its `read.result` as every tap does; the waiting callers also get it.
@@ -18,7 +19,7 @@ import Synchronization
 /// A read whose caller goes away (its task is cancelled: the client disconnected, or the daemon
 /// is stopping) ends at once, claimed or not: a tap stuck on a card that never answers must not
 /// hold it, and the tap's result still goes out as `read.result`.
-public final class VASReadQueue: Sendable {
+public final class PassReadQueue: Sendable {
     /// Why a wait ended without a tap.
     public enum WaitError: Error, Hashable, Sendable {
         /// No card arrived on the reader within the timeout.
