@@ -26,7 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-        // Forwarding (issue 22): the outbox (SQLite, vendored by sqlite-nio), the webhook client, PostgreSQL.
+        // Forwarding (docs/fleet.md): the outbox (SQLite, vendored by sqlite-nio), the webhook client, PostgreSQL.
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "ISO7816", swiftSettings: upcoming),
         .target(
             name: "PassTapCore",
-            dependencies: ["ISO7816", "VAS", "NDEF", "SmartTap", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Wallets", "ISO7816", "VAS", "NDEF", "SmartTap", .product(name: "Logging", package: "swift-log")],
             swiftSettings: upcoming
         ),
 
@@ -76,17 +76,22 @@ let package = Package(
         .target(
             name: "SmartTap",
             dependencies: [
-                "ISO7816", "NDEF", "VAS", "CZlib",
+                "ISO7816", "NDEF", "Wallets", "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
         ),
 
+        // What both wallets share, Apple VAS and Google Smart Tap: key files (their owner and
+        // permission policy, the hand-written P-256 decoder that zeroes what it reads) and the
+        // pass/payment mode. Pure Swift, no dependency.
+        .target(name: "Wallets", swiftSettings: upcoming),
+
         // Apple VAS: protocol, decryption and merchant keys. Pure Swift (swift-crypto).
         .target(
             name: "VAS",
-            dependencies: ["ISO7816", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["ISO7816", "Wallets", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: upcoming
         ),
 
@@ -200,7 +205,7 @@ let package = Package(
         .target(
             name: "PassTapConfig",
             dependencies: [
-                "PassTapCore", "ISO7816", "VAS",
+                "Wallets", "PassTapCore", "ISO7816", "VAS",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -230,7 +235,7 @@ let package = Package(
         .executableTarget(
             name: "passtap",
             dependencies: [
-                "PassTapProtocol", "ISO7816", "PassTapCore", "VAS", "SmartTap",
+                "Wallets", "PassTapProtocol", "ISO7816", "PassTapCore", "VAS", "SmartTap",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -268,7 +273,7 @@ let package = Package(
         .testTarget(
             name: "SmartTapTests",
             dependencies: [
-                "SmartTap", "NDEF", "ISO7816", "VAS",
+                "Wallets", "SmartTap", "NDEF", "ISO7816", "VAS",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -278,14 +283,14 @@ let package = Package(
         .testTarget(name: "PassTapDashboardTests", dependencies: ["PassTapDashboard"], swiftSettings: upcoming),
         .testTarget(
             name: "VASTests",
-            dependencies: ["VAS", "ISO7816", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Wallets", "VAS", "ISO7816", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Vectors")],
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "PassTapCoreTests",
             dependencies: [
-                "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", "SmartTap", .product(name: "Crypto", package: "swift-crypto"),
+                "Wallets", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", "SmartTap", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: upcoming

@@ -2,6 +2,7 @@ import Foundation
 import ISO7816
 import PassTapCore
 import VAS
+import Wallets
 
 #if canImport(Glibc)
 import Glibc

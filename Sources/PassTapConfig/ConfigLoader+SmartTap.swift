@@ -1,5 +1,6 @@
 import PassTapCore
 import SmartTap
+import Wallets
 import VAS
 
 extension ConfigLoader {

@@ -2,6 +2,7 @@ import Foundation
 import ISO7816
 import PassTapCore
 import VAS
+import Wallets
 
 #if canImport(Glibc)
 import Glibc
@@ -21,8 +22,8 @@ extension ConfigLoader {
         var vas = Configuration.VAS()
         vas.enabled = try table.bool("enabled") ?? vas.enabled
         if let mode = try table.string("mode") {
-            guard let parsed = VASMode(rawValue: mode) else {
-                throw table.error("mode", "expected one of \(VASMode.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(mode)\"")
+            guard let parsed = PassMode(rawValue: mode) else {
+                throw table.error("mode", "expected one of \(PassMode.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(mode)\"")
             }
             vas.mode = parsed
         }

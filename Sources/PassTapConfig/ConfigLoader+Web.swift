@@ -1,5 +1,6 @@
 import PassTapCore
 import VAS
+import Wallets
 
 #if canImport(Glibc)
 import Glibc

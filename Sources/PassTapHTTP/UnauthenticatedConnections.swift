@@ -4,7 +4,8 @@ import SockDiag
 import Synchronization
 
 /// The connections of a listener that have not authenticated yet: page requests, and `/rpc`
-/// WebSockets before their handshake completes (issue 29, section 3).
+/// WebSockets before their handshake completes (docs/web.md, "Limits against other local
+/// processes").
 ///
 /// They have a pool of their own, ``limit`` in all, apart from the authenticated connections, so
 /// they can never take an authenticated client's place. Each user may hold at most

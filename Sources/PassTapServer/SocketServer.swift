@@ -189,7 +189,7 @@ public final class SocketServer: Service, ConfigurationObserver {
         // reload's scan of the clients holds (``configurationChanged(from:to:)``), and that scan
         // runs after the reload is in force: a reload either finds this client registered (and
         // closes it if its roles change) or is in force before its roles are computed. Never a
-        // client with roles a reload took away (issue 19 §2).
+        // client with roles a reload took away (docs/socket-api.md, "Access").
         let (settings, roles, id) = clients.withLock { clients in
             let settings = live.current
             let roles = settings.access.roles(uid: peer.uid, groups: peer.allGroups)

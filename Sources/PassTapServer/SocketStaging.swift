@@ -12,7 +12,7 @@ import Darwin
 ///
 /// Why: `chown` and `chmod` on the socket's path follow a symbolic link, and another user who
 /// could rename one over the name between `bind` and `chmod` would have given any file the
-/// socket's group and mode (issue 19). On Linux, `fchmod` on a socket's fd does not change the
+/// socket's group and mode (docs/socket-api.md, "Socket file"). On Linux, `fchmod` on a socket's fd does not change the
 /// file on disk. So every step after `bind` goes through file descriptors of this directory and
 /// of the socket's directory, opened once: renaming either directory, or a link above them,
 /// cannot redirect a step to another file.

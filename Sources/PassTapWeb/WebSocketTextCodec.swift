@@ -16,7 +16,8 @@ import PassTapProtocol
 ///   cannot (the peer does not read), only the latest ping is kept and answered once it can
 ///   (RFC 6455 §5.5.3 allows that), and one ping over ``maximumUnansweredPings`` waiting closes
 ///   the connection with 1008 (policy violation): pings never reach the async channel, whose
-///   backpressure would stop reading them, so nothing else bounds the pongs (issue 29);
+///   backpressure would stop reading them, so nothing else bounds the pongs (docs/web.md,
+///   "Limits against other local processes");
 /// - a close is answered with a close and the connection ends;
 /// - when the connection closes from this side (idle timeout, failed `auth`, a reload), a close
 ///   frame goes first.

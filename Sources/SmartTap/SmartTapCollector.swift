@@ -1,5 +1,5 @@
 @preconcurrency public import Crypto
-public import VAS
+public import Wallets
 
 /// The merchant's Smart Tap identity: the collector id Google assigned, the version of the key
 /// registered for it in the Google Pay & Wallet console, and that P-256 key, which signs every

@@ -1,4 +1,4 @@
-public import VAS
+public import Wallets
 
 /// The VAS type of the POS capabilities a terminal sends with GET DATA (`pcr`, last byte), which
 /// tells the phone whether a payment follows (docs/smarttap.md, "The protocol as implemented").
@@ -11,8 +11,8 @@ public enum SmartTapMode: String, Sendable, Hashable, CaseIterable {
     case passAndPayment = "pass_and_payment"
 
     /// The mode that matches a VAS mode: `vas_only` is pass only, `vas_or_payment` pass over
-    /// payment, `vas_and_payment` pass and payment (issue 23 §3, "Modes").
-    public init(_ mode: VASMode) {
+    /// payment, `vas_and_payment` pass and payment (docs/smarttap.md, "Configuration").
+    public init(_ mode: PassMode) {
         switch mode {
         case .vasOnly: self = .passOnly
         case .vasOrPayment: self = .passOverPayment

@@ -3,6 +3,7 @@ import ISO7816
 import PassTapCore
 import Testing
 import VAS
+import Wallets
 
 /// What a subscriber without the `read` role sees: every event, each VAS entry without its pass
 /// and marked `withheld: "access"`; with `read`, the event as published.

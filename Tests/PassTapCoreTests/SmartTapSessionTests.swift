@@ -4,6 +4,7 @@ import ISO7816
 import PassTapCore
 import PassTapTestSupport
 import SmartTap
+import Wallets
 import Testing
 import VAS
 
@@ -21,7 +22,7 @@ import VAS
     static let smartTapAID = "A000000476D0000111"
 
     /// `[vas]` with the coffee merchant, on or off.
-    static func vas(enabled: Bool = true, order: Configuration.VASOrder = .beforeAIDs, stop: Bool = false, mode: VASMode = .vasOrPayment) -> Configuration.VAS {
+    static func vas(enabled: Bool = true, order: Configuration.VASOrder = .beforeAIDs, stop: Bool = false, mode: PassMode = .vasOrPayment) -> Configuration.VAS {
         var vas = Configuration.VAS()
         vas.enabled = enabled
         vas.order = order
@@ -134,8 +135,8 @@ import VAS
         #expect(!SessionOutcome().readAPass)
     }
 
-    @Test(arguments: [(VASMode.vasOnly, SmartTapMode.passOnly), (.vasOrPayment, .passOverPayment), (.vasAndPayment, .passAndPayment)])
-    func theVASModeIsSmartTapsPOSCapability(mode: VASMode, expected: SmartTapMode) {
+    @Test(arguments: [(PassMode.vasOnly, SmartTapMode.passOnly), (.vasOrPayment, .passOverPayment), (.vasAndPayment, .passAndPayment)])
+    func theVASModeIsSmartTapsPOSCapability(mode: PassMode, expected: SmartTapMode) {
         #expect(SmartTapPlan(collector: Self.collector, wallets: Self.vas(mode: mode)).smartTapMode == expected)
     }
 

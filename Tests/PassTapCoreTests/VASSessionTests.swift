@@ -4,6 +4,7 @@ import PassTapCore
 import PassTapTestSupport
 import Testing
 import VAS
+import Wallets
 
 /// The VAS part of the session engine against an in-process phone: request order and bytes,
 /// per-merchant statuses, decryption, freshness, order with the AID list, and lost cards.
@@ -78,7 +79,7 @@ import VAS
     }
 
     @Test func modeBitsFollowTheConfiguredMode() throws {
-        for mode in VASMode.allCases {
+        for mode in PassMode.allCases {
             var settings = Self.settings()
             settings.mode = mode
             let (outcome, card) = run(Self.phoneWithCoffee(), settings)

@@ -6,6 +6,7 @@ import PassTapProtocol
 import SmartTap
 import Testing
 import VAS
+import Wallets
 
 /// `docs/socket-api.md` is the contract: every member its event examples show is on the wire, and
 /// nothing on the wire is missing from them. Each kind is encoded with every optional member

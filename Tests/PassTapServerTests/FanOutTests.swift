@@ -8,6 +8,7 @@ import Testing
 import VAS
 
 @testable import PassTapServer
+import Wallets
 
 /// Fan-out: `events.subscribe` picks the view from the connection's roles, and an event is
 /// encoded once per view in use for all its subscribers, replays included, every subscriber of

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import VAS
+import Wallets
 
 @testable import SmartTap
 

@@ -4,6 +4,7 @@ import Testing
 import VAS
 
 @testable import SmartTap
+import Wallets
 
 /// kormax/google-smart-tap's published exchange (Vectors/kormax_google_smart_tap.json): the reader
 /// reads the phone's answers, and its encoder reproduces the requests byte for byte from their

@@ -1,5 +1,6 @@
 import Testing
 import VAS
+import Wallets
 
 /// The ECP frame and its CRC_A.
 @Suite(.timeLimit(.minutes(1))) struct ECPFrameTests {
@@ -13,11 +14,11 @@ import VAS
     /// docs/vas-protocol.md §7.2: the VASUP-A frames with their CRC_A (`E4 D2` is also
     /// proxmark3's hard-coded `ECP_VAS_ONLY_FRAME`).
     @Test(arguments: [
-        (VASMode.vasOrPayment, [UInt8(0x6A), 0x01, 0x00, 0x00, 0x00, 0xF6, 0xF1]),
+        (PassMode.vasOrPayment, [UInt8(0x6A), 0x01, 0x00, 0x00, 0x00, 0xF6, 0xF1]),
         (.vasAndPayment, [0x6A, 0x01, 0x00, 0x00, 0x01, 0x7F, 0xE0]),
         (.vasOnly, [0x6A, 0x01, 0x00, 0x00, 0x02, 0xE4, 0xD2]),
     ])
-    func vasFramesCarryTheModeByteOf9F26(mode: VASMode, onAir: [UInt8]) throws {
+    func vasFramesCarryTheModeByteOf9F26(mode: PassMode, onAir: [UInt8]) throws {
         let frame = ECPFrame(mode: mode)
         #expect(frame.bytes.last == mode.bits)
         #expect(frame.withCRC == onAir)

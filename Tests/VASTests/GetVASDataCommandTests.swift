@@ -2,6 +2,7 @@ import Crypto
 import ISO7816
 import Testing
 import VAS
+import Wallets
 
 /// GET VAS DATA commands (vas-protocol.md §3).
 @Suite(.timeLimit(.minutes(1))) struct GetVASDataCommandTests {
@@ -62,8 +63,8 @@ import VAS
         #expect(command.apdu.le == 256)
     }
 
-    @Test(arguments: VASMode.allCases, [false, true])
-    func capabilitiesCarryModeAndMoreBit(mode: VASMode, more: Bool) throws {
+    @Test(arguments: PassMode.allCases, [false, true])
+    func capabilitiesCarryModeAndMoreBit(mode: PassMode, more: Bool) throws {
         let command = try GetVASDataCommand(request: Self.passKit(), mode: mode, moreRequestsFollow: more, terminalNonce: nil)
         let expectedModeBits: UInt8 = switch mode {
         case .vasOrPayment: 0

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Testing
 import VAS
+import Wallets
 
 /// `passtap keygen --owner USER[:GROUP]`: how the value is read and resolved, against a fixed
 /// account table, and a real chown of a real file.

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Testing
 import VAS
+import Wallets
 
 /// Who may own, read and write a key file (issue 3 §2, issue 10 §1): the owner is root or the
 /// daemon's user, others get nothing, the group may only read, and only if it is the daemon's own

@@ -3,6 +3,7 @@ import Foundation
 import ISO7816
 import Testing
 import VAS
+import Wallets
 
 /// Key files in every accepted format, key ids, public key export and redaction.
 @Suite(.timeLimit(.minutes(1))) struct MerchantKeyTests {

@@ -1,5 +1,6 @@
 import Testing
 import VAS
+import Wallets
 
 /// Key bytes we hold are wiped in place once the key is made.
 @Suite struct SecretBytesTests {

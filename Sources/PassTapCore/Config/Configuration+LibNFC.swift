@@ -1,4 +1,5 @@
 public import VAS
+import Wallets
 
 extension Configuration {
     /// `[libnfc]`: PN532/PN533 boards, SCL3711 sticks and ACR122U units driven through libnfc,

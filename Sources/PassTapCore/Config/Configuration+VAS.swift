@@ -1,4 +1,5 @@
 public import VAS
+public import Wallets
 
 extension Configuration {
     /// `[vas] order`: whether the Apple VAS exchange comes before or after SELECT by AID.
@@ -14,7 +15,7 @@ extension Configuration {
         /// `enabled`: whether sessions run VAS at all.
         public var enabled: Bool = false
         /// `mode`: what the terminal asks for in `9F26`.
-        public var mode: VASMode = .vasOrPayment
+        public var mode: PassMode = .vasOrPayment
         /// `stop_on_first_pass`: after a pass is read, skip SELECT by AID (only with `before_aids`).
         public var stopOnFirstPass: Bool = false
         /// `freshness_s`: the largest gap between a pass timestamp and the host clock; 0 turns it off.

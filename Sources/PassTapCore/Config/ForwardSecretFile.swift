@@ -1,5 +1,6 @@
 import Foundation
 package import VAS
+package import Wallets
 
 /// A `[[forward.webhooks]] secret_file` or a `[[forward.postgres]] password_file`: one line
 /// holding a secret a sink sends or signs with.

@@ -1,5 +1,6 @@
 import Foundation
 package import VAS
+package import Wallets
 
 #if canImport(Glibc)
 import Glibc

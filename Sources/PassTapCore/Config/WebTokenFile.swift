@@ -1,5 +1,6 @@
 import Foundation
 package import VAS
+package import Wallets
 
 /// A `[[web.tokens]] token_file`: one line holding a web token's secret.
 ///

@@ -1,3 +1,4 @@
+import Wallets
 /// Why a web token file was refused, naming its path and the reason, never the secret.
 ///
 /// Equal by ``code``.

@@ -18,7 +18,7 @@ import Synchronization
 /// be compared with). Off, ``mark(_:)`` is one test of a constant.
 public enum TapTrace {
     /// The stages. A build that encodes when the hub publishes passes them in this order; the
-    /// one before issue 20 encoded on the way to the first subscriber, after `published`.
+    /// early 0.1 builds encoded on the way to the first subscriber, after `published`.
     public enum Stage: Int, CaseIterable, Sendable {
         /// The card's answer to an APDU came back (the last one of the session counts).
         case answerReceived

@@ -25,8 +25,13 @@
 /// | -32007 | `line_too_long`      | a line over 64 KiB; the connection is closed                |
 /// | -32008 | `shutting_down`      | the daemon is stopping                                      |
 /// | -32009 | `already_subscribed` | a second `events.subscribe` on one connection               |
-/// | -32010 | `timeout`            | `vas.read`: no card arrived on the reader within `timeout_ms` |
-/// | -32011 | `vas_disabled`       | `vas.read` while `[vas] enabled` is false                   |
+/// | -32010 | `timeout`            | `pass.read`: no card arrived on the reader within `timeout_ms` |
+/// | -32011 | `vas_disabled`       | `pass.read` while `[vas]` and `[smarttap] enabled` are false |
+/// | -32012 | `not_iso_dep`        | `card.transmit` to a card that does not speak ISO-DEP       |
+/// | -32013 | `cancelled`          | the request was cancelled before it reached the card        |
+/// | -32014 | `forbidden`          | the peer lacks the role the method needs (`[access]`)       |
+/// | -32015 | `idle_timeout`       | no request for `[socket] idle_timeout_ms`; connection closed |
+/// | -32016 | `busy`               | `pass.read`: the user's `vas_reads_per_uid` already waiting |
 /// | -32017 | `unauthenticated`    | `/rpc`: a method before the handshake is done               |
 /// | -32018 | `auth_failed`        | `/rpc`: wrong proof or name, or an Origin it does not list  |
 /// | -32019 | `auth_rate_limited`  | `/rpc`: a failure over the Origin's (or global) limit       |
@@ -107,6 +112,16 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
     /// -32024: on `/rpc`, `auth.hello` named a protocol version passtapd does not speak;
     /// `data.supported` lists the ones it does. The connection is closed.
     public static let protocolUnsupported = JSONRPCErrorCode(rawValue: -32024)
+
+    /// Every code PassTap sends, in the order of the table above (`docs/socket-api.md`, "Error
+    /// codes", and the web listener's in `docs/web.md`): a test checks each is documented.
+    public static let all: [JSONRPCErrorCode] = [
+        .parseError, .invalidRequest, .methodNotFound, .invalidParams, .internalError,
+        .noCard, .unknownReader, .readerUnavailable, .transportError, .transmitDisabled, .tooManyClients,
+        .lineTooLong, .shuttingDown, .alreadySubscribed, .timeout, .vasDisabled, .notISODep, .cancelled,
+        .forbidden, .idleTimeout, .busy, .unauthenticated, .authFailed, .authRateLimited, .authTimeout,
+        .unknownSink, .outboxUnavailable, .authOutdated, .protocolUnsupported,
+    ]
 
     /// The snake_case reason PassTap sends in `error.data.reason` for this code.
     public var reason: String {

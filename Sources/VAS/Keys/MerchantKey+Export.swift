@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ISO7816
+import Wallets
 
 extension MerchantKey {
     /// The public key as DER SubjectPublicKeyInfo with a compressed point (59 bytes: a `30 39` header and

@@ -1,3 +1,4 @@
+import Wallets
 extension MerchantKey {
     /// Loads a key file: refuses it unless `policy` passes (see ``MerchantKeyFilePolicy``), then
     /// accepts SEC1 PEM (with or without a leading EC PARAMETERS block), PKCS#8 PEM, DER (SEC1 or

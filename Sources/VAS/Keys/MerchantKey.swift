@@ -1,4 +1,5 @@
 @preconcurrency public import Crypto
+import Wallets
 
 /// A merchant's P-256 private key for decrypting VAS cryptograms (vas-protocol.md §6), with what
 /// depends only on it precomputed: the public key, its X coordinate and the 4-byte key id.
@@ -11,7 +12,7 @@
 /// Loading zeroes every buffer of ours that held key bytes (``SecretBytes``).
 public struct MerchantKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Length of a P-256 scalar and coordinate.
-    public static let scalarLength = 32
+    public static let scalarLength = MerchantKeyDecoder.scalarLength
 
     let privateKey: P256.KeyAgreement.PrivateKey
     /// The public key, derived from the scalar.

@@ -1,4 +1,5 @@
 import ISO7816
+import Wallets
 
 /// An Apple Enhanced Contactless Polling frame, as a reader sends it between polls
 /// (docs/vas-protocol.md §7): `6A`, a version, a payload; the chip appends CRC_A.
@@ -11,7 +12,7 @@ public struct ECPFrame: Hashable, Sendable, CustomStringConvertible {
     public let bytes: [UInt8]
 
     /// The VASUP-A frame for `mode`: `6A 01 00 00 0M`.
-    public init(mode: VASMode) {
+    public init(mode: PassMode) {
         bytes = [0x6A, 0x01, 0x00, 0x00, mode.bits]
     }
 
@@ -29,12 +30,12 @@ public struct ECPFrame: Hashable, Sendable, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    /// What a VASUP-A frame asks the phone for: a ``VASMode`` (`.some(mode)`), payment only
+    /// What a VASUP-A frame asks the phone for: a ``PassMode`` (`.some(mode)`), payment only
     /// (`.some(nil)`), or `nil` when the frame is not a VAS frame at all.
-    public var vasRequest: VASMode?? {
+    public var vasRequest: PassMode?? {
         guard bytes.count == 5, bytes[1] == 0x01, bytes[2] == 0x00, bytes[3] == 0x00 else { return nil }
         if bytes[4] == 0x03 { return .some(nil) }
-        guard let mode = VASMode.allCases.first(where: { $0.bits == bytes[4] }) else { return nil }
+        guard let mode = PassMode.allCases.first(where: { $0.bits == bytes[4] }) else { return nil }
         return .some(mode)
     }
 

@@ -1,4 +1,5 @@
 public import ISO7816
+import Wallets
 
 /// GET VAS DATA (vas-protocol.md §3): one per merchant, after a single SELECT.
 ///
@@ -33,7 +34,7 @@ public struct GetVASDataCommand: Hashable, Sendable {
     /// What is asked for.
     public let request: VASMerchantRequest
     /// The VAS mode (low bits of `9F26` byte 4).
-    public let mode: VASMode
+    public let mode: PassMode
     /// Sets the "more requests follow" bit: true on every request of a tap but the last.
     public let moreRequestsFollow: Bool
     /// The `9F28` value; `nil` leaves the tag out.
@@ -41,7 +42,7 @@ public struct GetVASDataCommand: Hashable, Sendable {
 
     /// A command with a given nonce (tests, replays); the nonce must be 4 bytes or `nil`.
     public init(
-        request: VASMerchantRequest, mode: VASMode, moreRequestsFollow: Bool, terminalNonce: [UInt8]?
+        request: VASMerchantRequest, mode: PassMode, moreRequestsFollow: Bool, terminalNonce: [UInt8]?
     ) throws(VASCommandError) {
         if let terminalNonce, terminalNonce.count != Self.nonceLength {
             throw VASCommandError(.invalidNonce, "terminal nonce of \(terminalNonce.count) bytes; 9F28 carries exactly \(Self.nonceLength)")
@@ -54,7 +55,7 @@ public struct GetVASDataCommand: Hashable, Sendable {
 
     /// A command with 4 fresh random nonce bytes from `generator`.
     public init(
-        request: VASMerchantRequest, mode: VASMode, moreRequestsFollow: Bool,
+        request: VASMerchantRequest, mode: PassMode, moreRequestsFollow: Bool,
         using generator: inout some RandomNumberGenerator
     ) {
         self.request = request
@@ -66,7 +67,7 @@ public struct GetVASDataCommand: Hashable, Sendable {
     /// One command per request, in order, the "more" bit on all but the last, each with its own
     /// random nonce.
     public static func sequence(
-        for requests: [VASMerchantRequest], mode: VASMode,
+        for requests: [VASMerchantRequest], mode: PassMode,
         using generator: inout some RandomNumberGenerator
     ) -> [GetVASDataCommand] {
         requests.enumerated().map { index, request in
@@ -77,7 +78,7 @@ public struct GetVASDataCommand: Hashable, Sendable {
     }
 
     /// The same, with the system's random number generator.
-    public static func sequence(for requests: [VASMerchantRequest], mode: VASMode) -> [GetVASDataCommand] {
+    public static func sequence(for requests: [VASMerchantRequest], mode: PassMode) -> [GetVASDataCommand] {
         var generator = SystemRandomNumberGenerator()
         return sequence(for: requests, mode: mode, using: &generator)
     }

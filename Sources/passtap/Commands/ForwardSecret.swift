@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PassTapCore
 import VAS
+import Wallets
 
 /// `passtap forward secret --name NAME --out DIR [--owner USER[:GROUP]]`: a new Standard
 /// Webhooks signing secret for the `[[forward.webhooks]]` sink NAME, offline. `--out` is a folder,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SmartTap
+import Wallets
 import VAS
 
 /// `passtap keygen --smarttap --collector-id N --key-version V --out DIR`: a Google Smart Tap

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VAS
+import Wallets
 
 extension MerchantKeyFormat: ExpressibleByArgument {}
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PassTapCore
 import VAS
+import Wallets
 
 /// `passtap web-token --name N --out DIR [--owner USER[:GROUP]]`: a new secret for one
 /// `[[web.tokens]]` entry of passtapd's web listener, offline.

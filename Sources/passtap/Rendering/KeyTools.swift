@@ -3,6 +3,7 @@ import Foundation
 import ISO7816
 import PassTapProtocol
 import VAS
+import Wallets
 
 /// What the offline key tools (`keygen`, `key-info`, `vas-decrypt`) share: loading a key with
 /// passtapd's checks, JSON output with a stable key order, and how they end on an error (a

@@ -1,6 +1,7 @@
 import ISO7816
 import PassTapCore
 import VAS
+import Wallets
 
 /// The readable form of a tap's Apple VAS record: one line for the phone, one per merchant.
 ///

@@ -1,4 +1,5 @@
 public import SmartTap
+public import Wallets
 public import VAS
 
 /// The Google Smart Tap part of one tap's plan: the collector, and the `[vas]` settings that
@@ -7,7 +8,7 @@ public struct SmartTapPlan: Sendable, Hashable {
     /// The collector whose passes are asked for, with its key.
     public var collector: SmartTapCollector
     /// `[vas] mode`, as Smart Tap's POS capabilities (``smartTapMode``).
-    public var mode: VASMode
+    public var mode: PassMode
     /// `[vas] order`: the wallets before or after the AID list.
     public var order: Configuration.VASOrder
     /// `[vas] stop_on_first_pass`: after a pass is read, skip SELECT by AID.

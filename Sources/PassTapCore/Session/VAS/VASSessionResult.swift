@@ -1,4 +1,5 @@
 public import VAS
+public import Wallets
 import ISO7816
 
 /// The Apple VAS part of a tap, published as `read.result`'s `vas` (null when VAS is disabled).
@@ -36,7 +37,7 @@ public struct VASSessionResult: Sendable, Hashable, Codable {
     /// The `9F23` mobile capabilities.
     @Nullable public var capabilities: Capabilities?
     /// The mode asked for (`vas_only`, `vas_or_payment`, `vas_and_payment`).
-    public var mode: VASMode
+    public var mode: PassMode
     /// Why no GET VAS DATA was sent although the applet answered; `nil` otherwise.
     @Nullable public var problem: String?
     /// One entry per configured merchant, in request order.
@@ -44,7 +45,7 @@ public struct VASSessionResult: Sendable, Hashable, Codable {
 
     /// Creates a result.
     public init(
-        offered: Bool, wallet: String?, version: String?, capabilities: Capabilities?, mode: VASMode,
+        offered: Bool, wallet: String?, version: String?, capabilities: Capabilities?, mode: PassMode,
         problem: String?, entries: [VASEntry]
     ) {
         self.offered = offered

@@ -9,7 +9,8 @@ import Darwin
 /// `struct group` of `<grp.h>` (inside the policy, `group` names its method).
 private typealias GroupEntry = group
 
-/// Who may own, read and write a merchant key file (issue 3 §2, issue 10 §1).
+/// Who may own, read and write a merchant or collector key file (docs/vas-keys.md, "Who may read
+/// a key file").
 ///
 /// A key file is accepted when it is a regular file and
 /// - others have no permission at all (`o+r`, `o+w`, `o+x`), and its group may not write it;

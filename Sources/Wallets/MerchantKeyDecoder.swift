@@ -25,10 +25,12 @@
 package enum MerchantKeyDecoder {
     /// No key file in any accepted format is larger.
     package static let maximumFileSize = 16 * 1024
+    /// Length of a P-256 scalar: what every accepted format decodes to.
+    package static let scalarLength = 32
     /// `1.2.840.10045.3.1.7` (prime256v1 / secp256r1).
-    static let p256OID: [UInt8] = [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]
+    package static let p256OID: [UInt8] = [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]
     /// `1.2.840.10045.2.1` (id-ecPublicKey).
-    static let ecPublicKeyOID: [UInt8] = [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
+    package static let ecPublicKeyOID: [UInt8] = [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
     /// The most elements one constructed value of a key may hold (SEC1 has 4, PKCS#8 up to 5).
     private static let maximumElements = 16
 
@@ -51,7 +53,7 @@ package enum MerchantKeyDecoder {
 
     /// 64 hex digits, with whitespace and colons ignored.
     private static func scalar(fromHex bytes: [UInt8], path: String) throws(MerchantKeyError) -> [UInt8] {
-        var scalar = [UInt8](repeating: 0, count: MerchantKey.scalarLength)
+        var scalar = [UInt8](repeating: 0, count: scalarLength)
         var digits = 0
         for byte in bytes {
             if byte == 0x20 || (0x09...0x0D).contains(byte) || byte == UInt8(ascii: ":") { continue }
@@ -59,13 +61,13 @@ package enum MerchantKeyDecoder {
                 SecretBytes.zero(&scalar)
                 throw unrecognized(path)
             }
-            if digits < 2 * MerchantKey.scalarLength {
+            if digits < 2 * scalarLength {
                 scalar[digits / 2] |= digits % 2 == 0 ? nibble << 4 : nibble
             }
             digits += 1
         }
         guard digits > 0 else { throw unrecognized(path) }
-        guard digits == 2 * MerchantKey.scalarLength else {
+        guard digits == 2 * scalarLength else {
             SecretBytes.zero(&scalar)
             throw MerchantKeyError(
                 .invalidScalar, path: path,
@@ -293,12 +295,12 @@ package enum MerchantKeyDecoder {
             }
         }
         let value = fields[1].value
-        guard value.count <= MerchantKey.scalarLength else {
+        guard value.count <= scalarLength else {
             throw MerchantKeyError(.notP256, path: path, "a \(value.count)-byte private scalar is not a P-256 key (32 bytes)")
         }
         // Left-padded with zeros to 32 bytes, copied straight from the buffer into the one array.
-        var scalar = [UInt8](repeating: 0, count: MerchantKey.scalarLength)
-        let offset = MerchantKey.scalarLength - value.count
+        var scalar = [UInt8](repeating: 0, count: scalarLength)
+        let offset = scalarLength - value.count
         for (position, index) in value.enumerated() { scalar[offset + position] = der[index] }
         return scalar
     }

@@ -13,7 +13,7 @@ import Darwin
 /// its copies until one is written to, and writing to a shared one would copy it first and wipe
 /// the copy. The key-loading code therefore keeps one array per secret, never copies it, and
 /// zeroes it before it goes out of scope. What swift-crypto's `P256.KeyAgreement.PrivateKey`
-/// keeps (BoringSSL's own copy of the scalar) lives as long as the ``MerchantKey`` and is freed,
+/// keeps (BoringSSL's own copy of the scalar) lives as long as the `MerchantKey` (VAS) or `SmartTapCollector` and is freed,
 /// not zeroed by us; we cannot reach it.
 package enum SecretBytes {
     /// Overwrites every byte of `bytes` with zero, in place, with `explicit_bzero` (which the
