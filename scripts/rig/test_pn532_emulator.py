@@ -29,7 +29,7 @@ sys.path.insert(0, HERE)
 
 import pn532_emulator as pn532  # noqa: E402
 from pn532_emulator import Chip, Emulator, FrameParser, Pending, build_frame  # noqa: E402
-from virtual_card import BUILTIN_PROFILES, Card  # noqa: E402
+from card_model import BUILTIN_PROFILES, Card  # noqa: E402
 from virtual_iphone import Phone  # noqa: E402
 
 SELECT_VAS = bytes.fromhex("00A404000A4F53452E5641532E303100")

@@ -17,7 +17,8 @@ import ndef  # noqa: E402  (ndeflib: scripts/install-deps installs it)
 
 import tag_memory  # noqa: E402
 from pn532_emulator import Chip  # noqa: E402
-from virtual_card import BUILTIN_PROFILES, Card, Controller, load_profile  # noqa: E402
+from card_model import BUILTIN_PROFILES, Card  # noqa: E402
+from virtual_card import Controller, load_profile  # noqa: E402
 
 SELECT_NDEF_APPLICATION = bytes.fromhex("00A4040007D276000085010100")
 SELECT_CC = bytes.fromhex("00A4000C02E103")

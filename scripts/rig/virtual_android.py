@@ -101,7 +101,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from virtual_card import Card
+from card_model import Card
 from virtual_iphone import (
     MASTERCARD_AID, PHONE_ATS, PPSE_AID, SW_OK, VAS_AID, VISA_AID, application_fci, encode_tlv, load_public_key,
     ppse_fci, selected_aid,
