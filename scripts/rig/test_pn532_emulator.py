@@ -626,8 +626,8 @@ class TapEveryTests(unittest.TestCase):
 class SignalTests(unittest.TestCase):
     """Ctrl-C on scripts/demo: the emulator may get the terminal's SIGINT and then the demo's
     SIGTERM while it cleans up or while Python shuts down. It must end with status 0 and print no
-    traceback (issue 30: "Exception ignored in: <module 'threading'>... SystemExit: 0", or killed
-    by the second signal once Python had put the default handlers back)."""
+    traceback (as it once did: "Exception ignored in: <module 'threading'>... SystemExit: 0", or
+    killed by the second signal once Python had put the default handlers back)."""
 
     def test_sigint_then_a_stream_of_sigterms_ends_it_quietly_with_status_0(self):
         emulator = Spawned(self, "--tap-every", "0.3", "--hold", "0.1")
