@@ -1,5 +1,5 @@
 """passtapd as the benches run it: the built binary with a config of theirs, and one socket client
-subscribed to events that paces and checks the taps (docs/protocol.md, "events.subscribe")."""
+subscribed to events that paces and checks the taps (docs/socket-api.md, "Methods")."""
 
 import json
 import os
