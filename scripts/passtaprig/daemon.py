@@ -3,11 +3,11 @@ subscribed to events that paces and checks the taps (docs/socket-api.md, "Method
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import time
 
+from .vcard import stop_process
 from .waits import Failure, wait_for
 
 
@@ -103,11 +103,5 @@ class Daemon:
         if self.client is not None:
             self.client.close()
             self.client = None
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, timeout)
         self.log.close()
