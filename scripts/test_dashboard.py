@@ -55,6 +55,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import passtaprig  # noqa: E402
 from passtaprig import vcard, waits  # noqa: E402
+from passtaprig.keys import write_p256_key, write_private_file  # noqa: E402
 
 ROOT = passtaprig.ROOT
 _loader = importlib.machinery.SourceFileLoader("fake_rpc_server", os.path.join(ROOT, "scripts/rig/fake_rpc_server.py"))
@@ -104,20 +105,7 @@ def documented_snippet():
 
 
 def write_secret(path, secret):
-    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
-        f.write(secret + "\n")
-
-
-def write_p256_key(path):
-    """A fresh P-256 private key in PEM (SEC 1) at `path`, mode 0600 as passtapd demands."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    pem = ec.generate_private_key(ec.SECP256R1()).private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption())
-    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
-        f.write(pem)
-    return path
+    write_private_file(path, secret + "\n")
 
 
 def write_key_and_phone(work):
