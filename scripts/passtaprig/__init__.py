@@ -38,3 +38,12 @@ def load_script(name, path):
     module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
     loader.exec_module(module)
     return module
+
+
+def given_binary(parser, path, option="--passtapd"):
+    """`path` (a bench's `--passtapd` argument) made absolute; the parser's usage error unless it
+    is an executable file."""
+    binary = os.path.abspath(path)
+    if not os.access(binary, os.X_OK):
+        parser.error("%s %s is not an executable file" % (option, path))
+    return binary
