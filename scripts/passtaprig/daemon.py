@@ -7,11 +7,11 @@ import socket
 import subprocess
 import time
 
-from .vcard import stop_process
-from .waits import Failure, wait_for
+from .vcard import RigProcess, stop_process
+from .waits import Failure
 
 
-class Daemon:
+class Daemon(RigProcess):
     """passtapd started with `config` (its socket at `socket_path`, its stdout and stderr in
     `log_path`), and a client of that socket subscribed to the event `kinds`, once the socket
     exists. Every wait has the deadline `timeout`. `command` replaces the plain
@@ -25,11 +25,8 @@ class Daemon:
         self.process = subprocess.Popen(command or [binary, "--config", config], stdout=self.log, stderr=self.log,
                                         env=env)
         self.client = None
+        self.wait_ready(lambda: os.path.exists(socket_path), "passtapd's socket", timeout)
         try:
-            wait_for(lambda: os.path.exists(socket_path) or self.process.poll() is not None, "passtapd's socket",
-                     timeout)
-            if self.process.poll() is not None:
-                raise Failure("passtapd exited (%s): %s" % (self.process.returncode, self.log_text()))
             self.client = socket.socket(socket.AF_UNIX)
             self.client.settimeout(timeout)
             self.client.connect(socket_path)
@@ -42,9 +39,8 @@ class Daemon:
             self.stop()
             raise
 
-    @property
-    def pid(self):
-        return self.process.pid
+    def exit_details(self):
+        return ": " + self.log_text()
 
     def log_text(self):
         """The end of passtapd's log, for a failure's message."""

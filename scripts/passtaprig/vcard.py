@@ -58,7 +58,35 @@ class CardControl:
         return answer
 
 
-class VirtualCard(CardControl):
+class RigProcess:
+    """A child process of the rig (`self.process`), waited for until it is ready; `stop` ends it."""
+
+    process = None
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+    def exit_details(self):
+        """More words for the failure of a process that exited before it was ready (its log)."""
+        return ""
+
+    def wait_ready(self, ready, what, timeout):
+        """Waits until `ready()`, or fails (`Failure`) when the process exits first or `timeout`
+        seconds pass; on any failure stops the process before raising."""
+        try:
+            wait_for(lambda: ready() or self.process.poll() is not None, what, timeout)
+            if self.process.poll() is not None:
+                raise Failure("%s: the process exited (%s)%s" % (what, self.process.returncode, self.exit_details()))
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self):
+        stop_process(self.process)
+
+
+class VirtualCard(CardControl, RigProcess):
     """virtual_card.py in test mode on vpcd port `port` (as a phone when `phone` names a phone
     file; `extra`, more of its options), started and waited for until its control socket `control`
     exists; stdout and stderr as subprocess.Popen's. `stop` ends it."""
@@ -70,20 +98,7 @@ class VirtualCard(CardControl):
         if phone:
             command += ["--phone", phone]
         self.process = subprocess.Popen(command + list(extra), stdout=stdout, stderr=stderr)
-        try:
-            wait_for(lambda: os.path.exists(control) or self.process.poll() is not None, "the " + name, timeout)
-            if self.process.poll() is not None:
-                raise Failure("the %s exited (%s)" % (name, self.process.returncode))
-        except BaseException:
-            self.stop()
-            raise
-
-    @property
-    def pid(self):
-        return self.process.pid
-
-    def stop(self):
-        stop_process(self.process)
+        self.wait_ready(lambda: os.path.exists(control), "the " + name, timeout)
 
 
 def stop_process(process, timeout=10):
