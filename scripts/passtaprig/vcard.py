@@ -75,7 +75,7 @@ class RigProcess:
         """Waits until `ready()`, or fails (`Failure`) when the process exits first or `timeout`
         seconds pass; on any failure stops the process before raising."""
         try:
-            wait_for(lambda: ready() or self.process.poll() is not None, what, timeout)
+            wait_for(lambda: ready() or self.process.poll() is not None, what, timeout=timeout)
             if self.process.poll() is not None:
                 raise Failure("%s: the process exited (%s)%s" % (what, self.process.returncode, self.exit_details()))
         except BaseException:

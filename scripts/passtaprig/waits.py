@@ -8,7 +8,7 @@ class Failure(Exception):
     it and exit 1; a test fails with it."""
 
 
-def wait_for(predicate, what, timeout=15, interval=0.02):
+def wait_for(predicate, what, *, timeout=15, interval=0.02):
     """Polls `predicate` every `interval` seconds until it is true; raises `Failure` naming `what`
     after `timeout` seconds."""
     deadline = time.monotonic() + timeout
