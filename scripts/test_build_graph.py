@@ -1,6 +1,6 @@
 """The fuzz build compiles only what the fuzz targets need: PassTapFuzzTargets must not reach the
 daemon, its listeners or the reader backends through any chain of targets (scripts/fuzz builds all
-it reaches with ASan; issue 20 §4b). Reads the package graph from `swift package describe`."""
+it reaches with ASan; docs/development.md, "Fuzzing"). Reads the package graph from `swift package describe`."""
 
 import json
 import os

@@ -29,6 +29,7 @@ the three readers' taps and the forwarding panel).
 import base64
 import contextlib
 import fcntl
+import functools
 import importlib.machinery
 import importlib.util
 import json
@@ -51,13 +52,17 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import passtaprig  # noqa: E402
+from passtaprig import vcard, waits  # noqa: E402
+from passtaprig.keys import write_p256_key, write_private_file  # noqa: E402
+
+ROOT = passtaprig.ROOT
 _loader = importlib.machinery.SourceFileLoader("fake_rpc_server", os.path.join(ROOT, "scripts/rig/fake_rpc_server.py"))
 fake = importlib.util.module_from_spec(importlib.util.spec_from_loader("fake_rpc_server", _loader))
 _loader.exec_module(fake)
 PASSTAPD = os.path.join(ROOT, ".build/debug/passtapd")
 PASSTAP_JS = os.path.join(ROOT, "Sources/PassTapDashboard/Files/passtap.js")
-RIG = os.path.join(ROOT, "scripts/rig/pcscd-rig")
 READER = "Virtual PCD 00 00"
 ANDROID_READER = "Virtual PCD 00 01"
 # The emulated PN532's pty, linked where a real one is (/dev/serial/by-id/...): libnfc reader ids
@@ -81,33 +86,8 @@ def free_port():
         return s.getsockname()[1]
 
 
-def wait_for(predicate, what, timeout=TIMEOUT_S):
-    """Polls `predicate` until it is true; fails naming `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError("timed out after %d s waiting for %s" % (timeout, what))
-
-
-class Card:
-    """The virtual iPhone's control socket (virtual_card.py --control)."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def command(self, line):
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(TIMEOUT_S)
-            s.connect(self.path)
-            with s.makefile("rw") as f:
-                f.write(line + "\n")
-                f.flush()
-                answer = json.loads(f.readline())
-        if not answer.get("ok"):
-            raise AssertionError("virtual card: %s -> %s" % (line, answer))
-        return answer
+# The rig's wait (scripts/passtaprig/waits.py), polling every 50 ms with this file's deadline.
+wait_for = functools.partial(waits.wait_for, timeout=TIMEOUT_S, interval=0.05)
 
 
 def documented_snippet():
@@ -125,20 +105,7 @@ def documented_snippet():
 
 
 def write_secret(path, secret):
-    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
-        f.write(secret + "\n")
-
-
-def write_p256_key(path):
-    """A fresh P-256 private key in PEM (SEC 1) at `path`, mode 0600 as passtapd demands."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    pem = ec.generate_private_key(ec.SECP256R1()).private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption())
-    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
-        f.write(pem)
-    return path
+    write_private_file(path, secret + "\n")
 
 
 def write_key_and_phone(work):
@@ -211,7 +178,7 @@ class DashboardTests(unittest.TestCase):
         cls.work = tempfile.mkdtemp(prefix="passtap-dashboard-")
         cls.screenshots = tempfile.mkdtemp(prefix="passtap-dashboard-shots-")
         cls.processes = []
-        cls.rig_started = False
+        cls.rig = vcard.PcscdRig(cls.work)
         # One pcscd per machine: the same lock as the integration tests and the benches.
         cls.lock = open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "passtap-pcscd.lock"), "a")
         fcntl.flock(cls.lock, fcntl.LOCK_EX)
@@ -297,23 +264,14 @@ origins = []
         # A pcscd of a test that just released the lock may still be exiting.
         wait_for(lambda: subprocess.run(["pidof", "pcscd"], stdout=subprocess.DEVNULL).returncode != 0,
                  "no other pcscd (pcscd-rig starts one only when none runs)", timeout=600)
-        started = subprocess.run([RIG, "start", work], check=True, capture_output=True, text=True).stdout
-        cls.rig_started = True
-        vpcd = int([l for l in started.splitlines() if l.startswith("port=")][0][5:])
-        card_socket = os.path.join(work, "card.sock")
-        cls.spawn([sys.executable, os.path.join(ROOT, "scripts/rig/virtual_card.py"), "--control", card_socket,
-                   "--port", str(vpcd), "--phone", phone], "card.log")
-        wait_for(lambda: os.path.exists(card_socket), "the virtual iPhone's control socket")
-        cls.card = Card(card_socket)
-        android_socket = os.path.join(work, "android.sock")
-        cls.spawn([sys.executable, os.path.join(ROOT, "scripts/rig/virtual_card.py"), "--control", android_socket,
-                   "--port", str(vpcd + 1), "--phone", android], "android.log")
+        vpcd = cls.rig.start()
+        cls.card = cls.virtual_card("card.sock", vpcd, phone, "card.log", "virtual iPhone")
+        cls.android = cls.virtual_card("android.sock", vpcd + 1, android, "android.log", "virtual Android phone")
         pn532_socket, pn532_ready = os.path.join(work, "pn532.sock"), os.path.join(work, "pn532.ready")
         cls.spawn([sys.executable, os.path.join(ROOT, "scripts/rig/pn532_emulator.py"), "--link", os.path.join(work, PN532_LINK),
                    "--control", pn532_socket, "--ready-file", pn532_ready, "--profile", "ntag215-ndef"], "pn532.log")
-        wait_for(lambda: os.path.exists(android_socket), "the virtual Android phone's control socket")
         wait_for(lambda: os.path.exists(pn532_ready), "the emulated PN532")
-        cls.android, cls.tag = Card(android_socket), Card(pn532_socket)
+        cls.tag = vcard.CardControl(pn532_socket, TIMEOUT_S, "emulated PN532")
         cls.nfc_reader = "nfc:pn532_uart:" + os.path.join(work, PN532_LINK)
         cls.start_daemon()
 
@@ -338,6 +296,16 @@ origins = []
         return daemon
 
     @classmethod
+    def virtual_card(cls, control, port, phone, log, name):
+        """A virtual phone on vpcd `port` (its control socket and log in the work folder), stopped
+        with the other processes."""
+        with open(os.path.join(cls.work, log), "w") as stderr:
+            card = vcard.VirtualCard(os.path.join(cls.work, control), port, phone, stdout=subprocess.DEVNULL,
+                                     stderr=stderr, timeout=TIMEOUT_S, name=name)
+        cls.processes.append(card.process)
+        return card
+
+    @classmethod
     def spawn(cls, command, log):
         with open(os.path.join(cls.work, log), "w") as stderr:
             process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
@@ -358,8 +326,7 @@ origins = []
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        if cls.rig_started:
-            subprocess.run([RIG, "stop", cls.work])
+        cls.rig.stop()
         fcntl.flock(cls.lock, fcntl.LOCK_UN)
         cls.lock.close()
         shutil.rmtree(cls.work, ignore_errors=True)

@@ -1,4 +1,4 @@
-"""Installs the Debian package into a throwaway root and checks it (issue 12 §4).
+"""Installs the Debian package into a throwaway root and checks it (docs/operations.md, "Test").
 
 Run from the repository root, as root (dpkg, chown):
     python3 -m unittest scripts/test_package.py
@@ -293,7 +293,8 @@ class InstalledPackageTests(unittest.TestCase):
         self.assertLess(int(group["passtap"][2]), 1000, "passtap must be a system group")
         self.assertIn("passtapd", group["dialout"][3].split(","), "passtapd is in dialout (serial readers)")
         # USB readers (udev/70-passtapd-nfc.rules) have a group of their own, with passtapd in it;
-        # group passtapd, which may read merchant keys, has no one else (issue 19 §5).
+        # group passtapd, which may read merchant keys, has no one else (docs/operations.md, "Users,
+        # groups and files").
         self.assertIn("passtap-nfc", group)
         self.assertLess(int(group["passtap-nfc"][2]), 1000, "passtap-nfc must be a system group")
         self.assertIn("passtapd", group["passtap-nfc"][3].split(","), "passtapd is in passtap-nfc (USB readers)")

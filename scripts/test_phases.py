@@ -10,7 +10,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PHASES = os.path.join(ROOT, "scripts", "lib", "phases.bash")
-# Issue 28: the whole run in 30 minutes on 2 cores.
+# The whole run in 30 minutes on 2 cores (docs/development.md, "The test run").
 TOTAL_BUDGET_SECONDS = 30 * 60
 
 

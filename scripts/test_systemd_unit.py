@@ -233,7 +233,8 @@ def commented_default(section, key):
 
 class SocketUnitTests(unittest.TestCase):
     """systemd/passtapd-web.socket and passtapd-metrics.socket: systemd holds the TCP listeners'
-    ports, and passtapd adopts the sockets by the names of LISTEN_FDNAMES (issue 29)."""
+    ports, and passtapd adopts the sockets by the names of LISTEN_FDNAMES (docs/operations.md, "The
+    TCP listeners' drop-in")."""
 
     def verify_all(self, broken=None):
         """verify of the service (with the drop-in) and of both socket units in one root; `broken`
@@ -601,7 +602,7 @@ def recorded_peaks_mib():
 
 class MemoryCeilingTests(unittest.TestCase):
     """MemoryHigh=/MemoryMax= hold a runaway (a ping flood, a leak) to passtapd's own cgroup, with
-    room above what it was measured to need (issue 29 §2)."""
+    room above what it was measured to need (docs/operations.md, "Memory ceiling")."""
 
     def test_the_ceiling_is_above_twice_the_recorded_peak(self):
         unit = settings(UNIT.read_text())

@@ -28,7 +28,8 @@ LIBNFC_1_8_0_USB_IDS = {
 }
 
 # The reader devices' group. Not passtapd: that group may read merchant keys (0640 root:passtapd),
-# and a person who needs nfc-list joins the readers' group (issue 19 §5).
+# and a person who needs nfc-list joins the readers' group (docs/operations.md, "Users, groups and
+# files").
 READER_GROUP = "passtap-nfc"
 KEY_GROUP = "passtapd"
 

@@ -1,33 +1,39 @@
 """scripts/bench/forward's own parts, without passtapd: its copy of the sink's schema and statement
-follows the sink's Swift source (so the baseline stays the sink's statement), its SQL literals,
-its webhook body is ForwardEnvelope's, the figures from visible_at stamps, and the webhook
-receiver's events file read in pieces.
+follows what docs/fleet.md documents of the PostgreSQL sink (so the baseline stays the sink's
+statement), its SQL literals, its webhook body is the one docs/fleet.md, "Webhooks" shows, the
+figures from visible_at stamps, and the webhook receiver's events file read in pieces.
 
 Run: python3 -m unittest scripts/bench/test_forward.py (scripts/test does).
 """
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import re
+import sys
 import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_loader = importlib.machinery.SourceFileLoader("bench_forward", os.path.join(ROOT, "scripts/bench/forward"))
-forward = importlib.util.module_from_spec(importlib.util.spec_from_loader("bench_forward", _loader))
-_loader.exec_module(forward)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import passtaprig  # noqa: E402
 
-TABLE_SWIFT = os.path.join(ROOT, "Sources/PassTapForward/Postgres/PostgresEventTable.swift")
-ENVELOPE_SWIFT = os.path.join(ROOT, "Sources/PassTapForward/Delivery/ForwardEnvelope.swift")
+forward = passtaprig.load_script("bench_forward", "scripts/bench/forward")
+
+FLEET_DOC = os.path.join(passtaprig.ROOT, "docs/fleet.md")
 ROW = ("6F1C:42", "till-3", 42, "6F1C", "read.result", "pcsc:Virtual PCD 00 00", "2026-11-26T21:04:05.123Z",
        '{"kind":"read.result","seq":42}')
 
 
-def swift_source(path):
-    with open(path) as f:
+def fleet_doc():
+    with open(FLEET_DOC) as f:
         return f.read()
+
+
+def documented_table():
+    """The CREATE TABLE and CREATE INDEX of docs/fleet.md, "The table", without their comments
+    and with white space folded."""
+    doc = fleet_doc()
+    block = re.search(r"### The table\n\n```sql\n(.*?)```", doc, re.S).group(1)
+    return " ".join(re.sub(r"--[^\n]*", "", block).split()).replace("( ", "(").replace(" )", ")")
 
 
 def columns(create_table):
@@ -38,32 +44,29 @@ def columns(create_table):
 
 class SchemaTests(unittest.TestCase):
     def test_the_table_is_the_sinks_plus_visible_at(self):
-        swift = swift_source(TABLE_SWIFT)
-        sink = re.search(r'CREATE TABLE IF NOT EXISTS \\\(quotedName\) \(\\\n(.*?)"""', swift, re.S).group(1)
-        sink_columns = [tuple(part.strip().rstrip(")").split(" ", 1))
-                        for part in sink.replace("\\\n", "").split(",") if part.strip()]
-        ours = columns(forward.table_sql("t", stamped=False).split(";\n")[0])
+        documented = documented_table()
+        sink_columns = columns(documented.split(";")[0])
+        ours = columns(forward.table_sql("passtap_events", stamped=False).split(";\n")[0])
         self.assertEqual(ours, sink_columns)
         stamped = columns(forward.table_sql("t").split(";\n")[0])
         self.assertEqual(stamped[:-1], sink_columns)
         self.assertEqual(stamped[-1], ("visible_at", "timestamptz NOT NULL DEFAULT clock_timestamp()"))
 
     def test_the_time_index_is_the_sinks(self):
-        swift = swift_source(TABLE_SWIFT)
-        self.assertIn('Self.quoted(name + "_time_idx")) ON \\(quotedName) (time)', swift)
+        self.assertIn("CREATE INDEX passtap_events_time_idx ON passtap_events (time);", documented_table())
+        self.assertIn("`<table>_time_idx`", fleet_doc())
         self.assertIn("CREATE INDEX t_time_idx ON t (time);", forward.table_sql("t"))
 
     def test_the_insert_is_the_sinks_statement(self):
-        swift = swift_source(TABLE_SWIFT)
-        column_list = re.search(r'INSERT INTO \\\(quotedName\) \(([^)]*)\) VALUES', swift).group(1)
+        column_list = ", ".join(name for name, _ in columns(documented_table().split(";")[0]))
         self.assertEqual(", ".join(forward.COLUMNS), column_list)
-        self.assertIn('" ON CONFLICT (id) DO NOTHING"', swift)
+        doc = " ".join(fleet_doc().split())
+        self.assertIn("in batches of up to %d rows, each batch one `INSERT ... ON CONFLICT (id) DO NOTHING`"
+                      % forward.BATCH, doc)
         statement = forward.insert_sql("t", [ROW, ROW])
         self.assertTrue(statement.startswith("INSERT INTO t (%s) VALUES (" % column_list))
         self.assertTrue(statement.endswith(") ON CONFLICT (id) DO NOTHING;\n"))
         self.assertEqual(statement.count("::jsonb)"), 2)
-        self.assertEqual(forward.BATCH, int(re.search(r"batchLimit: Int = (\d+)", swift_source(
-            os.path.join(ROOT, "Sources/PassTapForward/Postgres/PostgresSink.swift"))).group(1)))
 
     def test_literals(self):
         self.assertEqual(forward.sql_literal(None), "NULL")
@@ -73,11 +76,11 @@ class SchemaTests(unittest.TestCase):
 
 
 class EnvelopeTests(unittest.TestCase):
-    def test_the_body_is_forward_envelopes(self):
+    def test_the_body_is_the_documented_one(self):
         body = forward.envelope(ROW)
-        # ForwardEnvelope writes data, id, source, timestamp, type in that order, compact.
-        swift = swift_source(ENVELOPE_SWIFT)
-        order = re.findall(r'buffer\.writeString\(#"[{,]"(\w+)":"#\)', swift)
+        # docs/fleet.md, "Webhooks" shows the body: data, id, source, timestamp, type, compact.
+        example = re.search(r'^(\{"data":\{\.\.\.the event\.\.\.\},.*\})$', fleet_doc(), re.M).group(1)
+        order = re.findall(r'[{,]"(\w+)":', example.replace("{...the event...}", "null"))
         self.assertEqual(order, ["data", "id", "source", "timestamp", "type"])
         self.assertEqual(list(json.loads(body)), order)
         self.assertTrue(body.startswith(b'{"data":{"kind":"read.result","seq":42},"id":"6F1C:42",'))

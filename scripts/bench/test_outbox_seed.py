@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/bench/outbox_seed.py writes what docs/architecture.md, "The outbox" describes: schema
 version 1, the events pending for the sink in rowid order, totals.bytes kept, mode 0600; it
-refuses a file of another version.
+refuses a file of another version. The file and its tables are made by the built passtapd
+(.build/debug/passtapd, as scripts/test builds it): the tests skip without one.
 
 Run: python3 -m unittest scripts/bench/test_outbox_seed.py (scripts/test does).
 """
@@ -21,6 +22,8 @@ import outbox_seed  # noqa: E402
 
 class OutboxSeedTests(unittest.TestCase):
     def setUp(self):
+        if not os.access(outbox_seed.DEFAULT_PASSTAPD, os.X_OK):
+            self.skipTest("no %s: run `swift build` first" % outbox_seed.DEFAULT_PASSTAPD)
         self.folder = tempfile.TemporaryDirectory()
         self.path = os.path.join(self.folder.name, "outbox.sqlite")
 
@@ -59,6 +62,17 @@ class OutboxSeedTests(unittest.TestCase):
         cursors = dict(db.execute("SELECT name, cursor FROM sinks").fetchall())
         self.assertEqual(cursors, {"drain": 0, "late": 10})
         db.close()
+
+    def test_the_tables_are_the_ones_passtapd_makes(self):
+        # The script writes rows only: without a passtapd to make the file there is no outbox.
+        with self.assertRaisesRegex(outbox_seed.SeedError, "no passtapd to make one"):
+            outbox_seed.seed(self.path, "drain", 1, passtapd=os.path.join(self.folder.name, "none"))
+        self.assertFalse(os.path.exists(self.path))
+        outbox_seed.seed(self.path, "drain", 1)
+        db = sqlite3.connect(self.path)
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")}
+        db.close()
+        self.assertLessEqual({"meta", "events", "sinks", "dead", "totals", "events_added", "events_deleted"}, tables)
 
     def test_another_schema_version_is_refused(self):
         outbox_seed.seed(self.path, "drain", 1)

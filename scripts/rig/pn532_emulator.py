@@ -75,7 +75,8 @@ import tty
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from virtual_card import Card, exit_on_signals, load_phone, load_profile  # noqa: E402
+from card_model import Card  # noqa: E402
+from virtual_card import exit_on_signals, load_phone, load_profile  # noqa: E402
 
 ACK = bytes.fromhex("0000FF00FF00")
 NACK = bytes.fromhex("0000FFFF0000")

@@ -69,10 +69,13 @@ def text_payload(text, language="en"):
 
 
 def message(records):
-    """An NDEF message from (tnf, type, payload) tuples: MB on the first, ME on the last."""
+    """An NDEF message from (tnf, type, payload) or (tnf, type, payload, id) tuples: MB on the
+    first, ME on the last. The rig's one NDEF encoder: the tags' messages and the virtual Android
+    phone's Smart Tap records (virtual_android.py) both come from it, and test_tag_memory.py checks
+    it against ndeflib."""
     out = b""
-    for index, (tnf, type_, payload) in enumerate(records):
-        out += record(tnf, type_, payload, first=index == 0, last=index == len(records) - 1)
+    for index, (tnf, type_, payload, *id_) in enumerate(records):
+        out += record(tnf, type_, payload, *id_, first=index == 0, last=index == len(records) - 1)
     return out
 
 

@@ -29,7 +29,7 @@ sys.path.insert(0, HERE)
 
 import pn532_emulator as pn532  # noqa: E402
 from pn532_emulator import Chip, Emulator, FrameParser, Pending, build_frame  # noqa: E402
-from virtual_card import BUILTIN_PROFILES, Card  # noqa: E402
+from card_model import BUILTIN_PROFILES, Card  # noqa: E402
 from virtual_iphone import Phone  # noqa: E402
 
 SELECT_VAS = bytes.fromhex("00A404000A4F53452E5641532E303100")
@@ -626,8 +626,8 @@ class TapEveryTests(unittest.TestCase):
 class SignalTests(unittest.TestCase):
     """Ctrl-C on scripts/demo: the emulator may get the terminal's SIGINT and then the demo's
     SIGTERM while it cleans up or while Python shuts down. It must end with status 0 and print no
-    traceback (issue 30: "Exception ignored in: <module 'threading'>... SystemExit: 0", or killed
-    by the second signal once Python had put the default handlers back)."""
+    traceback (as it once did: "Exception ignored in: <module 'threading'>... SystemExit: 0", or
+    killed by the second signal once Python had put the default handlers back)."""
 
     def test_sigint_then_a_stream_of_sigterms_ends_it_quietly_with_status_0(self):
         emulator = Spawned(self, "--tap-every", "0.3", "--hold", "0.1")

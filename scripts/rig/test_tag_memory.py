@@ -17,7 +17,8 @@ import ndef  # noqa: E402  (ndeflib: scripts/install-deps installs it)
 
 import tag_memory  # noqa: E402
 from pn532_emulator import Chip  # noqa: E402
-from virtual_card import BUILTIN_PROFILES, Card, Controller, load_profile  # noqa: E402
+from card_model import BUILTIN_PROFILES, Card  # noqa: E402
+from virtual_card import Controller, load_profile  # noqa: E402
 
 SELECT_NDEF_APPLICATION = bytes.fromhex("00A4040007D276000085010100")
 SELECT_CC = bytes.fromhex("00A4000C02E103")
@@ -73,6 +74,15 @@ class NDEFBytesTests(unittest.TestCase):
         records = list(ndef.message_decoder(data))
         self.assertEqual(len(records), 10_000)
         self.assertTrue(all(record.type == "" for record in records))
+
+    def test_records_with_an_id_are_what_ndeflib_encodes(self):
+        # The virtual Android phone's Smart Tap records name themselves by id (virtual_android.py).
+        records = [ndef.Record("urn:nfc:wkt:T", "ses", b"\x00session"), ndef.Record("urn:nfc:wkt:T", "", bytes(300)),
+                   ndef.Record("urn:nfc:wkt:T", "reb", bytes(256))]
+        ours = tag_memory.message([(tag_memory.TNF_WELL_KNOWN, b"T", b"\x00session", b"ses"),
+                                   (tag_memory.TNF_WELL_KNOWN, b"T", bytes(300)),
+                                   (tag_memory.TNF_WELL_KNOWN, b"T", bytes(256), b"reb")])
+        self.assertEqual(ours, b"".join(ndef.message_encoder(records)))
 
     def test_a_long_payload_gets_a_four_byte_length(self):
         self.assertEqual(tag_memory.record(0x02, b"a/b", bytes(300))[:6], bytes.fromhex("C203") + (300).to_bytes(4, "big"))

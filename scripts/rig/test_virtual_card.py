@@ -18,8 +18,10 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import card_model  # noqa: E402
 import virtual_card  # noqa: E402
-from virtual_card import Card, Controller  # noqa: E402
+from card_model import Card  # noqa: E402
+from virtual_card import Controller  # noqa: E402
 from virtual_iphone import Phone  # noqa: E402
 
 SELECT_MASTERCARD = bytes.fromhex("00A4040007A000000004101000")
@@ -40,9 +42,9 @@ class ATRTests(unittest.TestCase):
     def test_atr_from_ats_follows_pcsc_part_3(self):
         # smartcard_list.txt: "3B 8A 80 01 4A 43 4F 50 33 31 56 32 33 32 7A" (JCOP31, contactless).
         ats = bytes([0x0F, 0x78, 0x77, 0x81, 0x02]) + b"JCOP31V232"
-        self.assertEqual(virtual_card.atr_from_ats(ats).hex().upper(), "3B8A80014A434F503331563233327A")
+        self.assertEqual(card_model.atr_from_ats(ats).hex().upper(), "3B8A80014A434F503331563233327A")
         # No interface bytes (T0 b5..b7 clear), no historical bytes.
-        self.assertEqual(virtual_card.atr_from_ats(bytes([0x02, 0x05])).hex().upper(), "3B80800101")
+        self.assertEqual(card_model.atr_from_ats(bytes([0x02, 0x05])).hex().upper(), "3B80800101")
 
     def test_tck_is_the_xor_of_t0_to_the_last_historical_byte(self):
         atr = Card({}).atr
@@ -53,11 +55,11 @@ class ATRTests(unittest.TestCase):
 
     def test_bad_ats_is_refused(self):
         with self.assertRaises(ValueError):
-            virtual_card.atr_from_ats(bytes.fromhex("0A7877"))  # TL says 10 bytes, 3 given
+            card_model.atr_from_ats(bytes.fromhex("0A7877"))  # TL says 10 bytes, 3 given
         with self.assertRaises(ValueError):
-            virtual_card.atr_from_ats(bytes.fromhex("037081"))  # T0 announces TA1 TB1 TC1
+            card_model.atr_from_ats(bytes.fromhex("037081"))  # T0 announces TA1 TB1 TC1
         with self.assertRaises(ValueError):
-            virtual_card.atr_from_ats(bytes([18, 0x00]) + bytes(16))  # 16 historical bytes
+            card_model.atr_from_ats(bytes([18, 0x00]) + bytes(16))  # 16 historical bytes
         with self.assertRaises(ValueError):
             Card({"kind": "contact"})
 
@@ -67,7 +69,7 @@ class ATRTests(unittest.TestCase):
     def test_the_phone_is_iso_dep_without_historical_bytes(self):
         phone = Phone({"passes": []})
         self.assertEqual(phone.atr.hex().upper(), "3B80800101")
-        self.assertEqual(Phone({"passes": []}, {"ats": virtual_card.CARD_ATS}).atr, Card({}).atr)
+        self.assertEqual(Phone({"passes": []}, {"ats": card_model.CARD_ATS}).atr, Card({}).atr)
 
 
 class MemoryTagTests(unittest.TestCase):
@@ -95,7 +97,7 @@ class MemoryTagTests(unittest.TestCase):
             json.dump({"kind": "memory", "uid_supported": False}, handle)
         self.addCleanup(os.unlink, handle.name)
         tag = Card(virtual_card.load_profile(handle.name))
-        self.assertEqual(tag.atr.hex().upper(), virtual_card.ULTRALIGHT_ATR)
+        self.assertEqual(tag.atr.hex().upper(), card_model.ULTRALIGHT_ATR)
         self.assertEqual(tag.answer(GET_UID), b"\x6A\x81")
 
     def test_no_profile_is_the_demo_card(self):

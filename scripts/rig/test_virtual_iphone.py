@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import card_model  # noqa: E402
 import virtual_card  # noqa: E402
 import virtual_iphone  # noqa: E402
 from virtual_iphone import Phone  # noqa: E402
@@ -495,7 +496,7 @@ class SelectTests(PhoneTestCase):
         )
         self.assertEqual(self.phone.answer(SELECT_PPSE), expected + b"\x90\x00")
         mastercard = self.phone.answer(bytes.fromhex("00A4040007A000000004101000"))
-        self.assertEqual(mastercard, bytes.fromhex(virtual_card.DEFAULT_PROFILE["applications"][0]["fci"]) + b"\x90\x00")
+        self.assertEqual(mastercard, bytes.fromhex(card_model.DEFAULT_PROFILE["applications"][0]["fci"]) + b"\x90\x00")
         visa = self.phone.answer(bytes.fromhex("00A4040007A000000003101000"))
         self.assertEqual(visa, bytes.fromhex("6F148407A0000000031010A509500456495341870102" "9000"))
 
@@ -531,7 +532,7 @@ class ControlTests(PhoneTestCase):
             controller.handle("variant")
 
     def test_plain_card_controller_is_unchanged(self):
-        controller = virtual_card.Controller(None, virtual_card.Card({}))
+        controller = virtual_card.Controller(None, card_model.Card({}))
         self.assertEqual(controller.handle("stats"), {"ok": True, "taps": 0, "present": False, "last": None})
         self.assertEqual(controller.handle("apdus"), {"ok": False, "error": "unknown command 'apdus' (tap, tap-for MS, remove, pull-after N, stall, delay MS, stats, quit)"})
 

@@ -101,7 +101,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from virtual_card import Card
+import tag_memory
+from card_model import Card
 from virtual_iphone import (
     MASTERCARD_AID, PHONE_ATS, PPSE_AID, SW_OK, VAS_AID, VISA_AID, application_fci, encode_tlv, load_public_key,
     ppse_fci, selected_aid,
@@ -163,21 +164,9 @@ def text_record(name, value):
 
 
 def encode_ndef(records):
-    """An NDEF message: MB on the first record, ME on the last, SR when the payload fits a byte."""
-    out = bytearray()
-    for index, item in enumerate(records):
-        header = item.tnf & 0x07
-        header |= 0x80 if index == 0 else 0
-        header |= 0x40 if index == len(records) - 1 else 0
-        short = len(item.payload) <= 0xFF
-        header |= 0x10 if short else 0
-        header |= 0x08 if item.id else 0
-        out += bytes([header, len(item.type)])
-        out += bytes([len(item.payload)]) if short else len(item.payload).to_bytes(4, "big")
-        if item.id:
-            out.append(len(item.id))
-        out += item.type + item.id + item.payload
-    return bytes(out)
+    """An NDEF message of these records (MB on the first, ME on the last, SR when the payload fits
+    a byte), by the rig's one NDEF encoder, tag_memory.message."""
+    return tag_memory.message([(item.tnf, item.type, item.payload, item.id) for item in records])
 
 
 def parse_ndef(data):

@@ -94,7 +94,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from virtual_card import Card
+from card_model import Card
 
 VAS_AID = "4F53452E5641532E3031"  # OSE.VAS.01
 PPSE_AID = "325041592E5359532E4444463031"  # 2PAY.SYS.DDF01
