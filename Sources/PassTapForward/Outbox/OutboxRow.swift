@@ -23,7 +23,9 @@ struct OutboxRow: Sendable {
 
     var id: String { "\(instance):\(seq)" }
 
-    /// `published`'s row: its encoded lines' JSON objects, sliced, not encoded again.
+    /// `published`'s row: the event's JSON objects as the hub encoded them when it was published
+    /// (``EncodedEvent/params``, the bytes its `event` lines were written around), not encoded
+    /// again.
     init(_ published: PublishedEvent, instance: String, source: String, storesMessages: Bool) {
         let event = published.event
         self.instance = instance

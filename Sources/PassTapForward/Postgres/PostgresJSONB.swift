@@ -2,13 +2,17 @@ import NIOCore
 import PostgresNIO
 
 /// An event's JSON object sent as a `jsonb` parameter in `jsonb`'s binary format (a version byte,
-/// 1, then the JSON text): the stored bytes go out as they are, without a decode or a second
-/// encoding.
+/// 1, then the JSON text): the stored bytes (``OutboxItem/event``, encoded once when the event was
+/// published) go out as they are, without a decode or a second encoding.
 ///
-/// One change is made: PostgreSQL's `jsonb` refuses the escape `\u0000` (a NUL in a string,
-/// SQLSTATE 22P05), which JSON allows and a hostile pass message could carry. Refused, that event
-/// would hold the sink back for ever, so each `\u0000` inside a string becomes `\ufffd` (the
-/// replacement character), as the docs say.
+/// One change is made, and it is the one place the event's JSON is edited as bytes, on purpose:
+/// PostgreSQL's `jsonb` refuses the escape `\u0000` (a NUL in a string, SQLSTATE 22P05: `jsonb`
+/// stores strings as `text`, which cannot hold NUL), although JSON allows it and a hostile pass
+/// message could carry it. Refused, that event would hold the sink back for ever, so each
+/// `\u0000` inside a string becomes `\ufffd` (the replacement character), as `docs/fleet.md`
+/// says. It stays a rewrite of this one escape, not a second encoding: every other sink (the
+/// socket, the WebSocket, the webhook, whose body is signed) gets the event's bytes unchanged, and
+/// only PostgreSQL's copy differs, in the escapes it cannot store.
 struct PostgresJSONB: PostgresNonThrowingEncodable, Sendable {
     /// The JSON text.
     let json: ByteBuffer

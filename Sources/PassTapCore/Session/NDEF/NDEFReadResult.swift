@@ -123,9 +123,10 @@ public struct NDEFReadResult: Sendable, Hashable, Codable {
         return withheld
     }
 
-    /// How many bytes of JSON `value` takes (the daemon's encoder writes no more: it escapes no
-    /// more than Foundation's default does).
+    /// How many bytes of JSON `value` takes, counted without encoding it (``JSONByteCount``: as
+    /// Foundation's default encoder writes it, which the daemon's never exceeds, as it escapes no
+    /// more). A value that cannot be counted takes the whole cap.
     static func encodedSize(of value: some Encodable) -> Int {
-        (try? JSONEncoder().encode(value).count) ?? maximumEncodedBytes
+        (try? JSONByteCount.of(value)) ?? maximumEncodedBytes
     }
 }
