@@ -287,7 +287,7 @@ public struct ReaderBackendsService: Service {
     let backends: ReaderBackends
     let supervisor: ReaderSupervisor?
     let deadline: Duration
-    private let started = Latch()
+    private let started = OneShot<Void, Never>()
 
     /// A service for `backends` (and `supervisor`, if any), stopping each within `deadline`.
     public init(backends: ReaderBackends, supervisor: ReaderSupervisor? = nil, deadline: Duration) {
@@ -304,7 +304,7 @@ public struct ReaderBackendsService: Service {
     public func run() async throws {
         backends.start()
         supervisor?.start()
-        started.open()
+        started.succeed()
         try? await gracefulShutdown()
         await supervisor?.stop()
         await backends.shutdown(deadline: deadline)
