@@ -2,7 +2,7 @@ import Synchronization
 
 /// Runs async bodies one at a time, in the order they arrive (the forwarder's start, its reloads
 /// and its stop each change the set of running sinks across several awaits).
-final class SerialGate: Sendable {
+public final class SerialGate: Sendable {
     private struct State {
         var busy = false
         var waiting: [CheckedContinuation<Void, Never>] = []
@@ -10,8 +10,11 @@ final class SerialGate: Sendable {
 
     private let state = Mutex(State())
 
+    /// A gate no body holds.
+    public init() {}
+
     /// Runs `body` once every body that came before has finished.
-    func run<Value: Sendable>(_ body: () async -> Value) async -> Value {
+    public func run<Value: Sendable>(_ body: () async -> Value) async -> Value {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let enter = state.withLock { state -> Bool in
                 guard state.busy else {
