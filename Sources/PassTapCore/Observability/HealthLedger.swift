@@ -104,13 +104,10 @@ public final class HealthLedger: Sendable {
             return reader
         }
     }
+}
 
-    /// A sink that notes each event here, then hands it on to `next` (the event hub): a
-    /// subscriber that sees an event finds `status` already telling of it.
-    public func sink(forwardingTo next: EventSink) -> EventSink {
-        EventSink { kind, reader, payload in
-            self.observe(kind, reader, payload)
-            next.publish(kind, reader, payload)
-        }
-    }
+extension HealthLedger: PublishedEventObserver {
+    /// Takes note of one event the hub published, before any subscriber sees it: a subscriber
+    /// that sees an event finds `status` already telling of it.
+    public func observe(_ event: PublishedEvent) { observe(event.event.kind, event.event.reader, event.event.payload) }
 }

@@ -5,9 +5,9 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// Puts the events sinks want into the ``Outbox``: the hub's ``PublishedEventRecorder``.
+/// Puts the events sinks want into the ``Outbox``: one of the hub's ``PublishedEventObserver``s.
 ///
-/// ``record(_:)`` runs on the publishing (reader) thread under the hub's lock: it only appends
+/// ``observe(_:)`` runs on the publishing (reader) thread under the hub's lock: it only appends
 /// the event to a handoff bounded by count and bytes and signals. A thread of the writer's own
 /// takes what was handed off and commits it, one transaction per batch. An event is stored only
 /// when some sink wants its kind, with pass messages withheld, and also in full only when some
@@ -18,7 +18,7 @@ import Synchronization
 /// outbox holds more than `[forward] max_pending_bytes`, the oldest are deleted. Both are counted
 /// in ``dropped`` and announced through `announce` (`forward.dropped`, reason `outbox_full`).
 /// A tap is never held up.
-public final class OutboxWriter: PublishedEventRecorder, Sendable {
+public final class OutboxWriter: PublishedEventObserver, Sendable {
     /// The handoff's bounds.
     public struct Limits: Sendable, Hashable {
         /// Events waiting for the writer's thread at most.
@@ -82,7 +82,7 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
     }
 
     /// Hands `event` to the writer's thread; never blocks (see the type's description).
-    public func record(_ event: PublishedEvent) {
+    public func observe(_ event: PublishedEvent) {
         handoff.put(event)
     }
 
