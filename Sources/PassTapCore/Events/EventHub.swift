@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// The daemon's event bus: numbers every event, keeps the most recent ones for replay, and fans
@@ -36,7 +36,7 @@ public final class EventHub: Sendable {
     public var capacity: Int { state.withLock { $0.ring.capacity } }
     /// How many bytes of events are kept for replay (`[events] buffer_bytes`).
     public var maximumBytes: Int { state.withLock { $0.ring.maximumBytes } }
-    private let clock: @Sendable () -> Date
+    private let clock: DaemonClock
     private let lineEncoder: any EventLineEncoder
     /// See every published event in order (the health ledger, the metrics, the forwarding outbox).
     private let observers: [any PublishedEventObserver]
@@ -50,12 +50,12 @@ public final class EventHub: Sendable {
     /// - Parameters:
     ///   - lineEncoder: makes each event's line, once per view (the daemon's is PassTapProtocol's
     ///     `EventNotificationEncoder`).
-    ///   - clock: where event times come from; tests may pin it.
+    ///   - clock: where event times come from (its wall time); tests may pin it.
     ///   - observers: handed every event once it is numbered and encoded, in `seq` order and in
     ///     their order, before subscribers are woken (see ``PublishedEventObserver``).
     public init(
         lineEncoder: any EventLineEncoder, capacity: Int = 1024, maximumBytes: Int = 4 * 1024 * 1024,
-        clock: @escaping @Sendable () -> Date = { Date() }, observers: [any PublishedEventObserver] = []
+        clock: DaemonClock = .system, observers: [any PublishedEventObserver] = []
     ) {
         precondition(capacity >= 1, "EventHub capacity must be at least 1 (config [events] buffer)")
         precondition(maximumBytes >= 1, "EventHub maximumBytes must be at least 1 (config [events] buffer_bytes)")
@@ -91,7 +91,7 @@ public final class EventHub: Sendable {
         let (event, wakeups) = publishing.withLock { _ -> (Event, [SubscriberQueue.Wakeup]) in
             // Only publishers move `nextSeq`, and they take turns here: it holds until the append.
             let seq = state.withLock { $0.nextSeq }
-            let event = Event(seq: seq, time: clock(), kind: kind, reader: reader, payload: payload)
+            let event = Event(seq: seq, time: clock.date, kind: kind, reader: reader, payload: payload)
             let published = PublishedEvent(event, encoder: lineEncoder)
             if kind == .readResult { TapTrace.mark(.encoded) }
             for observer in observers { observer.observe(published) }

@@ -23,7 +23,7 @@ import Testing
     @Test func theLastTapIsKeptPerReaderAndGoesWithTheReader() {
         let times = [Date(timeIntervalSince1970: 1_000), Date(timeIntervalSince1970: 2_000)]
         let index = Counter()
-        let ledger = HealthLedger(backends: ["pcsc"], clock: { times[index.next()] })
+        let ledger = HealthLedger(backends: ["pcsc"], clock: DaemonClock(date: { times[index.next()] }))
         let hub = EventHub(lineEncoder: TestLineEncoder(), observers: [ledger])
         let sink = hub.sink
         sink.publish(.readResult, reader, .readResult(ReadResult(card: card, target: .memory, session: nil)))
