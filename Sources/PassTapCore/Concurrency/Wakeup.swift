@@ -2,7 +2,7 @@ import Synchronization
 
 /// A signal one task waits on, level-triggered: a signal given while nobody waits is kept for the
 /// next ``wait()``, and several such signals count as one.
-final class Wakeup: Sendable {
+public final class Wakeup: Sendable {
     private struct State {
         var signalled = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -10,8 +10,11 @@ final class Wakeup: Sendable {
 
     private let state = Mutex(State())
 
+    /// A wakeup with no signal kept.
+    public init() {}
+
     /// Wakes the waiter, or the next one.
-    func signal() {
+    public func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
                 state.signalled = true
@@ -24,12 +27,12 @@ final class Wakeup: Sendable {
     }
 
     /// Forgets a signal nobody waited for.
-    func reset() {
+    public func reset() {
         state.withLock { $0.signalled = false }
     }
 
     /// Returns at the next signal (at once if one is kept), or when the task is cancelled.
-    func wait() async {
+    public func wait() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state -> Bool in
