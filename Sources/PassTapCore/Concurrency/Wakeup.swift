@@ -1,7 +1,9 @@
 import Synchronization
 
 /// A signal one task waits on, level-triggered: a signal given while nobody waits is kept for the
-/// next ``wait()``, and several such signals count as one.
+/// next ``wait()``, and several such signals count as one. Signalling never waits, so a reader's
+/// thread may signal (the outbox's handoff); ``wait(upTo:on:)`` is a sleep that a signal cuts
+/// short (the forwarder's backoff and timers).
 public final class Wakeup: Sendable {
     private struct State {
         var signalled = false
@@ -47,6 +49,16 @@ public final class Wakeup: Sendable {
             }
         } onCancel: {
             signal()
+        }
+    }
+
+    /// Returns after `delay` on `clock`, or sooner at a signal (or when the task is cancelled).
+    public func wait(upTo delay: Duration, on clock: DaemonClock) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await clock.sleep(for: delay) }
+            group.addTask { await self.wait() }
+            _ = await group.next()
+            group.cancelAll()
         }
     }
 }

@@ -158,11 +158,6 @@ public final class Forwarder: Service, ConfigurationObserver, ForwardControl {
     /// Sleeps `delay` on the injected clock, or less if `wakeup` is signalled first (or the task
     /// is cancelled).
     func sleep(_ delay: Duration, unlessSignalled wakeup: Wakeup) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await self.clock.sleep(for: delay) }
-            group.addTask { await wakeup.wait() }
-            _ = await group.next()
-            group.cancelAll()
-        }
+        await wakeup.wait(upTo: delay, on: clock)
     }
 }

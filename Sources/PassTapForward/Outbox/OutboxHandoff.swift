@@ -3,8 +3,8 @@ import Synchronization
 
 /// What the hub's publishing thread hands the outbox writer's task: published events, bounded by
 /// count and bytes, and the ids of those that did not fit. ``put(_:)`` only appends (or counts an
-/// overflow) under a `Mutex` and wakes the task when it waits; it never waits itself, so a tap is
-/// never held up. The writer's task, its one consumer, takes in order with ``next(limit:)``.
+/// overflow) under a `Mutex` and signals a ``Wakeup``; it never waits, so a tap is never held up.
+/// The writer's task, its one consumer, takes in order with ``next(limit:)``.
 ///
 /// Neither `AsyncStream` (it bounds a count, not bytes) nor swift-async-algorithms'
 /// `AsyncChannel` (its producer waits) fits, hence this type.
@@ -33,18 +33,16 @@ final class OutboxHandoff: Sendable {
         var outbox: Outbox?
         var wanted: Set<EventKind> = []
         var stopping = false
-        /// The writer's task, while it waits for something to take.
-        var consumer: CheckedContinuation<Void, Never>?
-        /// The writer's task, while it pauses after a failed commit (woken early by `stop()`).
-        var pausing: CheckedContinuation<Void, Never>?
-        /// The pause ended (its time passed) before it began to wait.
-        var pauseOver = false
 
         /// Whether the writer's task has something to take.
         var hasWork: Bool { head < events.count || overflow != nil || stopping }
     }
 
     private let state = Mutex(State())
+    /// Signalled when there is something to take (or `stop()` was called).
+    private let work = Wakeup()
+    /// Signalled by `stop()`: ends a pause.
+    private let stopped = Wakeup()
 
     let maxEvents: Int
     let maxBytes: Int
@@ -65,10 +63,10 @@ final class OutboxHandoff: Sendable {
     /// Nothing is kept before an outbox is attached or after `stop()`. Never waits.
     func put(_ event: PublishedEvent) {
         let size = Self.size(of: event)
-        let consumer = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard state.outbox != nil, !state.stopping else { return nil }
+        let handedOff = state.withLock { state -> Bool in
+            guard state.outbox != nil, !state.stopping else { return false }
             if state.events.count - state.head >= maxEvents || state.bytes + size > maxBytes {
-                guard state.wanted.contains(event.event.kind) else { return nil }
+                guard state.wanted.contains(event.event.kind) else { return false }
                 let id = "\(instance):\(event.event.seq)"
                 if state.overflow == nil {
                     state.overflow = Overflow(count: 1, firstID: id, lastID: id)
@@ -80,9 +78,9 @@ final class OutboxHandoff: Sendable {
                 state.events.append(event)
                 state.bytes += size
             }
-            return state.takeConsumer()
+            return true
         }
-        consumer?.resume()
+        if handedOff { work.signal() }
     }
 
     /// Waits until there is something to do, then takes up to `limit` events and the overflow.
@@ -90,46 +88,15 @@ final class OutboxHandoff: Sendable {
     func next(limit: Int) async -> Taken {
         while true {
             if let taken = state.withLock({ $0.take(limit: limit) }) { return taken }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state -> Bool in
-                    guard !state.hasWork else { return true }
-                    state.consumer = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
+            await work.wait()
         }
     }
 
     /// Returns after `duration`, or sooner once `stop()` is called (a pause before trying a
-    /// failed commit again). Called by one task at a time (the writer's).
+    /// failed commit again).
     func pause(for duration: Duration) async {
-        state.withLock { $0.pauseOver = false }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try? await Task.sleep(for: duration)
-                self.endPause()
-            }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let over = state.withLock { state -> Bool in
-                    guard !state.stopping, !state.pauseOver else { return true }
-                    state.pausing = continuation
-                    return false
-                }
-                if over { continuation.resume() }
-            }
-            group.cancelAll()
-        }
-    }
-
-    /// Ends the pause, whether it waits yet or not.
-    private func endPause() {
-        let pausing = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.pauseOver = true
-            defer { state.pausing = nil }
-            return state.pausing
-        }
-        pausing?.resume()
+        guard !isStopping else { return }
+        await stopped.wait(upTo: duration, on: .system)
     }
 
     /// Whether `stop()` was called.
@@ -147,23 +114,13 @@ final class OutboxHandoff: Sendable {
 
     /// Lets the writer's task commit what is handed off, then end.
     func stop() {
-        let (consumer, pausing) = state.withLock { state in
-            state.stopping = true
-            defer { state.pausing = nil }
-            return (state.takeConsumer(), state.pausing)
-        }
-        consumer?.resume()
-        pausing?.resume()
+        state.withLock { $0.stopping = true }
+        work.signal()
+        stopped.signal()
     }
 }
 
 extension OutboxHandoff.State {
-    /// The waiting consumer, taken to be woken.
-    fileprivate mutating func takeConsumer() -> CheckedContinuation<Void, Never>? {
-        defer { consumer = nil }
-        return consumer
-    }
-
     /// Up to `limit` events and the overflow, or `nil` when there is nothing to do yet.
     fileprivate mutating func take(limit: Int) -> OutboxHandoff.Taken? {
         guard hasWork else { return nil }
