@@ -73,7 +73,7 @@ public final class Forwarder: Service, ConfigurationObserver, ForwardControl {
     /// - Parameters:
     ///   - openOutbox: opens the outbox; called when the first sink is configured.
     ///   - makeSink: makes a sink of a configuration (at start, and for a sink a reload adds or changes).
-    ///   - events: where `forward.dropped` is published (the daemon's event chain).
+    ///   - events: where `forward.dropped` is published (the event hub's sink).
     ///   - clock: what every wait (backoff, expiry, metrics refresh) sleeps on, and the wall
     ///     clock (event ages, retry and drop times).
     ///   - random: the backoff's jitter.
