@@ -123,7 +123,7 @@ public struct Daemon: Sendable {
     public func run() async throws {
         let configuration = live.current
         let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
-        // `status` and the metrics read the daemon's own events on their way to the hub.
+        // `status`, the metrics and the outbox observe every event the hub publishes.
         let metrics = live.bound.metrics.listen.map { _ in
             DaemonMetrics(registry: PrometheusCollectorRegistry(), merchants: configuration.vas.passTypeIDs, version: PassTapVersion.string)
         }
@@ -132,12 +132,13 @@ public struct Daemon: Sendable {
         let eventsLink = LateBound<EventSink>()
         let forwarding = Forwarding(
             instance: daemon.instance, live: live, events: EventSink { eventsLink.value?.publish($0, $1, $2) }, metrics: metrics, logger: logger)
+        let ledger = HealthLedger(backends: [ReaderID.Backend.pcsc, .nfc].filter { configuration.section($0).enabled }.map(\.rawValue))
+        let eventObservers: [(any PublishedEventObserver)?] = [ledger, metrics, forwarding.writer]
         let hub = EventHub(
             lineEncoder: EventNotificationEncoder(), capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes,
-            recorder: forwarding.writer)
+            observers: eventObservers.compactMap { $0 })
         let vasReads = PassReadQueue()
-        let ledger = HealthLedger(backends: [ReaderID.Backend.pcsc, .nfc].filter { configuration.section($0).enabled }.map(\.rawValue))
-        let events = ledger.sink(forwardingTo: metrics?.sink(forwardingTo: hub.sink) ?? hub.sink)
+        let events = hub.sink
         eventsLink.value = events
         let coordinator = TapCoordinator(live: live, vasReads: vasReads, logger: logger, events: events, observer: metrics?.sessionObserver)
         let factory = BackendFactory(tapHandler: coordinator, events: events, logger: logger)
@@ -287,7 +288,7 @@ public struct ReaderBackendsService: Service {
     let backends: ReaderBackends
     let supervisor: ReaderSupervisor?
     let deadline: Duration
-    private let started = Latch()
+    private let started = OneShot<Void, Never>()
 
     /// A service for `backends` (and `supervisor`, if any), stopping each within `deadline`.
     public init(backends: ReaderBackends, supervisor: ReaderSupervisor? = nil, deadline: Duration) {
@@ -304,7 +305,7 @@ public struct ReaderBackendsService: Service {
     public func run() async throws {
         backends.start()
         supervisor?.start()
-        started.open()
+        started.succeed()
         try? await gracefulShutdown()
         await supervisor?.stop()
         await backends.shutdown(deadline: deadline)

@@ -25,7 +25,7 @@ final class RPCFuzzing: Sendable {
 
     private init() {
         let wallClock = Date(timeIntervalSince1970: 1_800_000_000)
-        let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 64, clock: { wallClock })
+        let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 64, clock: DaemonClock(date: { wallClock }))
         let info = ReaderInfo(id: Self.reader, name: "Fuzz Reader 00 00", backend: "pcsc", state: .present)
         _ = hub.publish(.readerAdded, reader: Self.reader, payload: .reader(info))
         _ = hub.publish(.cardInserted, reader: Self.reader, payload: .card(SessionFuzzing.card))
@@ -38,7 +38,7 @@ final class RPCFuzzing: Sendable {
             hub: hub, backends: ReaderBackends([FuzzBackend(reader: info)]), vasReads: PassReadQueue(timer: { _, fire in fire() }),
             daemon: DaemonInfo(version: "0.0.0-fuzz", instance: "fuzz", started: started),
             live: LiveConfiguration(configuration),
-            now: { started + .seconds(90) })
+            clock: DaemonClock(now: { started + .seconds(90) }))
     }
 
     func run(_ bytes: [UInt8]) throws(FuzzFinding) {

@@ -160,7 +160,7 @@ enum SessionFuzzing {
     /// Runs one tap on `phone` and checks its `read.result` line.
     static func run(_ phone: Phone, input: [UInt8]) throws(FuzzFinding) -> SessionOutcome {
         let clock = phone.clock
-        let engine = SessionEngine(clock: { now }, monotonicClock: { clock.now })
+        let engine = SessionEngine(clock: DaemonClock(date: { now }, now: { clock.now }))
         let outcome = engine.run(plan, on: phone.card)
         try checkLine(of: outcome, answers: Array(phone.card.answers.joined()), input: input)
         if let fci = outcome.aid.fci {

@@ -39,9 +39,9 @@ public final class HTTPListener: Service, Sendable {
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
     private let open = OpenConnections()
-    private let startup = ListenerStartup()
+    private let startup = OneShot<SocketAddress, any Error>()
     /// The listening channels, and why the listener is down when it is.
-    private let held = Mutex<(channels: [any Channel], problem: String?)>(([], nil))
+    private let held = Mutex(ListenerState())
 
     /// A listener named `name` for `address` (its configured `listen`), on `sockets` (by default
     /// `address` alone, bound by the listener); nothing happens until ``bind()`` or ``run()``.
@@ -115,10 +115,10 @@ public final class HTTPListener: Service, Sendable {
             for channel in channels { try? await channel.close() }
             throw HTTPListenerError(code: .noLocalAddress, listener: name, address: address, underlying: ChannelError.unknownLocalAddress)
         }
-        held.withLock { $0 = (channels, nil) }
+        held.withLock { $0 = ListenerState(channels: channels, problem: nil) }
         let addresses = channels.compactMap(\.localAddress).map { "\($0)" }.joined(separator: ", ")
         logger.notice("\(name) listening", metadata: ["\(name).listen": "\(addresses)"])
-        startup.markListening(bound)
+        startup.succeed(bound)
         return bound
     }
 
@@ -137,7 +137,7 @@ public final class HTTPListener: Service, Sendable {
             } catch let error as HTTPListenerError where error.code == .socketRefused {
                 held.withLock { $0.problem = "\(name) listener is down: \(error.underlying)" }
                 logger.error("\(name) listener stays down", metadata: ["error": "\(error.underlying)"])
-                startup.markFailed(error)
+                startup.fail(error)
                 try? await gracefulShutdown()
                 return
             } catch {

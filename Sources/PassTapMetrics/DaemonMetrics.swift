@@ -133,15 +133,6 @@ public final class DaemonMetrics: ConfigurationObserver {
         }
     }
 
-    /// A sink that records each event here, then hands it on to `next` (the event hub): a
-    /// subscriber that sees an event finds it already counted on `/metrics`.
-    public func sink(forwardingTo next: EventSink) -> EventSink {
-        EventSink { kind, reader, payload in
-            self.observe(kind, reader, payload)
-            next.publish(kind, reader, payload)
-        }
-    }
-
     /// Session durations and APDU round trips, for the tap coordinator.
     public var sessionObserver: SessionObserver {
         SessionObserver(
@@ -241,4 +232,10 @@ public final class DaemonMetrics: ConfigurationObserver {
         let (seconds, attoseconds) = duration.components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
+}
+
+extension DaemonMetrics: PublishedEventObserver {
+    /// Counts one event the hub published, before any subscriber sees it: a subscriber that sees
+    /// an event finds it already counted on `/metrics`.
+    public func observe(_ event: PublishedEvent) { observe(event.event.kind, event.event.reader, event.event.payload) }
 }

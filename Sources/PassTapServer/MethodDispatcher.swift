@@ -31,12 +31,12 @@ package struct MethodDispatcher: Sendable {
 
     /// The dispatcher of a daemon: one handler per method, each reading what it needs from `live`
     /// at each request (so a reload applies to the next one).
-    /// `now` is the monotonic clock `status` reads its uptime from (the fuzz target injects one).
+    /// `clock` is the clock `status` reads its uptime from (the fuzz target injects one).
     /// `forward` answers the `forward.*` methods; `nil` (no forwarder): `forward.status` says
     /// forwarding is off, and `forward.retry`/`forward.drop` know no sink.
     package init(
         hub: EventHub, backends: ReaderBackends, vasReads: PassReadQueue, daemon: DaemonInfo, live: LiveConfiguration,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, health: HealthSources = HealthSources(),
+        clock: DaemonClock = .system, health: HealthSources = HealthSources(),
         observer: SocketServerObserver = .none, forward: (any ForwardControl)? = nil
     ) {
         // Each reader with its taps by outcome, when there is a ledger to count them.
@@ -56,7 +56,7 @@ package struct MethodDispatcher: Sendable {
         }
         let knows: @Sendable (ReaderID) -> Bool = { backends.knows($0) }
         let handlers: [any MethodHandler] = [
-            StatusHandler(daemon: daemon, readers: readers, now: now, health: health),
+            StatusHandler(daemon: daemon, readers: readers, clock: clock, health: health),
             ReadersListHandler(readers: readers),
             CardTransmitHandler(allowed: { live.current.socket.allowTransmit }) { command, raw, reader throws(ReaderCommandError) in
                 try await backends.transmit(command, raw: raw, on: reader)

@@ -29,7 +29,7 @@ public final class SocketServer: Service, ConfigurationObserver {
     package let dispatcher: MethodDispatcher
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
-    private let startup = StartupSignal()
+    private let startup = OneShot<Void, any Error>()
     private let observer: SocketServerObserver
 
     /// Creates a server; nothing happens until ``run()``.
@@ -119,7 +119,7 @@ public final class SocketServer: Service, ConfigurationObserver {
                 throw error
             }
         } catch {
-            startup.markFailed(error)
+            startup.fail(error)
             throw error
         }
         defer { file.remove(inode: inode) }
@@ -130,7 +130,7 @@ public final class SocketServer: Service, ConfigurationObserver {
                 "socket.mode": "\(String(socket.mode, radix: 8))",
                 "socket.max_clients": "\(socket.maxClients)",
             ])
-        startup.markListening()
+        startup.succeed()
         try await serve(server)
         logger.info("socket closed", metadata: ["socket.path": "\(socket.path)"])
     }

@@ -30,7 +30,7 @@ public final class WebSessions: ConfigurationObserver {
     let live: LiveConfiguration
     private let logger: Logger
     private let observer: SocketServerObserver
-    private let now: @Sendable () -> ContinuousClock.Instant
+    private let clock: DaemonClock
     private let state = Mutex(State())
     private let failures = Mutex(AuthFailureLimiter())
     /// When an old `auth` was last logged.
@@ -63,15 +63,14 @@ public final class WebSessions: ConfigurationObserver {
     /// Sessions with `live`'s `[web]` settings.
     /// - Parameters:
     ///   - observer: told of authenticated clients and failed attempts (the metrics recorder).
-    ///   - now: the clock the failure limiter counts minutes on.
+    ///   - clock: the clock the failure limiter counts minutes on (its monotonic time).
     public init(
-        live: LiveConfiguration, logger: Logger, observer: SocketServerObserver = .none,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        live: LiveConfiguration, logger: Logger, observer: SocketServerObserver = .none, clock: DaemonClock = .system
     ) {
         self.live = live
         self.logger = logger
         self.observer = observer
-        self.now = now
+        self.clock = clock
     }
 
     /// How many `/rpc` connections are authenticated now (`status`: `web_clients`).
@@ -184,7 +183,7 @@ public final class WebSessions: ConfigurationObserver {
     func recordFailure(origin: String?) -> JSONRPCError {
         let web = live.current.web
         let verdict = failures.withLock {
-            $0.recordFailure(origin: origin ?? "no Origin", at: now(), perOrigin: web.authFailuresPerOrigin, total: web.authFailuresTotal)
+            $0.recordFailure(origin: origin ?? "no Origin", at: clock.now, perOrigin: web.authFailuresPerOrigin, total: web.authFailuresTotal)
         }
         let error: JSONRPCError = verdict.retryAfter.map { .authRateLimited(retryAfterMilliseconds: Self.milliseconds($0)) } ?? .authFailed
         observer.authFailed(error.code.reason)
@@ -204,7 +203,7 @@ public final class WebSessions: ConfigurationObserver {
     func noteOutdatedClient(origin: String?) {
         observer.authFailed(JSONRPCErrorCode.authOutdated.reason)
         // Once a minute at most: an old page reconnects again and again.
-        let at = now()
+        let at = clock.now
         let logs = outdatedLogged.withLock { last in
             guard last.map({ at - $0 >= .seconds(60) }) ?? true else { return false }
             last = at

@@ -28,7 +28,7 @@ import VAS
         let configuration = Configuration.ForwardWebhook(
             name: "test", url: receiver.url(), secretFile: receiver.secretFile, secret: receiver.secret,
             caFile: caFile ?? receiver.caFile, timeoutMilliseconds: timeoutMilliseconds)
-        return WebhookSink(configuration: configuration, logger: Logger(label: "webhook-test"), now: { clock.now })
+        return WebhookSink(configuration: configuration, logger: Logger(label: "webhook-test"), clock: DaemonClock(date: { clock.now }))
     }
 
     static func item(seq: UInt64 = 1, event: ByteBuffer = ByteBuffer(string: #"{"kind":"read.result","seq":1}"#)) -> OutboxItem {

@@ -45,7 +45,7 @@ import Testing
 
     @Test func publishStampsTimeFromTheClock() {
         let pinned = Date(timeIntervalSince1970: 1_800_000_000.25)
-        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 4, clock: { pinned })
+        let hub = EventHub(lineEncoder: TestLineEncoder(), capacity: 4, clock: DaemonClock(date: { pinned }))
         let event = hub.publish(.backendUp, reader: nil, payload: .backend(name: "pcsc", reason: nil))
         #expect(event.time == pinned)
         #expect(event.reader == nil)

@@ -20,7 +20,7 @@ import VAS
     @Test func aSessionOverItsBudgetEndsBeforeTheNextExchange() throws {
         let clock = TestClock()
         let card = Self.slowCard(clock, perExchange: .milliseconds(300))
-        let engine = SessionEngine(monotonicClock: { clock.now })
+        let engine = SessionEngine(clock: DaemonClock(now: { clock.now }))
         let outcome = engine.run(SessionPlan(aids: Self.aids, budget: .milliseconds(1000)), on: card)
         // Exchanges start at 0, 300, 600 and 900 ms; at 1200 ms the budget is spent.
         #expect(card.received.count == 4)
@@ -33,7 +33,7 @@ import VAS
     @Test func aSessionWithinItsBudgetRunsToItsEnd() {
         let clock = TestClock()
         let card = Self.slowCard(clock, perExchange: .milliseconds(100))
-        let outcome = SessionEngine(monotonicClock: { clock.now }).run(SessionPlan(aids: Self.aids, budget: .milliseconds(1000)), on: card)
+        let outcome = SessionEngine(clock: DaemonClock(now: { clock.now })).run(SessionPlan(aids: Self.aids, budget: .milliseconds(1000)), on: card)
         #expect(outcome.error == nil)
         #expect(card.received.count == 10)
     }
@@ -41,7 +41,7 @@ import VAS
     @Test func withoutABudgetASlowCardIsFollowedToTheEnd() {
         let clock = TestClock()
         let card = Self.slowCard(clock, perExchange: .seconds(5))
-        let outcome = SessionEngine(monotonicClock: { clock.now }).run(SessionPlan(aids: Self.aids), on: card)
+        let outcome = SessionEngine(clock: DaemonClock(now: { clock.now })).run(SessionPlan(aids: Self.aids), on: card)
         #expect(outcome.error == nil && card.received.count == 10)
     }
 
@@ -50,7 +50,7 @@ import VAS
         let card = Self.slowCard(clock, perExchange: .milliseconds(600))
         card.applications[Self.aids[0].hex] = [0x6F, 0x00]
         card.chainedAIDs = [Self.aids[0].hex]
-        let outcome = SessionEngine(monotonicClock: { clock.now }).run(SessionPlan(aids: Self.aids, budget: .milliseconds(500)), on: card)
+        let outcome = SessionEngine(clock: DaemonClock(now: { clock.now })).run(SessionPlan(aids: Self.aids, budget: .milliseconds(500)), on: card)
         // The SELECT went out at 0 ms and was answered 61xx at 600 ms: its GET RESPONSE is not sent.
         #expect(card.received.count == 1)
         #expect(outcome.error?.code == .sessionTimeout)
@@ -64,7 +64,7 @@ import VAS
         phone.install(on: card)
         let settings = VASSessionTests.settings()
         let date = phone.date
-        let engine = SessionEngine(clock: { date }, monotonicClock: { clock.now })
+        let engine = SessionEngine(clock: DaemonClock(date: { date }, now: { clock.now }))
         let plan = SessionPlan(aids: Self.aids, vas: VASPlan(settings: settings), budget: .milliseconds(700))
         let outcome = engine.run(plan, on: card)
         // SELECT OSE.VAS.01 at 0 ms, the loyalty GET VAS DATA at 400 ms; at 800 ms the budget is spent.

@@ -158,7 +158,7 @@ import VAS
         card.onExchange = { clock.advance(by: .milliseconds(600)) }
         var plan = Self.plan(vas: nil)
         plan.budget = .milliseconds(500)
-        let outcome = SessionEngine(monotonicClock: { clock.now }).run(plan, on: card)
+        let outcome = SessionEngine(clock: DaemonClock(now: { clock.now })).run(plan, on: card)
         #expect(outcome.error?.code == .sessionTimeout)
         #expect(card.received == [VASApplication.selectCommand.bytes])
         #expect(outcome.smartTap?.status == nil && outcome.smartTap?.problem?.contains("session_timeout") == true)

@@ -39,7 +39,7 @@ import VAS
     @Test func theSameCryptogramReadTwiceIsReplayedAndItsMessageWithheld() throws {
         let phone = try Self.replayingPhone()
         let host = HostClock(phone.date)
-        let engine = SessionEngine(clock: { host.now })
+        let engine = SessionEngine(clock: DaemonClock(date: { host.now }))
         let first = try Self.tap(phone, engine)
         #expect(first.status == .success && first.message == "member 0042")
         host.skew.withLock { $0 = 5 }
@@ -52,7 +52,7 @@ import VAS
 
     @Test func aNewCryptogramFromTheSamePhoneIsNotAReplay() throws {
         let phone = VASSessionTests.phoneWithCoffee()
-        let engine = SessionEngine(clock: { phone.date })
+        let engine = SessionEngine(clock: DaemonClock(date: { phone.date }))
         #expect(try Self.tap(phone, engine).status == .success)
         #expect(try Self.tap(phone, engine).status == .success)
         #expect(engine.replays.count == 2)
@@ -61,7 +61,7 @@ import VAS
     @Test func aReplayOutsideTheFreshnessWindowIsStaleNotReplayed() throws {
         let phone = try Self.replayingPhone()
         let host = HostClock(phone.date)
-        let engine = SessionEngine(clock: { host.now })
+        let engine = SessionEngine(clock: DaemonClock(date: { host.now }))
         #expect(try Self.tap(phone, engine).status == .success)
         host.skew.withLock { $0 = 61 }
         let late = try Self.tap(phone, engine)
@@ -73,7 +73,7 @@ import VAS
         let phone = try Self.replayingPhone()
         var settings = VASSessionTests.settings(freshness: 60)
         settings.publishStale = true
-        let engine = SessionEngine(clock: { phone.date })
+        let engine = SessionEngine(clock: DaemonClock(date: { phone.date }))
         #expect(try Self.tap(phone, engine, settings).status == .success)
         let again = try Self.tap(phone, engine, settings)
         #expect(again.status == .replayed && again.message == nil)
@@ -82,8 +82,8 @@ import VAS
     @Test func aReplayOnAnotherReaderIsCaught() throws {
         let phone = try Self.replayingPhone()
         let shared = VASReplayCache()
-        let firstReader = SessionEngine(clock: { phone.date }, replays: shared)
-        let secondReader = SessionEngine(clock: { phone.date }, replays: shared)
+        let firstReader = SessionEngine(clock: DaemonClock(date: { phone.date }), replays: shared)
+        let secondReader = SessionEngine(clock: DaemonClock(date: { phone.date }), replays: shared)
         #expect(try Self.tap(phone, firstReader).status == .success)
         #expect(try Self.tap(phone, secondReader).status == .replayed)
     }
@@ -91,7 +91,7 @@ import VAS
     @Test func withTheFreshnessCheckOffReplaysAreStillCaught() throws {
         let phone = try Self.replayingPhone()
         let host = HostClock(phone.date)
-        let engine = SessionEngine(clock: { host.now })
+        let engine = SessionEngine(clock: DaemonClock(date: { host.now }))
         let off = VASSessionTests.settings(freshness: 0)
         #expect(try Self.tap(phone, engine, off).status == .success)
         host.skew.withLock { $0 = 86_400 }
@@ -105,7 +105,7 @@ import VAS
     @Test func aReplayAfterAReloadWidensTheWindowIsStillCaught() throws {
         let phone = try VASReplayTests.replayingPhone()
         let host = VASReplayTests.HostClock(phone.date)
-        let engine = SessionEngine(clock: { host.now })
+        let engine = SessionEngine(clock: DaemonClock(date: { host.now }))
         #expect(try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 60)).status == .success)
         // Past twice the old window, inside the new one.
         host.skew.withLock { $0 = 121 }
@@ -116,7 +116,7 @@ import VAS
     @Test func aReplayAfterTheWindowWasNarrowedAndWidenedAgainIsStillCaught() throws {
         let phone = try VASReplayTests.replayingPhone()
         let host = VASReplayTests.HostClock(phone.date)
-        let engine = SessionEngine(clock: { host.now })
+        let engine = SessionEngine(clock: DaemonClock(date: { host.now }))
         #expect(try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 60)).status == .success)
         // A reload narrows the window, and another phone's read comes: a cache that judged its
         // keys' age by this window would drop the first key here.

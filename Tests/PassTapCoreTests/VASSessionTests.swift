@@ -33,7 +33,7 @@ import Wallets
 
     func engine(now phone: VASPhone, skew: TimeInterval = 0) -> SessionEngine {
         let date = phone.date.addingTimeInterval(skew)
-        return SessionEngine(clock: { date })
+        return SessionEngine(clock: DaemonClock(date: { date }))
     }
 
     func run(_ phone: VASPhone, _ settings: Configuration.VAS = settings(), aids: [AID] = [], requested: Set<String>? = nil, skew: TimeInterval = 0) -> (SessionOutcome, ScriptedCard) {

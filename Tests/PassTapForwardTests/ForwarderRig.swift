@@ -43,7 +43,8 @@ final class ForwarderRig: Sendable {
             events: EventSink { kind, _, payload in
                 if kind == .forwardDropped, case .forwardDropped(let dropped) = payload { announced.append(dropped) }
             },
-            clock: clock, now: { clock.date }, random: ConstantRandom(bits: .max), metrics: metrics, metricsInterval: .seconds(5),
+            clock: DaemonClock(date: { clock.date }, sleep: { try await clock.sleep(for: $0) }), random: ConstantRandom(bits: .max),
+            metrics: metrics, metricsInterval: .seconds(5),
             logger: logger)
         self.forwarder = forwarder
         group = ServiceGroup(services: [forwarder], logger: logger)

@@ -176,11 +176,10 @@ import VAS
         #expect(try scrape(second).value(Name.eventsDropped) == 0)
     }
 
-    @Test func theSinkCountsEveryEventAndHandsItOn() throws {
+    @Test func everyEventTheHubPublishesIsCounted() throws {
         let metrics = metrics()
-        let hub = EventHub(lineEncoder: EventNotificationEncoder())
-        let sink = metrics.sink(forwardingTo: hub.sink)
-        sink.publish(.backendUp, nil, .backend(name: "pcsc", reason: nil))
+        let hub = EventHub(lineEncoder: EventNotificationEncoder(), observers: [metrics])
+        hub.sink.publish(.backendUp, nil, .backend(name: "pcsc", reason: nil))
         #expect(hub.nextSeq == 2)
         #expect(try scrape(metrics).value(Name.backendUp, ["backend": "pcsc"]) == 1)
     }

@@ -36,7 +36,7 @@ import Testing
     @Test func statusReportsUptimeOnTheInjectedClock() async throws {
         let readers = [ReaderInfo(id: Self.reader, name: "Zeta Reader 00 00", backend: "pcsc", state: .empty)]
         let later = Self.daemon.started + .milliseconds(90_512)
-        let handler = StatusHandler(daemon: Self.daemon, readers: { readers }, now: { later })
+        let handler = StatusHandler(daemon: Self.daemon, readers: { readers }, clock: DaemonClock(now: { later }))
         let status = try Self.result(await handler.handle(NoParams(), context: Self.context))
         #expect(status.uptimeSeconds == 90.512)
         #expect(status.instance == "instance-1" && status.version == "9.9.9")

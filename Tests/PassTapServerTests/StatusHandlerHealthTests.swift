@@ -14,14 +14,14 @@ import Testing
 
     @Test func statusReportsBackendsLastTapsAndTheTimeSinceTheLastCheck() async throws {
         let tapped = Date(timeIntervalSince1970: 1_795_000_000.25)
-        let ledger = HealthLedger(backends: ["pcsc"], clock: { tapped })
+        let ledger = HealthLedger(backends: ["pcsc"], clock: DaemonClock(date: { tapped }))
         ledger.observe(.backendUp, nil, .backend(name: "pcsc", reason: nil))
         ledger.observe(.readResult, reader, .readResult(ReadResult(card: CardInfo(atr: "3B", uid: "04"), target: .memory, session: nil)))
         let checked = daemon.started + .seconds(10)
         let now = daemon.started + .milliseconds(12_345)
         let handler = StatusHandler(
             daemon: daemon, readers: { [ReaderInfo(id: self.reader, name: "Zeta Reader 00 00", backend: "pcsc", state: .empty)] },
-            now: { now },
+            clock: DaemonClock(now: { now }),
             health: HealthSources(ledger: ledger, lastHealthyCheck: { checked }, staleAfter: .seconds(30), clockSynchronised: { true }))
         guard case .result(let status) = await handler.handle(NoParams(), context: RequestContext(roles: [.observe], alreadySubscribed: false))
         else {
@@ -37,7 +37,7 @@ import Testing
         let checked = daemon.started
         let now = daemon.started + .seconds(45)
         let handler = StatusHandler(
-            daemon: daemon, readers: { [] }, now: { now },
+            daemon: daemon, readers: { [] }, clock: DaemonClock(now: { now }),
             health: HealthSources(
                 ledger: HealthLedger(backends: ["pcsc"]), lastHealthyCheck: { checked }, staleAfter: .seconds(30), clockSynchronised: { false }))
         guard case .result(let status) = await handler.handle(NoParams(), context: RequestContext(roles: [.observe], alreadySubscribed: false))

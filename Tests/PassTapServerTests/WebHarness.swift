@@ -89,7 +89,7 @@ struct WebHarness {
         let made = Mutex<WebSessions?>(nil)
         let health = HealthSources(webClients: { made.withLock { $0?.connectedClients ?? 0 } })
         try await ServerHarness.with(configure: configure, logger: logger, observer: observer, health: health) { server in
-            let sessions = WebSessions(live: server.server.live, logger: logger, observer: observer, now: now)
+            let sessions = WebSessions(live: server.server.live, logger: logger, observer: observer, clock: DaemonClock(now: now))
             made.withLock { $0 = sessions }
             sessions.setListenerOrigins([ownOrigin])
             let dispatcher = server.server.dispatcher

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// The daemon's event bus: numbers every event, keeps the most recent ones for replay, and fans
@@ -36,10 +36,10 @@ public final class EventHub: Sendable {
     public var capacity: Int { state.withLock { $0.ring.capacity } }
     /// How many bytes of events are kept for replay (`[events] buffer_bytes`).
     public var maximumBytes: Int { state.withLock { $0.ring.maximumBytes } }
-    private let clock: @Sendable () -> Date
+    private let clock: DaemonClock
     private let lineEncoder: any EventLineEncoder
-    /// Sees every published event in order (the forwarding outbox); `nil`: none.
-    private let recorder: (any PublishedEventRecorder)?
+    /// See every published event in order (the health ledger, the metrics, the forwarding outbox).
+    private let observers: [any PublishedEventObserver]
     private let state: Mutex<State>
     /// Held by one publisher at a time, from numbering to fan-out (see above); never taken while
     /// holding `state`.
@@ -50,18 +50,18 @@ public final class EventHub: Sendable {
     /// - Parameters:
     ///   - lineEncoder: makes each event's line, once per view (the daemon's is PassTapProtocol's
     ///     `EventNotificationEncoder`).
-    ///   - clock: where event times come from; tests may pin it.
-    ///   - recorder: handed every event once it is numbered and encoded, in `seq` order, before
-    ///     subscribers are woken (see ``PublishedEventRecorder``).
+    ///   - clock: where event times come from (its wall time); tests may pin it.
+    ///   - observers: handed every event once it is numbered and encoded, in `seq` order and in
+    ///     their order, before subscribers are woken (see ``PublishedEventObserver``).
     public init(
         lineEncoder: any EventLineEncoder, capacity: Int = 1024, maximumBytes: Int = 4 * 1024 * 1024,
-        clock: @escaping @Sendable () -> Date = { Date() }, recorder: (any PublishedEventRecorder)? = nil
+        clock: DaemonClock = .system, observers: [any PublishedEventObserver] = []
     ) {
         precondition(capacity >= 1, "EventHub capacity must be at least 1 (config [events] buffer)")
         precondition(maximumBytes >= 1, "EventHub maximumBytes must be at least 1 (config [events] buffer_bytes)")
         self.clock = clock
         self.lineEncoder = lineEncoder
-        self.recorder = recorder
+        self.observers = observers
         self.state = Mutex(State(ring: EventHubRing(capacity: capacity, maximumBytes: maximumBytes)))
     }
 
@@ -91,10 +91,10 @@ public final class EventHub: Sendable {
         let (event, wakeups) = publishing.withLock { _ -> (Event, [SubscriberQueue.Wakeup]) in
             // Only publishers move `nextSeq`, and they take turns here: it holds until the append.
             let seq = state.withLock { $0.nextSeq }
-            let event = Event(seq: seq, time: clock(), kind: kind, reader: reader, payload: payload)
+            let event = Event(seq: seq, time: clock.date, kind: kind, reader: reader, payload: payload)
             let published = PublishedEvent(event, encoder: lineEncoder)
             if kind == .readResult { TapTrace.mark(.encoded) }
-            recorder?.record(published)
+            for observer in observers { observer.observe(published) }
             let wakeups = state.withLock { state -> [SubscriberQueue.Wakeup] in
                 state.nextSeq = seq + 1
                 state.ring.append(published, size: published.byteCount)

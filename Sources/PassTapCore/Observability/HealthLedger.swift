@@ -50,10 +50,10 @@ public final class HealthLedger: Sendable {
     }
 
     private let state: Mutex<State>
-    private let clock: @Sendable () -> Date
+    private let clock: DaemonClock
 
     /// A ledger for the backends the configuration runs (their state unknown until they report).
-    public init(backends: [String], clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(backends: [String], clock: DaemonClock = .system) {
         state = Mutex(State(backends: Dictionary(backends.map { ($0, Backend(name: $0, up: nil, reason: nil)) }, uniquingKeysWith: { a, _ in a })))
         self.clock = clock
     }
@@ -67,7 +67,7 @@ public final class HealthLedger: Sendable {
             state.withLock { $0.backends[name] = Backend(name: name, up: false, reason: reason) }
         case (.readResult, .readResult(let result)):
             guard let reader else { return }
-            let tap = LastTap(reader: reader, time: clock(), outcome: TapOutcome(result))
+            let tap = LastTap(reader: reader, time: clock.date, outcome: TapOutcome(result))
             state.withLock { state in
                 state.lastTaps[reader] = tap
                 state.taps[reader, default: TapCounts()][tap.outcome] += 1
@@ -104,13 +104,10 @@ public final class HealthLedger: Sendable {
             return reader
         }
     }
+}
 
-    /// A sink that notes each event here, then hands it on to `next` (the event hub): a
-    /// subscriber that sees an event finds `status` already telling of it.
-    public func sink(forwardingTo next: EventSink) -> EventSink {
-        EventSink { kind, reader, payload in
-            self.observe(kind, reader, payload)
-            next.publish(kind, reader, payload)
-        }
-    }
+extension HealthLedger: PublishedEventObserver {
+    /// Takes note of one event the hub published, before any subscriber sees it: a subscriber
+    /// that sees an event finds `status` already telling of it.
+    public func observe(_ event: PublishedEvent) { observe(event.event.kind, event.event.reader, event.event.payload) }
 }

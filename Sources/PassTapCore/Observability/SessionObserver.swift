@@ -25,20 +25,20 @@ final class TimedCardChannel: CardChannel {
     private let inner: any CardChannel
     private let reader: ReaderID
     private let observer: SessionObserver
-    private let now: @Sendable () -> ContinuousClock.Instant
+    private let clock: DaemonClock
 
-    init(_ inner: any CardChannel, reader: ReaderID, observer: SessionObserver, now: @escaping @Sendable () -> ContinuousClock.Instant) {
+    init(_ inner: any CardChannel, reader: ReaderID, observer: SessionObserver, clock: DaemonClock) {
         self.inner = inner
         self.reader = reader
         self.observer = observer
-        self.now = now
+        self.clock = clock
     }
 
     var capacity: ChannelCapacity { inner.capacity }
 
     func transmit(_ command: [UInt8]) throws(CardTransportError) -> [UInt8] {
-        let start = now()
-        defer { observer.roundTrip(reader, now() - start) }
+        let start = clock.now
+        defer { observer.roundTrip(reader, clock.now - start) }
         return try inner.transmit(command)
     }
 }

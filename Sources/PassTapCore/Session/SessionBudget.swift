@@ -9,20 +9,20 @@ struct SessionBudget {
     let limit: Duration?
     /// When the session started, on the engine's monotonic clock.
     let start: ContinuousClock.Instant
-    /// The engine's monotonic clock.
-    let now: @Sendable () -> ContinuousClock.Instant
+    /// The engine's clock (its monotonic ``DaemonClock/now``).
+    let clock: DaemonClock
 
     /// A budget of `limit` starting now.
-    init(limit: Duration?, now: @escaping @Sendable () -> ContinuousClock.Instant) {
+    init(limit: Duration?, clock: DaemonClock) {
         self.limit = limit
-        self.start = now()
-        self.now = now
+        self.start = clock.now
+        self.clock = clock
     }
 
     /// Throws `session_timeout` once more than the budget has gone by since the session started.
     func check() throws(CardTransportError) {
         guard let limit else { return }
-        let elapsed = now() - start
+        let elapsed = clock.now - start
         guard elapsed > limit else { return }
         let took = Int(elapsed / .milliseconds(1))
         let budget = Int(limit / .milliseconds(1))

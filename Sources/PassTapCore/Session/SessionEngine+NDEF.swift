@@ -31,7 +31,7 @@ extension SessionEngine {
     /// tap's `budget` (`[session] budget_ms`): no APDU is sent. A tag without NDEF, a broken
     /// capability container or TLV, and a failed read each give a `problem`.
     public func readType2(_ memory: any TagMemory, budget: Duration?) -> NDEFReadResult {
-        var reader = Type2TagReader(memory: memory, budget: SessionBudget(limit: budget, now: monotonicClock))
+        var reader = Type2TagReader(memory: memory, budget: SessionBudget(limit: budget, clock: clock))
         do {
             return NDEFReadResult(tagType: .type2, message: try reader.readMessage())
         } catch {

@@ -84,7 +84,7 @@ extension SessionEngine {
         entry.status = decryption.status
         entry.problem = decryption.problem
         guard decryption.status == .success, let payload = decryption.payload else { return entry }
-        let now = clock()
+        let now = clock.date
         let firstSeen = replays.record(cryptogram, at: now)
         if payload.freshness(windowSeconds: settings.freshnessSeconds, now: now) == .stale {
             let skew = Int64(now.timeIntervalSince1970.rounded()) - payload.unixTime

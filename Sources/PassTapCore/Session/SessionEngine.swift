@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import ISO7816
 public import VAS
 
@@ -14,22 +14,20 @@ public import VAS
 public struct SessionEngine: Sendable {
     /// The chaining and caps applied to every command of the session.
     public var transmitter: APDUTransmitter
-    /// The host clock, for the VAS freshness window and the replay cache.
-    public var clock: @Sendable () -> Date
-    /// The monotonic clock the tap's time budget is measured on.
-    public var monotonicClock: @Sendable () -> ContinuousClock.Instant
+    /// The clock: its wall time for the VAS freshness window and the replay cache, its monotonic
+    /// time for the tap's time budget.
+    public var clock: DaemonClock
     /// The one-time phone keys already seen, shared by every reader's sessions (a read replayed on
     /// another reader is a replay too).
     public var replays: VASReplayCache
 
     /// Creates an engine with the given transmit caps, clocks and replay cache.
     public init(
-        transmitter: APDUTransmitter = APDUTransmitter(), clock: @escaping @Sendable () -> Date = { Date() },
-        monotonicClock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, replays: VASReplayCache = VASReplayCache()
+        transmitter: APDUTransmitter = APDUTransmitter(), clock: DaemonClock = .system,
+        replays: VASReplayCache = VASReplayCache()
     ) {
         self.transmitter = transmitter
         self.clock = clock
-        self.monotonicClock = monotonicClock
         self.replays = replays
     }
 
@@ -40,7 +38,7 @@ public struct SessionEngine: Sendable {
     /// far is kept, and the failure is the outcome's `error`.
     public func run(_ plan: SessionPlan, on channel: any CardChannel) -> SessionOutcome {
         var outcome = SessionOutcome()
-        let budget = SessionBudget(limit: plan.budget, now: monotonicClock)
+        let budget = SessionBudget(limit: plan.budget, clock: clock)
         do {
             if plan.walletOrder == .beforeAIDs {
                 try runWallets(plan, on: channel, within: budget, into: &outcome)

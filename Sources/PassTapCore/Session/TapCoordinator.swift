@@ -18,29 +18,27 @@ public final class TapCoordinator: TapHandler {
     private let events: EventSink
     private let logger: Logger
     private let observer: SessionObserver?
-    private let now: @Sendable () -> ContinuousClock.Instant
+    private let clock: DaemonClock
 
     /// Creates a coordinator for a validated configuration that never changes.
     public convenience init(
         configuration: Configuration, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(),
-        logger: Logger, events: EventSink, observer: SessionObserver? = nil,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        logger: Logger, events: EventSink, observer: SessionObserver? = nil, clock: DaemonClock = .system
     ) {
         self.init(
             live: LiveConfiguration(configuration), engine: engine, vasReads: vasReads, logger: logger, events: events, observer: observer,
-            now: now)
+            clock: clock)
     }
 
     /// Creates a coordinator reading its settings from `live` at the start of each tap. Each
-    /// session is timed on `now` (its `read.result`'s `duration_ms`); `observer` (the metrics
+    /// session is timed on `clock`'s monotonic time (its `read.result`'s `duration_ms`); `observer` (the metrics
     /// recorder) gets that duration and each APDU round trip.
     public init(
         live: LiveConfiguration, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(),
-        logger: Logger, events: EventSink, observer: SessionObserver? = nil,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        logger: Logger, events: EventSink, observer: SessionObserver? = nil, clock: DaemonClock = .system
     ) {
         self.observer = observer
-        self.now = now
+        self.clock = clock
         self.live = live
         self.engine = engine
         self.vasReads = vasReads
@@ -79,9 +77,9 @@ public final class TapCoordinator: TapHandler {
             budget: .milliseconds(configuration.sessionBudgetMilliseconds))
         // The session is always timed (its read.result carries duration_ms); the round trips
         // only for an observer.
-        let start = now()
-        let outcome = engine.run(plan, on: observer.map { TimedCardChannel(channel, reader: reader, observer: $0, now: now) } ?? channel)
-        let duration = now() - start
+        let start = clock.now
+        let outcome = engine.run(plan, on: observer.map { TimedCardChannel(channel, reader: reader, observer: $0, clock: clock) } ?? channel)
+        let duration = clock.now - start
         observer?.sessionFinished(reader, duration)
         TapTrace.mark(.sessionDone)
         let result = ReadResult(card: tap.card, target: .isoDep, session: outcome, duration: duration)

@@ -5,13 +5,13 @@ import PassTapMetrics
 import ServiceLifecycle
 import Synchronization
 
-/// The daemon's forwarding parts, wired together: the outbox writer (the hub's recorder), the
+/// The daemon's forwarding parts, wired together: the outbox writer (one of the hub's observers), the
 /// forwarder (its sinks' loops, `forward.*`), and the service that closes the outbox last.
 ///
 /// The outbox is opened by the forwarder when the first sink is configured (at start or on a
 /// reload) and attached to the writer then; until then the writer keeps nothing.
 struct Forwarding {
-    /// Records every published event for the outbox (`EventHub(recorder:)`).
+    /// Records every published event for the outbox (one of `EventHub(observers:)`).
     let writer: OutboxWriter
     /// The sinks' loops, the reload observer and the socket's `ForwardControl`.
     let forwarder: Forwarder

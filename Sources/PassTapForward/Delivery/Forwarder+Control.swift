@@ -11,7 +11,7 @@ extension Forwarder {
         let forward = live.current.forward
         let (outbox, outboxError, records, dropped) = state.withLock { ($0.outbox, $0.outboxError, $0.records, $0.dropped) }
         let source = forward.effectiveSource
-        let time = now()
+        let time = clock.date
         var problem = outboxError
         if let outbox {
             do {

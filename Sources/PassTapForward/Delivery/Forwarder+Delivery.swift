@@ -73,7 +73,7 @@ extension Forwarder {
         }
         record.didDeliver(delivered.count)
         if let metrics {
-            let time = now()
+            let time = clock.date
             metrics.forwardDelivered(sink: record.name, latencies: delivered.map { .seconds(max(0, time.timeIntervalSince($0.time))) })
         }
         return true
@@ -86,7 +86,7 @@ extension Forwarder {
     /// `forward.retry` or `forward.drop` cuts it short.
     private func retry(after error: ForwardFailure, retryAfter: Duration?, backoff: inout RetryBackoff, record: SinkRecord, logger: Logger) async {
         let delay = random.withLock { backoff.delay(retryAfter: retryAfter, using: &$0) }
-        record.failedAndWillRetry(error, retryDue: now().addingTimeInterval(Self.seconds(delay)))
+        record.failedAndWillRetry(error, retryDue: clock.date.addingTimeInterval(Self.seconds(delay)))
         logger.warning(
             "forwarding failed: trying again later",
             metadata: ["error": "\(error)", "forward.retry_in_ms": "\(Int(Self.seconds(delay) * 1000))", "forward.failures": "\(backoff.failures)"])

@@ -22,7 +22,7 @@ extension Forwarder {
         }
         await stopSinks(named: leaving)
         do {
-            try await outbox.setSinks(wanted.map(\.settings), now: now())
+            try await outbox.setSinks(wanted.map(\.settings), now: clock.date)
         } catch {
             logger.error("cannot set the forwarding sinks in the outbox", metadata: ["error": "\(error)"])
             state.withLock { $0.outboxError = error.description }

@@ -21,7 +21,7 @@ extension Forwarder {
                 await expiryWakeup.wait()
                 continue
             }
-            let wait = first.addingTimeInterval(keep).timeIntervalSince(now())
+            let wait = first.addingTimeInterval(keep).timeIntervalSince(clock.date)
             if wait > 0 {
                 expiryWakeup.reset()
                 await sleep(.milliseconds(Int64((wait * 1000).rounded(.up))), unlessSignalled: expiryWakeup)
@@ -29,7 +29,7 @@ extension Forwarder {
             }
             do {
                 // A second of slack, so a sink due now goes whether the outbox compares with < or <=.
-                let expired = try await outbox.expireRemovedSinks(removedBefore: now().addingTimeInterval(1 - keep))
+                let expired = try await outbox.expireRemovedSinks(removedBefore: clock.date.addingTimeInterval(1 - keep))
                 for dropped in expired {
                     var dropped = dropped
                     dropped.reason = .sinkRemoved
@@ -48,7 +48,7 @@ extension Forwarder {
         guard let metrics else { return }
         while !Task.isCancelled {
             if let status = try? await outbox.status() {
-                let time = now()
+                let time = clock.date
                 metrics.forwardBacklogs(
                     status.sinks.map { sink in
                         ForwardBacklog(

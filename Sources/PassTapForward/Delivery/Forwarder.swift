@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 public import PassTapCore
 public import PassTapProtocol
@@ -23,7 +23,7 @@ import Synchronization
 ///   `status.health` and systemd's `STATUS=` name it with its error's class (``healthProblems()``).
 /// - `forward.status`, `forward.retry` and `forward.drop` are answered here (``ForwardControl``).
 ///
-/// Sleeps go through the injected clock, times through `now`, and jitter through the injected
+/// Sleeps and times go through the injected ``DaemonClock``, and jitter through the injected
 /// random source, so tests drive every wait.
 public final class Forwarder: Service, ConfigurationObserver, ForwardControl {
     /// How often the backlog gauges are refreshed besides after each batch.
@@ -56,8 +56,8 @@ public final class Forwarder: Service, ConfigurationObserver, ForwardControl {
     let openOutbox: @Sendable () async throws(OutboxError) -> any OutboxStorage
     let makeSink: @Sendable (Configuration.ForwardSinkConfiguration) -> any ForwardSink
     let events: EventSink
-    let clockSleep: @Sendable (Duration) async throws -> Void
-    let now: @Sendable () -> Date
+    /// What every wait sleeps on, and the wall clock of event ages, retry and drop times.
+    let clock: DaemonClock
     let random: Mutex<any RandomNumberGenerator & Sendable>
     let metrics: (any ForwardMetricsObserver)?
     let metricsInterval: Duration
@@ -73,9 +73,9 @@ public final class Forwarder: Service, ConfigurationObserver, ForwardControl {
     /// - Parameters:
     ///   - openOutbox: opens the outbox; called when the first sink is configured.
     ///   - makeSink: makes a sink of a configuration (at start, and for a sink a reload adds or changes).
-    ///   - events: where `forward.dropped` is published (the daemon's event chain).
-    ///   - clock: what every wait (backoff, expiry, metrics refresh) sleeps on.
-    ///   - now: the wall clock (event ages, retry and drop times).
+    ///   - events: where `forward.dropped` is published (the event hub's sink).
+    ///   - clock: what every wait (backoff, expiry, metrics refresh) sleeps on, and the wall
+    ///     clock (event ages, retry and drop times).
     ///   - random: the backoff's jitter.
     ///   - metrics: told of deliveries, retries, dead events, drops and backlogs.
     public init(
@@ -83,8 +83,7 @@ public final class Forwarder: Service, ConfigurationObserver, ForwardControl {
         openOutbox: @escaping @Sendable () async throws(OutboxError) -> any OutboxStorage,
         makeSink: @escaping @Sendable (Configuration.ForwardSinkConfiguration) -> any ForwardSink,
         events: EventSink,
-        clock: some Clock<Duration> & Sendable = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = { Date() },
+        clock: DaemonClock = .system,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         metrics: (any ForwardMetricsObserver)? = nil,
         metricsInterval: Duration = Forwarder.metricsInterval,
@@ -94,8 +93,7 @@ public final class Forwarder: Service, ConfigurationObserver, ForwardControl {
         self.openOutbox = openOutbox
         self.makeSink = makeSink
         self.events = events
-        self.clockSleep = { try await clock.sleep(for: $0) }
-        self.now = now
+        self.clock = clock
         self.random = Mutex(random)
         self.metrics = metrics
         self.metricsInterval = metricsInterval
@@ -160,11 +158,6 @@ public final class Forwarder: Service, ConfigurationObserver, ForwardControl {
     /// Sleeps `delay` on the injected clock, or less if `wakeup` is signalled first (or the task
     /// is cancelled).
     func sleep(_ delay: Duration, unlessSignalled wakeup: Wakeup) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await self.clockSleep(delay) }
-            group.addTask { await wakeup.wait() }
-            _ = await group.next()
-            group.cancelAll()
-        }
+        await wakeup.wait(upTo: delay, on: clock)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapCore
 import Synchronization
 
 /// What the forwarder knows of one sink beyond the outbox, kept from its first start to the

@@ -1,6 +1,5 @@
 import Foundation
 import NIOCore
-import NIOPosix
 import PassTapCore
 import SQLiteNIO
 
@@ -20,19 +19,6 @@ extension Outbox {
                 start += chunk.count
             }
             return try await Self.dropOldest(session, maxPendingBytes: maxPendingBytes)
-        }
-    }
-
-    /// ``append(_:maxPendingBytes:)`` for the writer's own thread, which waits for it.
-    func appendWaiting(_ rows: [OutboxRow], maxPendingBytes: Int) throws(OutboxError) -> ForwardDropped? {
-        let promise = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: ForwardDropped?.self)
-        promise.completeWithTask { try await self.append(rows, maxPendingBytes: maxPendingBytes) }
-        do {
-            return try promise.futureResult.wait()
-        } catch let error as OutboxError {
-            throw error
-        } catch {
-            throw OutboxError.storage("the outbox \(path) could not store events: \(error)")
         }
     }
 

@@ -7,24 +7,22 @@ import SQLiteNIO
 import Synchronization
 
 /// The outbox's SQLite connection, the one thread it runs on, and the order of operations: one
-/// at a time, each a whole transaction, in the order they were called (sqlite-nio runs each
-/// statement as a separate job, so two callers would otherwise mix their statements).
+/// at a time, each a whole transaction, in the order they were called, through a ``SerialGate``
+/// (sqlite-nio runs each statement as a separate job, so two callers would otherwise mix their
+/// statements).
 final class OutboxDatabase: Sendable {
     /// The file.
     let path: String
     private let connection: SQLiteConnection
     private let threadPool: NIOThreadPool
-    private let eventLoop: any EventLoop
-    /// The end of the queue of operations: each new one waits for it, then becomes it.
-    private let tail: Mutex<EventLoopFuture<Void>>
+    /// Lets one operation at a time in, in the order they were called.
+    private let gate = SerialGate()
     private let closed = Atomic<Bool>(false)
 
-    private init(path: String, connection: SQLiteConnection, threadPool: NIOThreadPool, eventLoop: any EventLoop) {
+    private init(path: String, connection: SQLiteConnection, threadPool: NIOThreadPool) {
         self.path = path
         self.connection = connection
         self.threadPool = threadPool
-        self.eventLoop = eventLoop
-        self.tail = Mutex(eventLoop.makeSucceededVoidFuture())
     }
 
     /// Opens (or makes) the file at `path` on a thread of its own, in write-ahead-log mode with
@@ -41,7 +39,7 @@ final class OutboxDatabase: Sendable {
             try? await threadPool.shutdownGracefully()
             throw OutboxFile.openError(path: path, error)
         }
-        let database = OutboxDatabase(path: path, connection: connection, threadPool: threadPool, eventLoop: eventLoop)
+        let database = OutboxDatabase(path: path, connection: connection, threadPool: threadPool)
         do {
             try await database.configure(sync: sync)
         } catch {
@@ -72,35 +70,22 @@ final class OutboxDatabase: Sendable {
     func run<T: Sendable>(
         _ what: String, transaction: Bool = true, _ body: @escaping @Sendable (OutboxSession) async throws -> T
     ) async throws(OutboxError) -> T {
-        let done = await waitForTurn()
-        defer { done.succeed() }
-        guard !closed.load(ordering: .acquiring) else {
-            throw OutboxError.storage("the outbox \(path) is closed (passtapd is stopping)")
+        try await gate.run { () async throws(OutboxError) -> T in
+            guard !closed.load(ordering: .acquiring) else {
+                throw OutboxError.storage("the outbox \(path) is closed (passtapd is stopping)")
+            }
+            let session = OutboxSession(connection: connection)
+            do {
+                if transaction { try await session.execute("BEGIN IMMEDIATE") }
+                let result = try await body(session)
+                if transaction { try await session.execute("COMMIT") }
+                return result
+            } catch {
+                if transaction { try? await session.execute("ROLLBACK") }
+                if let error = error as? OutboxError { throw error }
+                throw OutboxFile.operationError(path: path, what: what, error)
+            }
         }
-        let session = OutboxSession(connection: connection)
-        do {
-            if transaction { try await session.execute("BEGIN IMMEDIATE") }
-            let result = try await body(session)
-            if transaction { try await session.execute("COMMIT") }
-            return result
-        } catch {
-            if transaction { try? await session.execute("ROLLBACK") }
-            if let error = error as? OutboxError { throw error }
-            throw OutboxFile.operationError(path: path, what: what, error)
-        }
-    }
-
-    /// Joins the queue of operations and returns once every earlier one has finished; the caller
-    /// succeeds the promise it gets when its own operation is done (the next one waits for it).
-    private func waitForTurn() async -> EventLoopPromise<Void> {
-        let done = eventLoop.makePromise(of: Void.self)
-        let previous = tail.withLock { tail in
-            let previous = tail
-            tail = done.futureResult
-            return previous
-        }
-        _ = try? await previous.get()
-        return done
     }
 
     /// An outbox dropped without ``close()`` (an error path) still closes its file and ends its
@@ -113,11 +98,11 @@ final class OutboxDatabase: Sendable {
 
     /// Closes the connection and ends the thread, after the operations already called.
     func close() async {
-        let done = await waitForTurn()
-        defer { done.succeed() }
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        try? await connection.close()
-        try? await threadPool.shutdownGracefully()
+        await gate.run {
+            guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            try? await connection.close()
+            try? await threadPool.shutdownGracefully()
+        }
     }
 }
 

@@ -2,7 +2,7 @@ public import Foundation
 public import PassTapCore
 
 /// The outbox as the forwarder uses it: each sink's cursor, batches, dead list and backlog.
-/// (Events go in through the ``PublishedEventRecorder`` side, on the writer's own thread.)
+/// (Events go in through the ``OutboxWriter``, one of the hub's observers, on its own task.)
 ///
 /// The SQLite outbox implements it (`Outbox`), and the forwarder's tests use an in-memory one.
 /// Every call runs its SQL on the outbox's own thread, never on the caller's.

@@ -1,15 +1,13 @@
-import Foundation
 public import Logging
 public import PassTapCore
-import NIOCore
-import NIOPosix
 import Synchronization
 
-/// Puts the events sinks want into the ``Outbox``: the hub's ``PublishedEventRecorder``.
+/// Puts the events sinks want into the ``Outbox``: one of the hub's ``PublishedEventObserver``s.
 ///
-/// ``record(_:)`` runs on the publishing (reader) thread under the hub's lock: it only appends
-/// the event to a handoff bounded by count and bytes and signals. A thread of the writer's own
-/// takes what was handed off and commits it, one transaction per batch. An event is stored only
+/// ``observe(_:)`` runs on the publishing (reader) thread under the hub's lock: it only appends
+/// the event to an ``OutboxHandoff`` bounded by count and bytes, and wakes the writer's task. That
+/// task, the handoff's one consumer, takes what was handed off in order and commits it, one
+/// transaction per batch, on the outbox's SQLite thread. An event is stored only
 /// when some sink wants its kind, with pass messages withheld, and also in full only when some
 /// sink has `include_message` (and the two differ); the lines the hub encoded are stored as they
 /// are, never encoded again.
@@ -18,10 +16,10 @@ import Synchronization
 /// outbox holds more than `[forward] max_pending_bytes`, the oldest are deleted. Both are counted
 /// in ``dropped`` and announced through `announce` (`forward.dropped`, reason `outbox_full`).
 /// A tap is never held up.
-public final class OutboxWriter: PublishedEventRecorder, Sendable {
+public final class OutboxWriter: PublishedEventObserver, Sendable {
     /// The handoff's bounds.
     public struct Limits: Sendable, Hashable {
-        /// Events waiting for the writer's thread at most.
+        /// Events waiting for the writer's task at most.
         public var events: Int
         /// Bytes of their lines at most.
         public var bytes: Int
@@ -47,14 +45,19 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
     private let announce: @Sendable (ForwardDropped) -> Void
     private let hostName: String
     private let droppedTotal = Atomic<Int>(0)
-    private let finished: EventLoopPromise<Void>
+    /// Settled when the writer's task has ended.
+    private let finished = OneShot<Void, Never>()
 
-    /// Starts the writer's thread; nothing is kept until ``attach(_:)``.
+    /// Starts the writer's task; nothing is kept until ``attach(_:)``.
+    ///
+    /// The task starts here, as the thread it replaces did, so that a writer records from the
+    /// moment it exists; ``stop()`` ends it and waits for it.
     ///
     /// - Parameters:
     ///   - instance: the daemon instance (`status`'s `instance`), the first half of every id.
     ///   - live: the configuration in force: `[forward]` is read at each commit.
-    ///   - onCommit: called after each commit that stored events (wakes the sinks).
+    ///   - onCommit: called after each commit that stored events (wakes the sinks), on the
+    ///     writer's task.
     ///   - announce: called with each `forward.dropped` to publish, outside the writer's locks.
     public init(
         instance: String, live: LiveConfiguration, logger: Logger, limits: Limits = .standard,
@@ -68,11 +71,11 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
         self.onCommit = onCommit
         self.announce = announce
         self.hostName = Configuration.Forward.hostName()
-        self.finished = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
         handoff.setWanted(Self.wantedKinds(live.current.forward))
-        let thread = Thread { [self] in run() }
-        thread.name = "passtap-outbox-writer"
-        thread.start()
+        Task { [self] in
+            await run()
+            finished.succeed()
+        }
     }
 
     /// Events go to `outbox` from now on (the forwarder opens it when the first sink is configured).
@@ -81,29 +84,28 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
         handoff.attach(outbox)
     }
 
-    /// Hands `event` to the writer's thread; never blocks (see the type's description).
-    public func record(_ event: PublishedEvent) {
+    /// Hands `event` to the writer's task; never blocks (see the type's description).
+    public func observe(_ event: PublishedEvent) {
         handoff.put(event)
     }
 
     /// Events lost so far: deleted from a full outbox or not kept by a full handoff.
     public var dropped: Int { droppedTotal.load(ordering: .relaxed) }
 
-    /// Commits what is handed off, then ends the thread; events recorded after this are not kept.
+    /// Commits what is handed off, then ends the task; events published after this are not kept.
     /// Call it before closing the outbox (the daemon stops the hub's publishers first).
     public func stop() async {
         handoff.stop()
-        try? await finished.futureResult.get()
+        await finished.wait()
     }
 
-    // MARK: The writer's thread
+    // MARK: The writer's task
 
-    private func run() {
-        defer { finished.succeed() }
+    private func run() async {
         while true {
-            let taken = handoff.take(limit: limits.batch)
+            let taken = await handoff.next(limit: limits.batch)
             if let outbox = taken.outbox, !taken.events.isEmpty {
-                commit(taken.events, to: outbox)
+                await commit(taken.events, to: outbox)
             }
             if let overflow = taken.overflow {
                 report(ForwardDropped(reason: .outboxFull, sink: nil, count: overflow.count, firstID: overflow.firstID, lastID: overflow.lastID))
@@ -116,7 +118,7 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
     }
 
     /// Commits `events` (those some sink wants), trying again while the outbox fails, until `stop()`.
-    private func commit(_ events: [PublishedEvent], to outbox: Outbox) {
+    private func commit(_ events: [PublishedEvent], to outbox: Outbox) async {
         let forward = live.current.forward
         handoff.setWanted(Self.wantedKinds(forward))
         let source = forward.source ?? hostName
@@ -127,7 +129,7 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
         guard !rows.isEmpty else { return }
         while true {
             do {
-                let dropped = try outbox.appendWaiting(rows, maxPendingBytes: forward.maxPendingBytes)
+                let dropped = try await outbox.append(rows, maxPendingBytes: forward.maxPendingBytes)
                 if let dropped {
                     report(dropped)
                     logger.warning(
@@ -142,7 +144,7 @@ public final class OutboxWriter: PublishedEventRecorder, Sendable {
                     return
                 }
                 logger.error("forward: \(error); trying again in 1 s")
-                handoff.pause(seconds: 1)
+                await handoff.pause(for: .seconds(1))
             }
         }
     }

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-public import Foundation
+import Foundation
 public import Logging
 import NIOCore
 import NIOHTTP1
@@ -31,20 +31,20 @@ public final class WebhookSink: ForwardSink {
     private let configuration: Configuration.ForwardWebhook
     private let client: HTTPClient
     private let logger: Logger
-    private let now: @Sendable () -> Date
+    private let clock: DaemonClock
     /// `host:port` of the URL: what errors name.
     private let target: String
 
     /// `passtapd/VERSION`.
     public static let userAgent = "passtapd/\(PassTapVersion.string)"
 
-    /// A sink for `configuration`; `now` gives each attempt's time (`webhook-timestamp`) and the
-    /// time `Retry-After` dates count from.
-    public init(configuration: Configuration.ForwardWebhook, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
+    /// A sink for `configuration`; `clock`'s wall time gives each attempt's time
+    /// (`webhook-timestamp`) and the time `Retry-After` dates count from.
+    public init(configuration: Configuration.ForwardWebhook, logger: Logger, clock: DaemonClock = .system) {
         self.configuration = configuration
         self.settings = Configuration.ForwardSinkConfiguration.webhook(configuration).settings
         self.logger = logger
-        self.now = now
+        self.clock = clock
         let scheme = configuration.url.scheme?.lowercased() ?? "https"
         let port = configuration.url.port ?? (scheme == "http" ? 80 : 443)
         let host = configuration.url.host ?? "?"
@@ -64,7 +64,7 @@ public final class WebhookSink: ForwardSink {
     public func deliver(_ batch: [OutboxItem]) async -> DeliveryOutcome {
         guard let item = batch.first else { return .delivered }
         let body = ForwardEnvelope.body(for: item)
-        let timestamp = WebhookSignature.unixSeconds(now())
+        let timestamp = WebhookSignature.unixSeconds(clock.date)
         let signature = WebhookSignature(secret: configuration.secret, id: item.id, timestamp: timestamp, body: body.readableBytesView)
         var request = HTTPClientRequest(url: configuration.url.absoluteString)
         request.method = .POST
@@ -83,7 +83,7 @@ public final class WebhookSink: ForwardSink {
             _ = try? await response.body.collect(upTo: Self.maximumAnswerBytes)
             outcome = WebhookReply.outcome(
                 status: Int(response.status.code), reason: response.status.reasonPhrase,
-                retryAfter: response.headers.first(name: "retry-after"), now: now())
+                retryAfter: response.headers.first(name: "retry-after"), now: clock.date)
         } catch {
             outcome = .retry(delivered: 0, after: nil, error: describe(error))
         }

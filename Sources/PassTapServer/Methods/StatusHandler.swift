@@ -7,13 +7,13 @@ struct StatusHandler: MethodHandler {
     static let role = AccessRole.observe
     let daemon: DaemonInfo
     let readers: @Sendable () -> [ReaderInfo]
-    /// The monotonic clock's now (tests inject one).
-    var now: @Sendable () -> ContinuousClock.Instant = { .now }
+    /// The clock uptime is read on (its monotonic time; tests inject one).
+    var clock: DaemonClock = .system
     /// Backends, last taps, the last healthy check and the clock.
     var health = HealthSources()
 
     func handle(_ params: NoParams, context: RequestContext) async -> MethodReply<StatusResult> {
-        let now = now()
+        let now = clock.now
         let readers = readers()
         let backends = (health.ledger?.backends ?? []).map { StatusBackend(name: $0.name, up: $0.up, reason: $0.reason) }
         let lastTaps = (health.ledger?.lastTaps ?? []).map {

@@ -192,7 +192,7 @@ import Testing
             clock.advance(by: .milliseconds(100))
             return answer
         }
-        let result = SessionEngine(monotonicClock: { clock.now }).readType2(memory, budget: .milliseconds(250))
+        let result = SessionEngine(clock: DaemonClock(now: { clock.now })).readType2(memory, budget: .milliseconds(250))
         #expect(result.problem?.hasPrefix("the tag could not be read: session_timeout") == true)
         #expect(memory.reads.count == 3)
     }

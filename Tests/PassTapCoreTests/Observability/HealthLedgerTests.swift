@@ -23,12 +23,12 @@ import Testing
     @Test func theLastTapIsKeptPerReaderAndGoesWithTheReader() {
         let times = [Date(timeIntervalSince1970: 1_000), Date(timeIntervalSince1970: 2_000)]
         let index = Counter()
-        let ledger = HealthLedger(backends: ["pcsc"], clock: { times[index.next()] })
-        let hub = EventRecorder()
-        let sink = ledger.sink(forwardingTo: hub.sink)
+        let ledger = HealthLedger(backends: ["pcsc"], clock: DaemonClock(date: { times[index.next()] }))
+        let hub = EventHub(lineEncoder: TestLineEncoder(), observers: [ledger])
+        let sink = hub.sink
         sink.publish(.readResult, reader, .readResult(ReadResult(card: card, target: .memory, session: nil)))
         sink.publish(.readResult, reader, .readResult(ReadResult(card: card, target: .isoDep, session: SessionOutcome())))
-        #expect(hub.kinds == [.readResult, .readResult])
+        #expect(hub.nextSeq == 3)
         #expect(ledger.lastTaps == [HealthLedger.LastTap(reader: reader, time: times[1], outcome: .nothing)])
         sink.publish(.readerRemoved, reader, .reader(ReaderInfo(id: reader, name: "Test Reader 00 00", backend: "pcsc", state: .empty)))
         #expect(ledger.lastTaps.isEmpty)

@@ -32,7 +32,7 @@ import Testing
         var logger = Logger(label: "passtap.test.observer")
         logger.logLevel = .critical
         let coordinator = TapCoordinator(
-            configuration: configuration, logger: logger, events: EventRecorder().sink, observer: measurements.observer, now: { clock.now })
+            configuration: configuration, logger: logger, events: EventRecorder().sink, observer: measurements.observer, clock: DaemonClock(now: { clock.now }))
         let result = coordinator.read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3"), target: .isoDep, channel: card))
 
         #expect(result.durationMilliseconds == Double(7 * card.received.count))
@@ -55,7 +55,7 @@ import Testing
         card.onExchange = { clock.advance(by: .microseconds(12_345_678)) }
         let events = EventRecorder()
         let coordinator = TapCoordinator(
-            configuration: configuration, logger: Logger(label: "passtap.test.observer"), events: events.sink, now: { clock.now })
+            configuration: configuration, logger: Logger(label: "passtap.test.observer"), events: events.sink, clock: DaemonClock(now: { clock.now }))
         let result = coordinator.read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3"), target: .isoDep, channel: card))
         #expect(result.durationMilliseconds == 12_345.678)
         guard case .readResult(let published) = try #require(events.payloads.first) else { Issue.record("not a read.result"); return }

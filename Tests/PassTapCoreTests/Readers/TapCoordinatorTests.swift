@@ -47,7 +47,7 @@ import Testing
         let card = ScriptedCard()
         card.onExchange = { clock.advance(by: .milliseconds(100)) }
         let events = EventRecorder()
-        let result = coordinator(configuration, engine: SessionEngine(monotonicClock: { clock.now }), events: events)
+        let result = coordinator(configuration, engine: SessionEngine(clock: DaemonClock(now: { clock.now })), events: events)
             .read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3"), target: .isoDep, channel: card))
         #expect(result.error?.code == .sessionTimeout)
         #expect(card.received.count == 3)

@@ -84,7 +84,7 @@ final class OutboxFixture: Sendable {
 
     /// A hub recording into `writer`, with its clock pinned (so events of a kind have one size).
     func hub(_ writer: OutboxWriter) -> EventHub {
-        EventHub(lineEncoder: EventNotificationEncoder(), clock: { OutboxFixture.time }, recorder: writer)
+        EventHub(lineEncoder: EventNotificationEncoder(), clock: DaemonClock(date: { OutboxFixture.time }), observers: [writer])
     }
 
     /// Waits (with a deadline) for the writer's next commit.

@@ -1,8 +1,10 @@
 import Synchronization
 
 /// A signal one task waits on, level-triggered: a signal given while nobody waits is kept for the
-/// next ``wait()``, and several such signals count as one.
-final class Wakeup: Sendable {
+/// next ``wait()``, and several such signals count as one. Signalling never waits, so a reader's
+/// thread may signal (the outbox's handoff); ``wait(upTo:on:)`` is a sleep that a signal cuts
+/// short (the forwarder's backoff and timers).
+public final class Wakeup: Sendable {
     private struct State {
         var signalled = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -10,8 +12,11 @@ final class Wakeup: Sendable {
 
     private let state = Mutex(State())
 
+    /// A wakeup with no signal kept.
+    public init() {}
+
     /// Wakes the waiter, or the next one.
-    func signal() {
+    public func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
                 state.signalled = true
@@ -24,12 +29,12 @@ final class Wakeup: Sendable {
     }
 
     /// Forgets a signal nobody waited for.
-    func reset() {
+    public func reset() {
         state.withLock { $0.signalled = false }
     }
 
     /// Returns at the next signal (at once if one is kept), or when the task is cancelled.
-    func wait() async {
+    public func wait() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state -> Bool in
@@ -44,6 +49,16 @@ final class Wakeup: Sendable {
             }
         } onCancel: {
             signal()
+        }
+    }
+
+    /// Returns after `delay` on `clock`, or sooner at a signal (or when the task is cancelled).
+    public func wait(upTo delay: Duration, on clock: DaemonClock) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await clock.sleep(for: delay) }
+            group.addTask { await self.wait() }
+            _ = await group.next()
+            group.cancelAll()
         }
     }
 }
