@@ -1,16 +1,16 @@
-import Foundation
+public import Foundation
 import Synchronization
 
-/// A clock that moves only when a test says so (``advance(by:)``), and tells the test when
-/// something sleeps on it (``waitForSleep(_:)``). Its ``date`` is the wall clock that moves
-/// with it, for the forwarder's `now`.
-final class ManualClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
+/// The one test clock: it moves only when a test says so (``advance(by:)``), and reads as each
+/// kind of time the code under test takes:
+/// - ``now``, a `ContinuousClock.Instant`, for a `() -> ContinuousClock.Instant` (sessions'
+///   budgets, the web's failure windows);
+/// - ``date``, the wall clock that moves with it (from the `date:` it was made with), for a
+///   `() -> Date` (VAS freshness, webhook timestamps, the forwarder's `now`);
+/// - itself, as a `Clock` tasks sleep on (the forwarder's retries); ``waitForSleep(_:)`` tells the
+///   test when something sleeps on it, so a test advances it only once the sleeper is there.
+public final class TestClock: Clock, Sendable {
+    public typealias Instant = ContinuousClock.Instant
 
     private struct Sleeper {
         var deadline: Instant
@@ -18,7 +18,7 @@ final class ManualClock: Clock, Sendable {
     }
 
     private struct State {
-        var now = Instant(offset: .zero)
+        var elapsed: Duration = .zero
         var nextID = 0
         var sleepers: [Int: Sleeper] = [:]
         var cancelled: Set<Int> = []
@@ -26,19 +26,27 @@ final class ManualClock: Clock, Sendable {
     }
 
     private let state = Mutex(State())
-    /// The wall-clock time at offset zero.
-    let start = Date(timeIntervalSince1970: 1_795_000_000)
+    /// The instant the clock started at (the real one when it was made).
+    private let origin = ContinuousClock.now
+    /// The wall-clock time it started at.
+    public let start: Date
 
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .zero }
-    /// The wall-clock time now.
-    var date: Date { start.addingTimeInterval(Self.seconds(now.offset)) }
-    /// How far each sleeper has still to sleep, shortest first.
-    var pendingSleeps: [Duration] {
-        state.withLock { state in state.sleepers.values.map { state.now.duration(to: $0.deadline) }.sorted() }
+    /// A clock that starts at `date` (the real time by default) and stands still until advanced.
+    public init(date: Date = Date()) {
+        start = date
     }
 
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    /// The current instant.
+    public var now: Instant { origin.advanced(by: state.withLock { $0.elapsed }) }
+    public var minimumResolution: Duration { .zero }
+    /// The wall-clock time now.
+    public var date: Date { start.addingTimeInterval(Self.seconds(state.withLock { $0.elapsed })) }
+    /// How far each sleeper has still to sleep, shortest first.
+    public var pendingSleeps: [Duration] {
+        state.withLock { state in state.sleepers.values.map { self.origin.advanced(by: state.elapsed).duration(to: $0.deadline) }.sorted() }
+    }
+
+    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
@@ -47,9 +55,9 @@ final class ManualClock: Clock, Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (outcome, watchers) = state.withLock { state -> (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) in
                     if state.cancelled.remove(id) != nil { return (.failure(CancellationError()), []) }
-                    if deadline <= state.now { return (.success(()), []) }
+                    if deadline <= origin.advanced(by: state.elapsed) { return (.success(()), []) }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    return (nil, Self.due(&state))
+                    return (nil, due(&state))
                 }
                 for watcher in watchers { watcher.resume() }
                 if let outcome { continuation.resume(with: outcome) }
@@ -67,10 +75,11 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// Moves the clock on by `duration`, waking every sleeper whose deadline it reaches.
-    func advance(by duration: Duration) {
+    public func advance(by duration: Duration) {
         let woken = state.withLock { state -> [Sleeper] in
-            state.now = state.now.advanced(by: duration)
-            let due = state.sleepers.filter { $0.value.deadline <= state.now }
+            state.elapsed += duration
+            let now = origin.advanced(by: state.elapsed)
+            let due = state.sleepers.filter { $0.value.deadline <= now }
             for id in due.keys { state.sleepers.removeValue(forKey: id) }
             return Array(due.values)
         }
@@ -78,19 +87,22 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// Returns once a task sleeps on the clock with `remaining` still to sleep.
-    func waitForSleep(_ remaining: Duration) async {
+    public func waitForSleep(_ remaining: Duration) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                if state.sleepers.values.contains(where: { state.now.duration(to: $0.deadline) == remaining }) { return true }
+            let there = state.withLock { state -> Bool in
+                let now = origin.advanced(by: state.elapsed)
+                if state.sleepers.values.contains(where: { now.duration(to: $0.deadline) == remaining }) { return true }
                 state.watchers.append((remaining, continuation))
                 return false
             }
-            if now { continuation.resume() }
+            if there { continuation.resume() }
         }
     }
 
-    private static func due(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
-        let remaining = Set(state.sleepers.values.map { state.now.duration(to: $0.deadline) })
+    /// The watchers whose remaining time a sleeper now has, removed from `state`.
+    private func due(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        let now = origin.advanced(by: state.elapsed)
+        let remaining = Set(state.sleepers.values.map { now.duration(to: $0.deadline) })
         let due = state.watchers.filter { remaining.contains($0.remaining) }.map(\.continuation)
         state.watchers.removeAll { remaining.contains($0.remaining) }
         return due
