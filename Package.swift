@@ -257,12 +257,20 @@ let package = Package(
             swiftSettings: upcoming
         ),
 
-        // Test helpers shared by the test targets and the fuzz targets (a time limit on every wait,
-        // the card double, a raw HTTP client); not a product.
+        // The test kit, shared by the test targets and the fuzz targets (docs/development.md, "The
+        // test kit"): a time limit on every wait, `waitUntil`, the test clock, the card doubles;
+        // not a product. No network client here: the fuzz build compiles all it reaches.
         .target(
             name: "PassTapTestSupport",
+            dependencies: ["ISO7816", "VAS", "PassTapCore"],
+            swiftSettings: upcoming
+        ),
+        // The test kit's network clients, for test targets only: the line client (NDJSON over a
+        // Unix socket), the WebSocket client, raw HTTP, and the systemd notify socket.
+        .target(
+            name: "PassTapTestNetwork",
             dependencies: [
-                "ISO7816", "VAS", "PassTapCore",
+                "PassTapTestSupport", "PassTapProtocol",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: upcoming
@@ -303,7 +311,7 @@ let package = Package(
         .testTarget(
             name: "PassTapServerTests",
             dependencies: [
-                "PassTapServer", "PassTapTestSupport", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS", "SmartTap",
+                "PassTapServer", "PassTapTestSupport", "PassTapTestNetwork", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS", "SmartTap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -352,7 +360,7 @@ let package = Package(
         .testTarget(
             name: "PassTapHTTPTests",
             dependencies: [
-                "PassTapHTTP", "PassTapCore", "PassTapTestSupport",
+                "PassTapHTTP", "PassTapCore", "PassTapTestSupport", "PassTapTestNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -366,7 +374,7 @@ let package = Package(
         .testTarget(
             name: "PassTapMetricsTests",
             dependencies: [
-                "PassTapMetrics", "PassTapHTTP", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "ISO7816", "VAS", "PassTapForward",
+                "PassTapMetrics", "PassTapHTTP", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "PassTapTestNetwork", "ISO7816", "VAS", "PassTapForward",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -378,7 +386,7 @@ let package = Package(
         .testTarget(
             name: "PassTapDaemonTests",
             dependencies: [
-                "PassTapDaemon", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log"),
+                "PassTapDaemon", "PassTapCore", "PassTapTestSupport", "PassTapTestNetwork", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -395,7 +403,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
+                "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PassTapTestNetwork", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
                 "PassTapForward",
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

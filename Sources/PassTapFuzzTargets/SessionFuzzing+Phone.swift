@@ -9,13 +9,13 @@ extension SessionFuzzing {
     /// moves ``clock`` on 1 ms.
     final class Phone {
         let card = ScriptedCard()
-        let clock = ExchangeClock()
+        let clock = TestClock()
         /// The whole answer to every GET VAS DATA.
         var vasData: [UInt8] = [0x6A, 0x83]
 
         init() {
             let clock = clock
-            card.onExchange = { clock.tick() }
+            card.onExchange = { clock.advance(by: .milliseconds(1)) }
             card.onCommand = { [unowned self] command in
                 command.count >= 2 && command[0] == 0x80 && command[1] == 0xCA ? self.vasData : nil
             }

@@ -2,14 +2,16 @@ import ISO7816
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct APDUTransmitterTests {
-    /// The exchange failure the scripted card raises.
+    /// The exchange failure the answer script raises.
     struct CardGone: Error, Equatable {
         let step: Int
     }
 
-    /// A scripted card: answers in order, records every command it was sent, and fails with
-    /// ``CardGone`` when the script runs out.
-    final class ScriptedCard {
+    /// The card's answers, in order, for `APDUTransmitter`'s exchange function: records every
+    /// command it was sent, and fails with ``CardGone`` when the script runs out. (Not a card
+    /// double: that is PassTapTestSupport's `ScriptedCard`, which ISO7816Tests does not use, so
+    /// as to build on ISO7816 alone.)
+    final class AnswerScript {
         private var answers: [[UInt8]]
         private(set) var sent: [[UInt8]] = []
 
@@ -33,14 +35,14 @@ import Testing
     }
 
     @Test func aDirectAnswerTakesOneExchangeOfTheCommandBytes() throws {
-        let card = try ScriptedCard(hex: ["6F009000"])
+        let card = try AnswerScript(hex: ["6F009000"])
         let response = try APDUTransmitter().transmit(try Self.select(), exchange: card.exchange)
         #expect(response == ResponseAPDU(data: [0x6F, 0x00], statusWord: .success))
         #expect(card.sentHex == ["00A4040007A000000004101000"])
     }
 
     @Test func errorStatusWordsAreReturnedNotThrown() throws {
-        let card = try ScriptedCard(hex: ["6A82"])
+        let card = try AnswerScript(hex: ["6A82"])
         let response = try APDUTransmitter().transmit(try Self.select(), exchange: card.exchange)
         #expect(response.statusWord == .fileNotFound)
         #expect(response.data.isEmpty)
@@ -48,7 +50,7 @@ import Testing
     }
 
     @Test func chained61xxAnswersAreConcatenatedThroughGetResponse() throws {
-        let card = try ScriptedCard(hex: ["AA6103", "BBCCDD6101", "EE9000"])
+        let card = try AnswerScript(hex: ["AA6103", "BBCCDD6101", "EE9000"])
         let response = try APDUTransmitter().transmit(try Self.select(), exchange: card.exchange)
         #expect(response.data == [0xAA, 0xBB, 0xCC, 0xDD, 0xEE])
         #expect(response.statusWord == .success)
@@ -56,20 +58,20 @@ import Testing
     }
 
     @Test func sixtyOneZeroZeroAsksFor256Bytes() throws {
-        let card = try ScriptedCard(hex: ["6100", "01029000"])
+        let card = try AnswerScript(hex: ["6100", "01029000"])
         let response = try APDUTransmitter().transmit(try Self.select(), exchange: card.exchange)
         #expect(card.sentHex.last == "00C0000000")
         #expect(response.data == [0x01, 0x02])
     }
 
     @Test func theLastStatusWordOfAChainIsReturned() throws {
-        let card = try ScriptedCard(hex: ["AA6101", "BB6A82"])
+        let card = try AnswerScript(hex: ["AA6101", "BB6A82"])
         let response = try APDUTransmitter().transmit(try Self.select(), exchange: card.exchange)
         #expect(response == ResponseAPDU(data: [0xAA, 0xBB], statusWord: .fileNotFound))
     }
 
     @Test func wrongLe6CxxResendsTheSameCommandWithTheCorrectedLe() throws {
-        let card = try ScriptedCard(hex: ["6C08", "01020304050607089000"])
+        let card = try AnswerScript(hex: ["6C08", "01020304050607089000"])
         let read = CommandAPDU(cla: 0x00, ins: 0xB0, p1: 0x00, p2: 0x00, le: 256)
         let response = try APDUTransmitter().transmit(read, exchange: card.exchange)
         #expect(response.data == [1, 2, 3, 4, 5, 6, 7, 8])
@@ -77,7 +79,7 @@ import Testing
     }
 
     @Test func wrongLeIsCorrectedOnlyOnce() throws {
-        let card = try ScriptedCard(hex: ["6C08", "6C04", "9000"])
+        let card = try AnswerScript(hex: ["6C08", "6C04", "9000"])
         let read = CommandAPDU(cla: 0x00, ins: 0xB0, p1: 0x00, p2: 0x00, le: 256)
         let response = try APDUTransmitter().transmit(read, exchange: card.exchange)
         #expect(response.statusWord == StatusWord(rawValue: 0x6C04))
@@ -85,7 +87,7 @@ import Testing
     }
 
     @Test func aCorrectedLeAnswerCanStillChain() throws {
-        let card = try ScriptedCard(hex: ["6C02", "01026101", "039000"])
+        let card = try AnswerScript(hex: ["6C02", "01026101", "039000"])
         let read = CommandAPDU(cla: 0x00, ins: 0xB0, p1: 0x00, p2: 0x00, le: 1)
         let response = try APDUTransmitter().transmit(read, exchange: card.exchange)
         #expect(response.data == [0x01, 0x02, 0x03])
@@ -94,7 +96,7 @@ import Testing
 
     @Test(arguments: [1, 5, 32])
     func aCardAnswering61xxForeverHitsTheRoundTripCap(_ limit: Int) throws {
-        let card = ScriptedCard(Array(repeating: [0xAA, 0x61, 0x01], count: limit + 10))
+        let card = AnswerScript(Array(repeating: [0xAA, 0x61, 0x01], count: limit + 10))
         let transmitter = APDUTransmitter(limits: .init(maxRoundTrips: limit))
         let error = #expect(throws: APDUTransmitterError<CardGone>.self) {
             try transmitter.transmit(try Self.select(), exchange: card.exchange)
@@ -108,14 +110,14 @@ import Testing
     }
 
     @Test func aChainWithinTheRoundTripCapSucceeds() throws {
-        let card = try ScriptedCard(hex: ["AA6101", "BB6101", "CC9000"])
+        let card = try AnswerScript(hex: ["AA6101", "BB6101", "CC9000"])
         let response = try APDUTransmitter(limits: .init(maxRoundTrips: 3)).transmit(try Self.select(), exchange: card.exchange)
         #expect(response.data == [0xAA, 0xBB, 0xCC])
     }
 
     @Test func anOversizedChainedAnswerHitsTheSizeCap() throws {
         let part = [UInt8](repeating: 0xAA, count: 200) + [0x61, 0x00]
-        let card = ScriptedCard(Array(repeating: part, count: 10))
+        let card = AnswerScript(Array(repeating: part, count: 10))
         let transmitter = APDUTransmitter(limits: .init(maxResponseBytes: 500))
         let error = #expect(throws: APDUTransmitterError<CardGone>.self) {
             try transmitter.transmit(try Self.select(), exchange: card.exchange)
@@ -129,7 +131,7 @@ import Testing
     }
 
     @Test func aSingleOversizedAnswerHitsTheSizeCap() throws {
-        let card = ScriptedCard([[UInt8](repeating: 0xAA, count: 11) + [0x90, 0x00]])
+        let card = AnswerScript([[UInt8](repeating: 0xAA, count: 11) + [0x90, 0x00]])
         let error = #expect(throws: APDUTransmitterError<CardGone>.self) {
             try APDUTransmitter(limits: .init(maxResponseBytes: 10)).transmit(try Self.select(), exchange: card.exchange)
         }
@@ -140,7 +142,7 @@ import Testing
     }
 
     @Test func aChainedAnswerOfExactlyTheCapIsAccepted() throws {
-        let card = try ScriptedCard(hex: ["0102036103", "0405069000"])
+        let card = try AnswerScript(hex: ["0102036103", "0405069000"])
         let response = try APDUTransmitter(limits: .init(maxResponseBytes: 6)).transmit(try Self.select(), exchange: card.exchange)
         #expect(response.data == [1, 2, 3, 4, 5, 6])
     }
@@ -151,7 +153,7 @@ import Testing
         (["AA6101", "61"], 1),
     ] as [([String], Int)])
     func answersShorterThanTheStatusWordAreMalformed(_ answers: [String], _ length: Int) throws {
-        let card = try ScriptedCard(hex: answers)
+        let card = try AnswerScript(hex: answers)
         let error = #expect(throws: APDUTransmitterError<CardGone>.self) {
             try APDUTransmitter().transmit(try Self.select(), exchange: card.exchange)
         }
@@ -164,7 +166,7 @@ import Testing
 
     @Test(arguments: [[], ["AA6102"], ["6C02"]] as [[String]])
     func exchangeFailuresAreWrappedWithTheOriginalError(_ answers: [String]) throws {
-        let card = try ScriptedCard(hex: answers)
+        let card = try AnswerScript(hex: answers)
         let error = #expect(throws: APDUTransmitterError<CardGone>.self) {
             try APDUTransmitter().transmit(try Self.select(), exchange: card.exchange)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 
 #if canImport(Glibc)
@@ -95,7 +96,7 @@ extension PCSCScenarioTests {
             #expect((error["data"] as? [String: Any])?["reason"] as? String == "forbidden")
 
             // Root may: its call times out (no tap) and leaves one audit line.
-            let root = try LineSocket(path: vas.rig.socketPath)
+            let root = try LineClient(path: vas.rig.socketPath)
             try root.sendLine(read)
             let timedOut = try root.readJSON(what: "root's vas.read") { $0["id"] as? Int == 7 }
             #expect((timedOut["error"] as? [String: Any])?["code"] as? Int == -32010)
@@ -134,11 +135,11 @@ extension PCSCScenarioTests {
                 }
                 return false
             }
-            let till = try LineSocket(path: vas.rig.socketPath)
+            let till = try LineClient(path: vas.rig.socketPath)
             let tillRead = #"{"jsonrpc":"2.0","id":2,"method":"vas.read","params":{"reader":"\#(reader)","timeout_ms":30000}}"#
             try till.sendLine(tillRead)
             try vas.rig.waitFor("the till's vas.read to wait") {
-                if let second = try? LineSocket(path: vas.rig.socketPath), (try? second.sendLine(probe)) != nil,
+                if let second = try? LineClient(path: vas.rig.socketPath), (try? second.sendLine(probe)) != nil,
                     let answer = try? second.readJSON(what: "the till's probe", until: { $0["id"] as? Int == 9 }),
                     (answer["error"] as? [String: Any])?["code"] as? Int == -32016
                 {

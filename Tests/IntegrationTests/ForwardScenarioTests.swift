@@ -1,5 +1,6 @@
 import Foundation
 import PassTapCore
+import PassTapTestNetwork
 import Testing
 
 #if canImport(Glibc)
@@ -336,7 +337,7 @@ extension Rig {
     /// Calls `method` on passtapd's socket (as root: every role) and returns its `result`;
     /// throws with the error when it answers one.
     func call(_ method: String, _ params: [String: Any]? = nil) throws -> [String: Any] {
-        let client = try LineSocket(path: socketPath)
+        let client = try LineClient(path: socketPath)
         var request: [String: Any] = ["jsonrpc": "2.0", "id": 1, "method": method]
         if let params { request["params"] = params }
         try client.sendLine(String(decoding: try JSONSerialization.data(withJSONObject: request), as: UTF8.self))

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 
 #if canImport(Glibc)
@@ -48,7 +49,7 @@ extension PCSCScenarioTests.HostileScenarioTests {
         // 10 000 garbage lines on one connection, pipelined 500 at a time.
         try hostile.report.begin()
         let kinds = Self.garbage
-        let peer = try LineSocket(path: hostile.rig.socketPath)
+        let peer = try LineClient(path: hostile.rig.socketPath)
         var codes: [String: [Int: Int]] = [:]
         for batch in stride(from: 0, to: 10_000, by: 500) {
             let indices = batch..<(batch + 500)
@@ -75,7 +76,7 @@ extension PCSCScenarioTests.HostileScenarioTests {
 
         // Over-long lines: 64 KiB exactly is a line; one byte more, or 4 MiB without a newline, is not.
         try hostile.report.begin()
-        let longest = try LineSocket(path: hostile.rig.socketPath)
+        let longest = try LineClient(path: hostile.rig.socketPath)
         let prefix = #"{"jsonrpc":"2.0","id":1,"method":"status","params":{"pad":""#
         let suffix = #""}}"#
         let padding = String(repeating: "a", count: 65_536 - prefix.utf8.count - suffix.utf8.count)
@@ -86,7 +87,7 @@ extension PCSCScenarioTests.HostileScenarioTests {
         #expect(try longest.readJSON(what: "status after it") { _ in true }["result"] != nil)
         var refusals: [String] = []
         for (name, bytes) in [("65 537 bytes", 65_537), ("4 MiB, no newline", 4 << 20)] {
-            let long = try LineSocket(path: hostile.rig.socketPath)
+            let long = try LineClient(path: hostile.rig.socketPath)
             // The daemon may close before all is sent: what it answered is still there to read.
             try? long.send(bytes: Array(repeating: UInt8(ascii: "x"), count: bytes) + (bytes < 1 << 20 ? [0x0A] : []))
             let refusal = try long.readJSON(what: "the answer to a line of \(name)") { _ in true }
@@ -104,7 +105,7 @@ extension PCSCScenarioTests.HostileScenarioTests {
         // 1 000 connect / subscribe / disconnect cycles.
         try hostile.report.begin()
         for cycle in 0..<1000 {
-            let client = try LineSocket(path: hostile.rig.socketPath)
+            let client = try LineClient(path: hostile.rig.socketPath)
             try client.sendLine(#"{"jsonrpc":"2.0","id":\#(cycle),"method":"events.subscribe","params":{"kinds":["read.result"]}}"#)
             let answer = try client.readJSON(what: "subscribe answer \(cycle)") { $0["id"] as? Int == cycle }
             guard answer["result"] != nil else {

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +8,8 @@ import Glibc
 
 // Nested in `PCSCScenarioTests` (`.serialized`): these start the machine's only pcscd too.
 extension PCSCScenarioTests {
-    /// Hostile input through the real stack (issue 11): pcscd, the vsmartcard-vpcd reader, the
+    /// Hostile input through the real stack (docs/reliability.md, "Hostile input through the real
+    /// stack"): pcscd, the vsmartcard-vpcd reader, the
     /// virtual iPhone misbehaving in every way `scripts/rig/virtual_iphone.py` knows, hostile
     /// socket peers, and the built passtapd. A well-behaved subscriber, subscribed from the first
     /// event, must see every event exactly once and stay connected; after each hostile tap the next
@@ -88,7 +90,7 @@ extension PhoneRig {
     /// the next tap answers (a tap before the call is queued is a plain tap: tap again).
     /// Returns what it got, for the report.
     func tillIsServed(after input: String) throws -> String {
-        let till = try LineSocket(path: rig.socketPath)
+        let till = try LineClient(path: rig.socketPath)
         try till.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#)
         let status = try till.readJSON(what: "the till's status") { $0["id"] as? Int == 1 }
         #expect((status["result"] as? [String: Any])?["protocol"] as? Int == 1, "status after \(input): \(status)")

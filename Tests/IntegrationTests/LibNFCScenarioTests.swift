@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 import VAS
 
@@ -54,7 +55,7 @@ import Glibc
         }
     }
 
-    static func event(_ client: LineSocket, _ kind: String, timeout: Double = 10) throws -> [String: Any] {
+    static func event(_ client: LineClient, _ kind: String, timeout: Double = 10) throws -> [String: Any] {
         let message = try client.readJSON(timeout: timeout, what: kind) { message in
             (message["params"] as? [String: Any])?["kind"] as? String == kind
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 
 #if canImport(Glibc)
@@ -49,7 +50,7 @@ extension PCSCScenarioTests {
 
         /// `status` over the socket: its result object.
         static func status(_ rig: Rig) throws -> [String: Any] {
-            let client = try LineSocket(path: rig.socketPath)
+            let client = try LineClient(path: rig.socketPath)
             try client.sendLine(#"{"jsonrpc":"2.0","id":9,"method":"status"}"#)
             let answer = try client.readJSON(what: "the status answer") { $0["id"] as? Int == 9 }
             return try #require(answer["result"] as? [String: Any], "\(answer)")
@@ -60,7 +61,7 @@ extension PCSCScenarioTests {
             return (finished.status, finished.output)
         }
 
-        static func event(_ client: LineSocket, _ kind: String, timeout: Double = 15) throws -> [String: Any] {
+        static func event(_ client: LineClient, _ kind: String, timeout: Double = 15) throws -> [String: Any] {
             let message = try client.readJSON(timeout: timeout, what: kind) { ($0["params"] as? [String: Any])?["kind"] as? String == kind }
             return message["params"] as! [String: Any]
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 
 #if canImport(Glibc)
@@ -71,7 +72,7 @@ import Glibc
     static func daemonServes(_ count: Int, clientsOf rig: Rig) throws -> Bool {
         let deadline = Date().addingTimeInterval(5)
         while true {
-            let clients = try (0..<count).map { _ in try LineSocket(path: rig.socketPath) }
+            let clients = try (0..<count).map { _ in try LineClient(path: rig.socketPath) }
             var served = 0
             for client in clients {
                 // A refused client gets -32006 and is closed (its read may fail instead).

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import PassTapTestSupport
 import Testing
 
@@ -6,7 +7,8 @@ import Testing
 import Glibc
 #endif
 
-/// Forwarding that cannot work is never silent (issue 30 §1), through the built passtapd and
+/// Forwarding that cannot work is never silent (docs/operations.md, "Forwarding that cannot
+/// work"), through the built passtapd and
 /// passtap, without pcscd: start and `--check-config` refuse sinks whose outbox folder is
 /// missing or not writable (file, line, key), `--check-config` accepts the unit's state folder
 /// before its first start, and an outbox that fails at run time degrades `status.health` and

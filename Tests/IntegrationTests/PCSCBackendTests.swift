@@ -1,6 +1,7 @@
 import Foundation
 import ISO7816
 import Logging
+import PassTapTestNetwork
 import PCSCBackend
 import PassTapCore
 import Synchronization
@@ -412,7 +413,7 @@ final class PCSCBackendFixture {
     /// 1, the first reader's, by default; 2 is the second reader's (``startCard(_:profile:)``).
     func card(_ command: String, card number: Int = 1) throws {
         guard cardProcesses[number] != nil else { throw Rig.Failure(description: "virtual card \(number) was not started") }
-        let control = try LineSocket(path: controlSocket(of: number))
+        let control = try LineClient(path: controlSocket(of: number))
         try control.sendLine(command)
         let answer = try control.readLine(timeout: 15, what: "virtual card \(number)'s answer to \(command)")
         guard answer.contains("\"ok\": true") else {

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ import Glibc
         aids = ["A0000000031010", "A0000000041010"]
         """
 
-    private func event(_ client: LineSocket, _ kind: String, timeout: Double = 10) throws -> [String: Any] {
+    private func event(_ client: LineClient, _ kind: String, timeout: Double = 10) throws -> [String: Any] {
         let message = try client.readJSON(timeout: timeout, what: kind) { message in
             (message["params"] as? [String: Any])?["kind"] as? String == kind
         }
@@ -59,7 +60,7 @@ import Glibc
         let firstResult = try event(client, "card.removed")
         let lastSeen = try #require(firstResult["seq"] as? Int)
         _ = try event(watcher, "card.removed")
-        client = try LineSocket(path: rig.socketPath)  // the old connection is dropped here
+        client = try LineClient(path: rig.socketPath)  // the old connection is dropped here
 
         // Two taps happen while the client is away.
         try rig.cardCommand("tap-for 1200")
@@ -143,7 +144,7 @@ import Glibc
         defer { rig.stop() }
         let (watcher, _) = try rig.subscriber(kinds: ["read.result"])
 
-        let garbage = try LineSocket(path: rig.socketPath)
+        let garbage = try LineClient(path: rig.socketPath)
         try garbage.sendLine("this is not json {")
         let parseError = try garbage.readJSON(what: "the parse error") { $0["error"] != nil }
         #expect((parseError["error"] as? [String: Any])?["code"] as? Int == -32700)
@@ -151,7 +152,7 @@ import Glibc
         let status = try garbage.readJSON(what: "status after garbage") { $0["id"] as? Int == 7 }
         #expect((status["result"] as? [String: Any])?["version"] is String)
 
-        let huge = try LineSocket(path: rig.socketPath)
+        let huge = try LineClient(path: rig.socketPath)
         try? huge.send(String(repeating: "x", count: 70 * 1024) + "\n")
         #expect(huge.isClosedByPeer())
 
@@ -205,7 +206,7 @@ import Glibc
 
         type("00a4040007a0000000041010")
         try rig.waitFor("the shell's first answer") { answers() == 1 }
-        let idle = try LineSocket(path: rig.socketPath)
+        let idle = try LineClient(path: rig.socketPath)
         let notice = try idle.readJSON(timeout: 10, what: "the idle connection's notice") { _ in true }
         #expect((notice["error"] as? [String: Any])?["code"] as? Int == -32015)
         type("00a4040007a0000000041010")

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 import VAS
 
@@ -14,7 +15,7 @@ extension PCSCScenarioTests {
     @Suite(.serialized) struct ReaderModelScenarioTests {
         static let coffee = "pass.com.example.coffee"
 
-        private func event(_ client: LineSocket, _ kind: String, timeout: Double = 10) throws -> [String: Any] {
+        private func event(_ client: LineClient, _ kind: String, timeout: Double = 10) throws -> [String: Any] {
             let message = try client.readJSON(timeout: timeout, what: kind) { message in
                 (message["params"] as? [String: Any])?["kind"] as? String == kind
             }
@@ -42,7 +43,7 @@ extension PCSCScenarioTests {
             }
             defer { rig.stop() }
             let (watcher, _) = try rig.subscriber(kinds: ["card.inserted"])
-            let caller = try LineSocket(path: rig.socketPath)
+            let caller = try LineClient(path: rig.socketPath)
             try caller.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","timeout_ms":60000}}"#)
             // Every APDU answered 2 s late: the UID read of the tap takes 2 s, long after the
             // vas.read above is queued, and the session claims it the moment card.inserted is out.
@@ -52,12 +53,12 @@ extension PCSCScenarioTests {
             // From here on the phone never answers: the reader thread is stuck in the VAS session.
             try rig.cardCommand("stall")
             let transmitters = try (0..<2).map { index in
-                let client = try LineSocket(path: rig.socketPath)
+                let client = try LineClient(path: rig.socketPath)
                 try client.sendLine(#"{"jsonrpc":"2.0","id":\#(10 + index),"method":"card.transmit","params":{"reader":"pcsc:Virtual PCD 00 00","apdu":"00A4040007A0000000041010"}}"#)
                 return client
             }
             // The transmits are queued behind the stuck session; status still answers at once.
-            let probe = try LineSocket(path: rig.socketPath)
+            let probe = try LineClient(path: rig.socketPath)
             try probe.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"readers.list"}"#)
             let readers = try probe.readJSON(what: "readers.list") { $0["id"] as? Int == 2 }
             let listed = try #require(((readers["result"] as? [String: Any])?["readers"] as? [[String: Any]])?.first)
@@ -145,7 +146,7 @@ extension PCSCScenarioTests {
             let reason = try #require(changed["reason"] as? String)
             #expect(reason.contains("exclusively"), "\(reason)")
 
-            let lister = try LineSocket(path: rig.socketPath)
+            let lister = try LineClient(path: rig.socketPath)
             try lister.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"readers.list"}"#)
             let answer = try lister.readJSON(what: "readers.list") { $0["id"] as? Int == 1 }
             let readers = try #require((answer["result"] as? [String: Any])?["readers"] as? [[String: Any]])
@@ -190,7 +191,7 @@ extension PCSCScenarioTests {
             #expect((stats["last"] as? [String: Any])?["apdus"] as? Int == 2, "\(stats)")
 
             // card.transmit still reaches the reader (a CCID reader's pseudo-APDUs for the tag).
-            let caller = try LineSocket(path: rig.socketPath)
+            let caller = try LineClient(path: rig.socketPath)
             try caller.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"card.transmit","params":{"reader":"pcsc:Virtual PCD 00 00","apdu":"FFCA000000","raw":true}}"#)
             let answer = try caller.readJSON(what: "card.transmit") { $0["id"] as? Int == 3 }
             #expect((answer["result"] as? [String: Any])?["response"] as? String == uid, "\(answer)")

@@ -8,7 +8,8 @@ import Glibc
 
 /// A reload whose `[socket] group` differs from the running socket's (restart-only) on the real
 /// passtapd: a key file the running socket's group could read is refused with `config.rejected`
-/// naming the reason, while `--check-config`, which judges the file alone, accepts it (issue 19 §3).
+/// naming the reason, while `--check-config`, which judges the file alone, accepts it
+/// (docs/operations.md, "Start, reload, stop").
 struct ReloadKeyPolicyScenarioTests {
     static let coffee = PCSCScenarioTests.VASScenarioTests.coffee
 

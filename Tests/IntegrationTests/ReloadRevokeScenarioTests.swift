@@ -5,7 +5,8 @@ import Testing
 import Glibc
 #endif
 
-/// A reload that takes `read` away while the peer keeps connecting (issue 19 §2): no connection
+/// A reload that takes `read` away while the peer keeps connecting (docs/operations.md,
+/// "Start, reload, stop"): no connection
 /// admitted around the reload may keep the role. The real passtapd, its real socket, and a peer
 /// run as `nobody` that opens connections as fast as the daemon takes them.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 import VAS
 
@@ -145,7 +146,7 @@ extension PCSCScenarioTests {
         /// Connects, asks `status`, and returns once answered (by then "client connected" is logged
         /// if the level lets info through).
         static func connectAndAsk(_ rig: Rig) throws {
-            let client = try LineSocket(path: rig.socketPath)
+            let client = try LineClient(path: rig.socketPath)
             try client.sendLine(#"{"jsonrpc":"2.0","id":9,"method":"status"}"#)
             _ = try client.readJSON(what: "the status answer") { $0["id"] as? Int == 9 }
         }
@@ -254,7 +255,7 @@ extension PCSCScenarioTests {
         }
 
         static func readerIDs(_ rig: Rig) throws -> [String] {
-            let client = try LineSocket(path: rig.socketPath)
+            let client = try LineClient(path: rig.socketPath)
             try client.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"readers.list"}"#)
             let answer = try client.readJSON(what: "readers.list") { $0["id"] as? Int == 3 }
             let readers = try #require((answer["result"] as? [String: Any])?["readers"] as? [[String: Any]], "\(answer)")

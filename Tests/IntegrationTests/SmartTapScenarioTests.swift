@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 
 #if canImport(Glibc)
@@ -187,7 +188,7 @@ extension PCSCScenarioTests {
             // reader; taps until both are answered (a tap before a call is queued is a plain tap).
             let reading = try Spawned.startCapturing(
                 Rig.binaries.appendingPathComponent("passtap").path, ["pass-read", "--socket", phones.rig.socketPath, "PCD 00 01", "--wait", "30"])
-            let caller = try LineSocket(path: phones.rig.socketPath)
+            let caller = try LineClient(path: phones.rig.socketPath)
             try caller.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 01","timeout_ms":30000}}"#)
             var answered: [String: Any]?
             for _ in 0..<10 where answered == nil || !reading.hasFinished() {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PassTapTestNetwork
 import Synchronization
 import Testing
 
@@ -17,7 +18,7 @@ import Testing
         // Port 1 on loopback: nothing listens there, so every connect is refused.
         let failedConnect: @Sendable () -> Void
         switch client {
-        case .line: failedConnect = { _ = try? LineSocket(path: path) }
+        case .line: failedConnect = { _ = try? LineClient(path: path) }
         case .webSocket: failedConnect = { _ = try? WebSocketClient(port: 1) }
         }
         let done = Atomic<Int>(0)
@@ -48,7 +49,7 @@ import Testing
 
     enum Client: Sendable, CustomTestStringConvertible {
         case line, webSocket
-        var testDescription: String { self == .line ? "LineSocket" : "WebSocketClient" }
+        var testDescription: String { self == .line ? "LineClient" : "WebSocketClient" }
     }
 }
 

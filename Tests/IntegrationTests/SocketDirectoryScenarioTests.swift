@@ -5,7 +5,8 @@ import Testing
 import Glibc
 #endif
 
-/// The built `passtapd` refuses a socket directory another user could change (issue 19 §1):
+/// The built `passtapd` refuses a socket directory another user could change (docs/operations.md,
+/// "The socket path"):
 /// one owned by `nobody`, or one its group or everyone may write, and a file where a directory
 /// should be. Both at start and in `--check-config` (the unit's `ExecStartPre`), naming the
 /// config file, the line and key of `[socket] path`, the directory and the socket; no socket is

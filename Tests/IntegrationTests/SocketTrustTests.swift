@@ -1,14 +1,15 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Who may serve and use the socket (issue 10 §1): `passtap` talks only to a socket served by
-/// root, the `passtapd` user or the user it is told to trust, and checks that before it sends a
-/// byte; `passtapd` creates its socket under a umask that keeps everyone else out until its mode
-/// and group are set.
+/// Who may serve and use the socket (docs/socket-api.md, "Access"): `passtap` talks only to a
+/// socket served by root, the `passtapd` user or the user it is told to trust, and checks that
+/// before it sends a byte; `passtapd` creates its socket under a umask that keeps everyone else out
+/// until its mode and group are set.
 @Suite struct SocketTrustTests {
     /// `scripts/rig/socket_squatter.py`: a listener on a socket path of its own, as user `uid`.
     struct Squatter {
@@ -123,7 +124,7 @@ import Glibc
             daemon.wait(seconds: 10)
         }
         let deadline = Date().addingTimeInterval(15)
-        while (try? LineSocket(path: socket)) == nil {
+        while (try? LineClient(path: socket)) == nil {
             guard Date() < deadline, !daemon.hasExited() else {
                 Issue.record("passtapd never listened: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
                 return

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import PassTapTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 
 #if canImport(Glibc)
@@ -147,7 +148,7 @@ extension PCSCScenarioTests {
         @Test func vasReadAnswersWithTheNextTapOnlyAndTimesOutWithoutOne() throws {
             let vas = try Self.rig()
             defer { vas.stop() }
-            let caller = try LineSocket(path: vas.rig.socketPath)
+            let caller = try LineClient(path: vas.rig.socketPath)
 
             // No tap: a timeout error with reason "timeout".
             try caller.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Virtual PCD 00 00","timeout_ms":300}}"#)

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestNetwork
 import Testing
 
 #if canImport(Glibc)
@@ -7,9 +8,9 @@ import Glibc
 
 extension PCSCScenarioTests.WebScenarioTests {
     /// How far passtapd's resident memory may rise while one client floods pings and never reads
-    /// (issue 29, section 2). Before the pong limit it rose without bound: from 44 to 198 MiB in
-    /// the 10 s (the debug build, 430 000 pings on one connection), and on while the flood went on;
-    /// with it, by 2 MiB at most.
+    /// (docs/web.md, "Limits against other local processes"). Before the pong limit it rose without
+    /// bound: from 44 to 198 MiB in the 10 s (the debug build, 430 000 pings on one connection),
+    /// and on while the flood went on; with it, by 2 MiB at most.
     static let pingFloodGrowthKiB = 16 * 1024
 
     /// An authenticated, subscribed client (no idle close) sends pings for 10 s and never reads,
@@ -72,11 +73,12 @@ extension PCSCScenarioTests.WebScenarioTests {
     /// and the listener's old accept queue (32) together, less than its queue now (512).
     static let floodConnections = 256
 
-    /// Issue 29, section 3: `nobody` floods the web port with idle connections, opening a new one
-    /// for each passtapd closes (`scripts/rig/tcp_flood.py`). Meanwhile a client with a valid token,
-    /// as root, completes the handshake within a second, five times over, and its subscription
-    /// gets the taps. (Before the per-user pool, the flood held every place of `max_clients` and
-    /// the client's connection was closed as soon as it was accepted.)
+    /// docs/web.md, "Limits against other local processes": `nobody` floods the web port with idle
+    /// connections, opening a new one for each passtapd closes (`scripts/rig/tcp_flood.py`).
+    /// Meanwhile a client with a valid token, as root, completes the handshake within a second,
+    /// five times over, and its subscription gets the taps. (Before the per-user pool, the flood
+    /// held every place of `max_clients` and the client's connection was closed as soon as it was
+    /// accepted.)
     @Test(.enabled(if: getuid() == 0, "needs root to run the flood as another user"))
     func aReconnectingFloodFromAnotherUserNeverKeepsOutAClientWithAToken() throws {
         let port = try PCSCScenarioTests.MetricsScenarioTests.freePort()

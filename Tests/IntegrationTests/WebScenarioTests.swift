@@ -1,5 +1,6 @@
 import Foundation
 import PassTapProtocol
+import PassTapTestNetwork
 import Testing
 
 #if canImport(Glibc)

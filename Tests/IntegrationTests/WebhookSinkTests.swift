@@ -16,19 +16,11 @@ import VAS
 /// passtapd. Attempt times come from an injected clock, so a retry's new timestamp and a
 /// `Retry-After` date are exact.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct WebhookSinkTests {
-    /// The attempt clock: real time to start with (the receiver refuses timestamps more than 300 s
-    /// away), moved on only by the test.
-    final class Clock: Sendable {
-        private let date = Mutex(Date())
-        var now: Date { date.withLock { $0 } }
-        func advance(seconds: Double) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    }
-
-    static func sink(_ receiver: WebhookReceiver, clock: Clock, caFile: String?? = .none, timeoutMilliseconds: Int = 10_000) -> WebhookSink {
+    static func sink(_ receiver: WebhookReceiver, clock: TestClock, caFile: String?? = .none, timeoutMilliseconds: Int = 10_000) -> WebhookSink {
         let configuration = Configuration.ForwardWebhook(
             name: "test", url: receiver.url(), secretFile: receiver.secretFile, secret: receiver.secret,
             caFile: caFile ?? receiver.caFile, timeoutMilliseconds: timeoutMilliseconds)
-        return WebhookSink(configuration: configuration, logger: Logger(label: "webhook-test"), clock: DaemonClock(date: { clock.now }))
+        return WebhookSink(configuration: configuration, logger: Logger(label: "webhook-test"), clock: clock.daemonClock)
     }
 
     static func item(seq: UInt64 = 1, event: ByteBuffer = ByteBuffer(string: #"{"kind":"read.result","seq":1}"#)) -> OutboxItem {
@@ -51,7 +43,7 @@ import VAS
 
     @Test func anEventIsDeliveredSignedUnderItsIDWithTheEnvelopeAsBody() async throws {
         let receiver = try WebhookReceiver()
-        let clock = Clock()
+        let clock = TestClock()  // real time to start with: the receiver refuses timestamps 300 s away
         let sink = Self.sink(receiver, clock: clock)
         let item = Self.item()
         #expect(sink.batchLimit == 1)
@@ -61,7 +53,7 @@ import VAS
         let envelope = ForwardEnvelope.body(for: item)
         #expect(events.map(\.id) == ["6F1C2A:1"])
         #expect(events[0].body == envelope.getString(at: envelope.readerIndex, length: envelope.readableBytes))
-        #expect(events[0].timestamp == String(Int64(clock.now.timeIntervalSince1970)))
+        #expect(events[0].timestamp == String(Int64(clock.date.timeIntervalSince1970)))
         let attempt = try #require(try receiver.attempts().first)
         #expect(attempt.valid && attempt.status == 200)
         #expect(attempt.headers["content-type"] == "application/json")
@@ -71,12 +63,12 @@ import VAS
 
     @Test func aRetryIsSignedAgainWithTheAttemptsNewTimestamp() async throws {
         let receiver = try WebhookReceiver()
-        let clock = Clock()
+        let clock = TestClock()
         let sink = Self.sink(receiver, clock: clock)
         try receiver.answer(500)
         let first = await sink.deliver([Self.item()])
         #expect(first == .retry(delivered: 0, after: nil, error: ForwardFailure(.httpStatus, "the receiver answered 500 Internal Server Error")))
-        clock.advance(seconds: 37)
+        clock.advance(by: .seconds(37))
         try receiver.reset()
         #expect(await sink.deliver([Self.item()]) == .delivered)
         await sink.shutdown()
@@ -92,7 +84,8 @@ import VAS
 
     @Test func tooManyRequestsIsRetriedAfterRetryAfterInSecondsOrAsADate() async throws {
         let receiver = try WebhookReceiver()
-        let clock = Clock()
+        // On a whole second, so an HTTP-date (whole seconds) names the clock's time exactly.
+        let clock = TestClock(date: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
         let sink = Self.sink(receiver, clock: clock)
         try receiver.answer(429, retryAfter: "120")
         let seconds = await sink.deliver([Self.item()])
@@ -102,8 +95,7 @@ import VAS
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        let whole = Date(timeIntervalSince1970: clock.now.timeIntervalSince1970.rounded(.down))
-        clock.advance(seconds: whole.timeIntervalSince(clock.now))
+        let whole = clock.date
         try receiver.answer(503, retryAfter: formatter.string(from: whole.addingTimeInterval(90)))
         guard case .retry(0, let after, _) = await sink.deliver([Self.item()]) else {
             Issue.record("503 was not retried")
@@ -116,7 +108,7 @@ import VAS
 
     @Test func aBadRequestAnswerIsDeadAndTheNextEventStillGoes() async throws {
         let receiver = try WebhookReceiver()
-        let sink = Self.sink(receiver, clock: Clock())
+        let sink = Self.sink(receiver, clock: TestClock())
         try receiver.refuse("6F1C2A:1")
         let refused = await sink.deliver([Self.item(seq: 1)])
         #expect(refused == .dead(delivered: 0, error: ForwardFailure(.httpStatus, "the receiver answered 400 Bad Request: refused for good")))
@@ -129,7 +121,7 @@ import VAS
         let receiver = try WebhookReceiver()
         // async-http-client tries to connect again until the request's time is up, then reports
         // the last failure: a short timeout keeps the test short.
-        let sink = Self.sink(receiver, clock: Clock(), timeoutMilliseconds: 1500)
+        let sink = Self.sink(receiver, clock: TestClock(), timeoutMilliseconds: 1500)
         #expect(await sink.deliver([Self.item(seq: 1)]) == .delivered)
         try receiver.down()
         let down = await sink.deliver([Self.item(seq: 2)])
@@ -155,7 +147,7 @@ import VAS
 
     @Test func anUntrustedCertificateWithoutCAFileIsRetriedWithATLSError() async throws {
         let receiver = try WebhookReceiver()
-        let sink = Self.sink(receiver, clock: Clock(), caFile: .some(nil), timeoutMilliseconds: 1500)
+        let sink = Self.sink(receiver, clock: TestClock(), caFile: .some(nil), timeoutMilliseconds: 1500)
         let outcome = await sink.deliver([Self.item()])
         await sink.shutdown()
         guard case .retry(0, nil, let error) = outcome else {
@@ -175,7 +167,7 @@ import VAS
         let receiver = try WebhookReceiver()
         // The receiver waits 10 times the sink's timeout before answering.
         try receiver.delay(milliseconds: 3000)
-        let sink = Self.sink(receiver, clock: Clock(), timeoutMilliseconds: 300)
+        let sink = Self.sink(receiver, clock: TestClock(), timeoutMilliseconds: 300)
         let outcome = await sink.deliver([Self.item()])
         await sink.shutdown()
         #expect(outcome == .retry(delivered: 0, after: nil, error: ForwardFailure(.timeout, "no answer from 127.0.0.1:\(receiver.port) within timeout_ms (300 ms)")))
@@ -207,7 +199,7 @@ import VAS
         #expect(full.getString(at: full.readerIndex, length: full.readableBytes)?.contains(#""customer_id":"CUSTOMER-77""#) == true)
 
         let receiver = try WebhookReceiver()
-        let sink = Self.sink(receiver, clock: Clock())
+        let sink = Self.sink(receiver, clock: TestClock())
         let item = Self.item(event: published.eventJSON(for: .passesWithheld))
         #expect(await sink.deliver([item]) == .delivered)
         await sink.shutdown()

@@ -2,8 +2,8 @@ import NDEF
 import Testing
 
 @Suite struct NDEFLimitsTests {
-    /// The hostile tag of issue 23: 10 000 empty records (30 000 bytes) is refused at the
-    /// 257th record, not parsed.
+    /// A hostile tag (docs/ndef.md, "Bounds"): 10 000 empty records (30 000 bytes) is refused at
+    /// the 257th record, not parsed.
     @Test func tenThousandEmptyRecordsAreRefused() {
         var records: [UInt8] = [0x90, 0x00, 0x00]
         for _ in 0..<9_998 { records += [0x10, 0x00, 0x00] }

@@ -16,10 +16,7 @@ import Testing
     /// Waits until `count` reads wait on `reader` (they register asynchronously, and the queue
     /// publishes no event for it: polled, within a deadline).
     func waitFor(_ count: Int, on queue: PassReadQueue, reader: ReaderID = reader) async throws {
-        let deadline = ContinuousClock.now + .seconds(defaultDeadlineSeconds)
-        while queue.waitingCount(on: reader) != count, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        try? await waitUntil("\(count) reads waiting") { queue.waitingCount(on: reader) == count }
         #expect(queue.waitingCount(on: reader) == count)
     }
 

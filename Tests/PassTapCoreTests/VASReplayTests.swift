@@ -28,21 +28,13 @@ import VAS
         return try #require(outcome.vas?.entries[1])
     }
 
-    /// An engine whose host clock is `phone`'s timestamp plus `skew` seconds (settable).
-    final class HostClock: Sendable {
-        let base: Date
-        let skew = Mutex<TimeInterval>(0)
-        init(_ base: Date) { self.base = base }
-        var now: Date { base.addingTimeInterval(skew.withLock { $0 }) }
-    }
-
     @Test func theSameCryptogramReadTwiceIsReplayedAndItsMessageWithheld() throws {
         let phone = try Self.replayingPhone()
-        let host = HostClock(phone.date)
-        let engine = SessionEngine(clock: DaemonClock(date: { host.now }))
+        let host = TestClock(date: phone.date)
+        let engine = SessionEngine(clock: host.daemonClock)
         let first = try Self.tap(phone, engine)
         #expect(first.status == .success && first.message == "member 0042")
-        host.skew.withLock { $0 = 5 }
+        host.advance(by: .seconds(5))
         let again = try Self.tap(phone, engine)
         #expect(again.status == .replayed)
         #expect(again.message == nil && again.messageHex == nil && again.timestampRaw == nil && again.variant == nil)
@@ -60,10 +52,10 @@ import VAS
 
     @Test func aReplayOutsideTheFreshnessWindowIsStaleNotReplayed() throws {
         let phone = try Self.replayingPhone()
-        let host = HostClock(phone.date)
-        let engine = SessionEngine(clock: DaemonClock(date: { host.now }))
+        let host = TestClock(date: phone.date)
+        let engine = SessionEngine(clock: host.daemonClock)
         #expect(try Self.tap(phone, engine).status == .success)
-        host.skew.withLock { $0 = 61 }
+        host.advance(by: .seconds(61))
         let late = try Self.tap(phone, engine)
         #expect(late.status == .stale && late.message == nil)
         #expect(late.problem?.contains("61 s old") == true)
@@ -90,11 +82,11 @@ import VAS
 
     @Test func withTheFreshnessCheckOffReplaysAreStillCaught() throws {
         let phone = try Self.replayingPhone()
-        let host = HostClock(phone.date)
-        let engine = SessionEngine(clock: DaemonClock(date: { host.now }))
+        let host = TestClock(date: phone.date)
+        let engine = SessionEngine(clock: host.daemonClock)
         let off = VASSessionTests.settings(freshness: 0)
         #expect(try Self.tap(phone, engine, off).status == .success)
-        host.skew.withLock { $0 = 86_400 }
+        host.advance(by: .seconds(86_400))
         #expect(try Self.tap(phone, engine, off).status == .replayed)
     }
 }
@@ -104,28 +96,28 @@ import VAS
 @Suite(.timeLimit(.minutes(1))) struct VASReplayReloadTests {
     @Test func aReplayAfterAReloadWidensTheWindowIsStillCaught() throws {
         let phone = try VASReplayTests.replayingPhone()
-        let host = VASReplayTests.HostClock(phone.date)
-        let engine = SessionEngine(clock: DaemonClock(date: { host.now }))
+        let host = TestClock(date: phone.date)
+        let engine = SessionEngine(clock: host.daemonClock)
         #expect(try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 60)).status == .success)
         // Past twice the old window, inside the new one.
-        host.skew.withLock { $0 = 121 }
+        host.advance(by: .seconds(121))
         let again = try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 600))
         #expect(again.status == .replayed && again.message == nil)
     }
 
     @Test func aReplayAfterTheWindowWasNarrowedAndWidenedAgainIsStillCaught() throws {
         let phone = try VASReplayTests.replayingPhone()
-        let host = VASReplayTests.HostClock(phone.date)
-        let engine = SessionEngine(clock: DaemonClock(date: { host.now }))
+        let host = TestClock(date: phone.date)
+        let engine = SessionEngine(clock: host.daemonClock)
         #expect(try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 60)).status == .success)
         // A reload narrows the window, and another phone's read comes: a cache that judged its
         // keys' age by this window would drop the first key here.
-        host.skew.withLock { $0 = 30 }
+        host.advance(by: .seconds(30))
         let other = VASSessionTests.phoneWithCoffee()
         #expect(try VASReplayTests.tap(other, engine, VASSessionTests.settings(freshness: 10)).status == .stale)
         #expect(engine.replays.count == 2)
         // Another widens it again: the replay is inside it, and still a replay.
-        host.skew.withLock { $0 = 40 }
+        host.advance(by: .seconds(10))  // 40 s after the phone's timestamp
         let again = try VASReplayTests.tap(phone, engine, VASSessionTests.settings(freshness: 600))
         #expect(again.status == .replayed && again.message == nil)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PassTapCore
+import PassTapTestNetwork
 import PassTapTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PassTapCore
+import PassTapTestNetwork
 import PassTapTestSupport
 import ServiceLifecycle
 import Synchronization

@@ -7,10 +7,11 @@ import Testing
 import Glibc
 #endif
 
-/// On a reload, a key file must suit the socket passtapd listens on (its group and mode change
-/// only at restart) as well as the file's `[socket]`; `--check-config` judges the file alone
-/// (issue 19 §3). As the tests run, the daemon's own group is root's (gid 0): a `0640` key of
-/// group root is readable by the daemon's group, and by the socket's when that is root's too.
+/// On a reload, a key file must suit the socket passtapd listens on (its group and mode change only
+/// at restart) as well as the file's `[socket]`; `--check-config` judges the file alone
+/// (docs/operations.md, "Start, reload, stop"). As the tests run, the daemon's own group is root's
+/// (gid 0): a `0640` key of group root is readable by the daemon's group, and by the socket's when
+/// that is root's too.
 @Suite(.timeLimit(.minutes(1)), .enabled(if: getegid() == 0, "the key files' group is the daemon's own: root's as these run"))
 struct ReloadKeyPolicyTests {
     static let merchant = "[vas]\nenabled = true\n[[vas.merchants]]\npass_type_id = \"pass.a\"\nkeys = [\"group.pem\"]\n"

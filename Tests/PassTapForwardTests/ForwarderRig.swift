@@ -11,7 +11,7 @@ import Synchronization
 /// group of its own.
 final class ForwarderRig: Sendable {
     let outbox: MemoryOutbox
-    let clock: ManualClock
+    let clock: TestClock
     let sinks: ScriptedSinkFactory
     let live: LiveConfiguration
     let announced: Recorded<ForwardDropped>
@@ -30,7 +30,7 @@ final class ForwarderRig: Sendable {
         let sinks = ScriptedSinkFactory(batchLimit: batchLimit, scripts: scripts)
         let live = LiveConfiguration(Self.configuration(configurations, keepHours: keepHours))
         let logger = Logger(label: "ForwarderTests", factory: { _ in SwiftLogNoOpLogHandler() })
-        let (outbox, clock, announced, metrics, opens) = (MemoryOutbox(), ManualClock(), Recorded<ForwardDropped>(), RecordingForwardMetrics(), Recorded<Void>())
+        let (outbox, clock, announced, metrics, opens) = (MemoryOutbox(), TestClock(date: Date(timeIntervalSince1970: 1_795_000_000)), Recorded<ForwardDropped>(), RecordingForwardMetrics(), Recorded<Void>())
         (self.sinks, self.live, self.outbox, self.clock, self.announced, self.metrics, self.opens) = (sinks, live, outbox, clock, announced, metrics, opens)
         let forwarder = Forwarder(
             live: live,

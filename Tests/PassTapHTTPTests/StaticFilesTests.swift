@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import PassTapHTTP
+import PassTapTestNetwork
 import PassTapTestSupport
 import Testing
 

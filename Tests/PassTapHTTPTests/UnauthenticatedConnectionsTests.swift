@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import NIOPosix
+import PassTapTestNetwork
 import PassTapTestSupport
 import Testing
 
@@ -12,7 +13,8 @@ import Testing
 import Glibc
 #endif
 
-/// The web listener's pool of connections that have not authenticated (issue 29, section 3):
+/// The web listener's pool of connections that have not authenticated (docs/web.md, "Limits
+/// against other local processes"):
 /// its counting, and a real listener closing one user's connection over its share at once.
 @Suite(.timeLimit(.minutes(1))) struct UnauthenticatedConnectionsTests {
     static let logger = Logger(label: "passtap.test.http")
@@ -48,18 +50,14 @@ import Glibc
             let port = try #require(address.port)
             let first = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(to: address).get()
             let second = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(to: address).get()
-            try await withDeadline("the pool to hold both idle connections") {
-                while pool.count(of: .uid(getuid())) < 2 { try await Task.sleep(for: .milliseconds(5)) }
-            }
+            try await waitUntil("the pool to hold both idle connections") { pool.count(of: .uid(getuid())) >= 2 }
             for _ in 0..<3 {
                 let refused = try await RawHTTP.answerOrNothing("GET / HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n", with: address)
                 #expect(refused.isEmpty, "a connection over the user's share was answered: \(refused)")
             }
             #expect(pool.count == 2)
             try await first.close()
-            try await withDeadline("the first connection's place to be given back") {
-                while pool.count > 1 { try await Task.sleep(for: .milliseconds(5)) }
-            }
+            try await waitUntil("the first connection's place to be given back") { pool.count <= 1 }
             let page = try await RawHTTP.answer("GET / HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n", with: address)
             #expect(page.statusLine == "HTTP/1.1 200 OK")
             try await second.close()

@@ -4,6 +4,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 import PassTapHTTP
+import PassTapTestNetwork
 import PassTapTestSupport
 import Testing
 
@@ -56,22 +57,22 @@ import Testing
         let limits = HTTPListenerLimits(maximumConnections: 8, maximumRequestBytes: 8192, requestDeadline: .seconds(2))
         try await withListener(Self.routes(asked: Counter()), limits: limits) { address in
             let port = try #require(address.port)
-            try await RawWebSocket.connect(to: address) { socket in
-                try await socket.send(RawWebSocket.handshake(port: port, origin: "http://127.0.0.1:\(port)"))
-                let head = try await socket.readHead()
-                #expect(head.statusLine == "HTTP/1.1 101 Switching Protocols")
-                #expect(head.headers["sec-websocket-accept"] == RawWebSocket.expectedAccept)
-                #expect(head.headers["x-route"] == "rpc")
-                try await socket.sendText("hello")
-                let echo = try await socket.readFrame()
-                #expect(echo.opcode == 0x1 && echo.text == "hello")
+            let socket = try WebSocketClient(port: port)
+            let head = try await offThePool {
+                try RawHTTP.Answer(parsing: socket.upgrade(path: "/rpc", host: "127.0.0.1:\(port)", origin: "http://127.0.0.1:\(port)").head)
+            }
+            #expect(head.statusLine == "HTTP/1.1 101 Switching Protocols")
+            #expect(head.headers["sec-websocket-accept"] == WebSocketClient.expectedAccept)
+            #expect(head.headers["x-route"] == "rpc")
+            try socket.sendText("hello")
+            let echo = try await offThePool { try socket.read() }
+            #expect(echo == .text("hello"))
                 // A connection accepted after this one, sending nothing, is closed at its
                 // deadline, which comes after this one's would have.
-                #expect(try await RawHTTP.exchange("", with: address).isEmpty)
-                try await socket.sendText("still here")
-                let later = try await socket.readFrame()
-                #expect(later.text == "still here")
-            }
+            #expect(try await RawHTTP.exchange("", with: address).isEmpty)
+            try socket.sendText("still here")
+            let later = try await offThePool { try socket.read() }
+            #expect(later == .text("still here"))
         }
     }
 
@@ -81,7 +82,7 @@ import Testing
         try await withListener(Self.routes(asked: asked)) { address in
             let port = try #require(address.port)
             // Read until the server closes: the refusal ends the connection.
-            let answer = try await RawHTTP.answer(RawWebSocket.handshake(port: port, origin: origin), with: address)
+            let answer = try await RawHTTP.answer(WebSocketClient.upgradeRequest(host: "127.0.0.1:\(port)", origin: origin), with: address)
             #expect(answer.statusLine == "HTTP/1.1 \(status)")
             #expect(answer.headers["connection"] == "close")
             #expect(answer.headers["upgrade"] == nil && answer.headers["sec-websocket-accept"] == nil)
@@ -93,9 +94,9 @@ import Testing
         let asked = Counter()
         try await withListener(Self.routes(asked: asked)) { address in
             let port = try #require(address.port)
-            let rebound = try await RawHTTP.answer(RawWebSocket.handshake(port: port, host: "evil.example:\(port)"), with: address)
+            let rebound = try await RawHTTP.answer(WebSocketClient.upgradeRequest(host: "evil.example:\(port)"), with: address)
             #expect(rebound.statusLine == "HTTP/1.1 421 Misdirected Request")
-            let none = try await RawHTTP.answer(RawWebSocket.handshake(port: port).replacingOccurrences(of: "Host: 127.0.0.1:\(port)\r\n", with: ""), with: address)
+            let none = try await RawHTTP.answer(WebSocketClient.upgradeRequest(host: "127.0.0.1:\(port)").replacingOccurrences(of: "Host: 127.0.0.1:\(port)\r\n", with: ""), with: address)
             #expect(none.statusLine == "HTTP/1.1 400 Bad Request")
             #expect(asked.value == 0)
         }
@@ -107,10 +108,10 @@ import Testing
             let port = try #require(address.port)
             let plain = try await RawHTTP.answer("GET /rpc HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n", with: address)
             #expect(plain.statusLine == "HTTP/1.1 426 Upgrade Required")
-            let otherPath = try await RawHTTP.answer(RawWebSocket.handshake(port: port, path: "/other"), with: address)
+            let otherPath = try await RawHTTP.answer(WebSocketClient.upgradeRequest(path: "/other", host: "127.0.0.1:\(port)"), with: address)
             #expect(otherPath.statusLine == "HTTP/1.1 404 Not Found")
             let badVersion = try await RawHTTP.answer(
-                RawWebSocket.handshake(port: port).replacingOccurrences(of: "Version: 13", with: "Version: 8"), with: address)
+                WebSocketClient.upgradeRequest(host: "127.0.0.1:\(port)").replacingOccurrences(of: "Version: 13", with: "Version: 8"), with: address)
             #expect(badVersion.statusLine == "HTTP/1.1 426 Upgrade Required")
             #expect(asked.value == 0)
         }

@@ -88,7 +88,7 @@ import VAS
     }
 
     /// A reload's merchants label the reads that follow: one it adds is counted by name, one it
-    /// removes as `other` (issue 20: before, a merchant added by a reload stayed `other`).
+    /// removes as `other` (once, a merchant added by a reload stayed `other`).
     @Test func aReloadRelabelsTheMerchantsOfTheReadsThatFollow() async throws {
         let metrics = metrics()
         let coffee = "pass.com.example.coffee"

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import PassTapCore
 import PassTapHTTP
+import PassTapTestNetwork
 import PassTapTestSupport
 import Prometheus
 import ServiceLifecycle
@@ -117,9 +118,7 @@ import Testing
         let group = ServiceGroup(services: [server], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            try await withDeadline("the listener to say it is down") {
-                while server.problem == nil { try await Task.sleep(for: .milliseconds(10)) }
-            }
+            try await waitUntil("the listener to say it is down") { server.problem != nil }
             let problem = try #require(server.problem)
             #expect(problem.contains("127.0.0.1:\(port)") && problem.contains("[metrics] listen") && problem.contains("retrying"), "\(problem)")
             try await squatter.close()
@@ -138,18 +137,14 @@ import Testing
             let port = try #require(address.port)
             let first = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(to: address).get()
             let second = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(to: address).get()
-            try await withDeadline("the listener to hold both idle connections") {
-                while server.openConnections < 2 { try await Task.sleep(for: .milliseconds(5)) }
-            }
+            try await waitUntil("the listener to hold both idle connections") { server.openConnections >= 2 }
             for _ in 0..<3 {
                 let refused = try await RawHTTP.answerOrNothing("GET /metrics HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n", with: address)
                 #expect(refused.isEmpty, "a connection over the cap was answered: \(refused)")
             }
             #expect(server.openConnections == 2)
             try await first.close()
-            try await withDeadline("the first connection's slot to be given back") {
-                while server.openConnections > 1 { try await Task.sleep(for: .milliseconds(5)) }
-            }
+            try await waitUntil("the first connection's slot to be given back") { server.openConnections <= 1 }
             let fine = try await RawHTTP.answer("GET /metrics HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n", with: address)
             #expect(fine.statusLine == "HTTP/1.1 200 OK")
             try await second.close()

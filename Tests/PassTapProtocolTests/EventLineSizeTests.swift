@@ -9,8 +9,9 @@ import NDEF
 import VAS
 
 /// Every event line is at most 64 KiB (`NDJSON.maximumLineBytes`) whatever a card answers: each
-/// field a card fills is capped, and what is left out says so. The figures of issue 10 are
-/// reproduced through the real session engine and the real encoder.
+/// field a card fills is capped, and what is left out says so (docs/socket-api.md, "What a card can
+/// put in an event"). The lines that were too long before the caps are reproduced through the real
+/// session engine and the real encoder.
 @Suite(.timeLimit(.minutes(1))) struct EventLineSizeTests {
     static let reader = ReaderID.pcsc("Virtual PCD 00 00")
     static let atr: HexBytes = [0x3B, 0x80, 0x80, 0x01, 0x01]
@@ -54,7 +55,7 @@ import VAS
         card.applications[VASApplication.aid.hex] = Self.vasSelectAnswer(label: [UInt8](repeating: 0x01, count: 8000))
         let outcome = SessionEngine().run(SessionPlan(aids: [], vas: try Self.vasPlan()), on: card)
         let (bytes, params) = try Self.readResultLine(outcome)
-        // Issue 10: 97 KB before (the label published twice, each byte as a 6-character escape).
+        // 97 KB before the caps (the label published twice, each byte as a 6-character escape).
         #expect(bytes <= NDJSON.maximumLineBytes, "read.result line of \(bytes) bytes")
         let vas = try #require(params["vas"] as? [String: Any])
         #expect(vas["wallet"] as? String == String(repeating: #"\x01"#, count: 32) + "...[8000 bytes]")
@@ -67,7 +68,7 @@ import VAS
         card.applications[Self.ndef.hex] = [UInt8]((0..<4096).flatMap { _ in [0x01, 0x00] })
         let outcome = SessionEngine().run(SessionPlan(aids: [Self.ndef]), on: card)
         let (bytes, params) = try Self.readResultLine(outcome)
-        // Issue 10: 113 KB before (4096 TLV nodes as JSON, and the FCI's hex).
+        // 113 KB before the caps (4096 TLV nodes as JSON, and the FCI's hex).
         #expect(bytes <= NDJSON.maximumLineBytes, "read.result line of \(bytes) bytes")
         let aid = try #require(params["aid"] as? [String: Any])
         #expect(aid["selected"] as? String == Self.ndef.hex)

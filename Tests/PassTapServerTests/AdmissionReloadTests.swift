@@ -6,9 +6,9 @@ import Synchronization
 import Testing
 
 /// A reload that lands while a connection is being admitted: the connection must not keep a role
-/// the reload took away (issue 19 §2). The reload is applied from the observer's "client
-/// admitted" call, the last step of admission before the connection is served, so the order is
-/// forced rather than hoped for.
+/// the reload took away (docs/operations.md, "Start, reload, stop"). The reload is applied from the
+/// observer's "client admitted" call, the last step of admission before the connection is served,
+/// so the order is forced rather than hoped for.
 @Suite(.timeLimit(.minutes(1)), .enabled(if: getuid() == 0, "needs root to run a client as another user"))
 struct AdmissionReloadTests {
     /// Runs its action (once) when the first client is admitted.

@@ -5,6 +5,7 @@ import Logging
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
+import PassTapTestNetwork
 import PassTapTestSupport
 import Testing
 
@@ -17,14 +18,14 @@ import Testing
     @Test func everyLineBeforeTheEndOfInputIsAnsweredInOrderThenTheConnectionCloses() async throws {
         try await ServerHarness.with { harness in
             try await LineClient.with(path: harness.path) { client in
-                try await client.sendRaw(Array((1...3).map { Self.status($0) + "\n" }.joined().utf8))
-                try await client.closeOutput()
+                try client.send(bytes: Array((1...3).map { Self.status($0) + "\n" }.joined().utf8))
+                try client.closeOutput()
                 for id in 1...3 {
                     let answer = try await client.read(JSONRPCResponse<StatusResult>.self)
                     #expect(answer.id == .number(Int64(id)))
                     #expect(try answer.outcome.get().instance == harness.daemon.instance)
                 }
-                #expect(try await client.readLine() == nil)
+                #expect(try await client.nextLine() == nil)
             }
         }
     }
@@ -39,16 +40,18 @@ import Testing
         var logger = Logger(label: "passtap.test.server") { _ in memory }
         logger.logLevel = .debug
         try await ServerHarness.with(logger: logger) { harness in
-            let client = try StalledClient(path: harness.path)
-            try await client.sendThenEndInput(Array((1...count).map { Self.status($0) + "\n" }.joined().utf8))
+            // A plain socket, so no event loop reads ahead of the test.
+            let client = try LineClient(path: harness.path)
+            try await offThePool {
+                try client.send(bytes: Array((1...count).map { Self.status($0) + "\n" }.joined().utf8))
+                try client.closeOutput()
+            }
             // The client reads nothing until the server has answered every line and reached its
             // end of input, with the answers it could not write yet still queued.
-            try await withDeadline("the server to reach the client's end of input") {
-                while !memory.entries.contains(where: { $0.message == "the client ended its input" }) {
-                    try await Task.sleep(for: .milliseconds(5))
-                }
+            try await waitUntil("the server to reach the client's end of input") {
+                memory.entries.contains(where: { $0.message == "the client ended its input" })
             }
-            let received = try await client.readToEnd()
+            let received = try await offThePool { try client.readToEnd() }
             let ids = try received.split(separator: UInt8(ascii: "\n")).map {
                 try NDJSON.decode(JSONRPCResponse<StatusResult>.self, from: Data($0)).id
             }
@@ -60,8 +63,8 @@ import Testing
     @Test func aSubscriptionStreamsOnAfterTheEndOfInput() async throws {
         try await ServerHarness.with { harness in
             try await LineClient.with(path: harness.path) { client in
-                try await client.send(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
-                try await client.closeOutput()
+                try client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
+                try client.closeOutput()
                 let subscribed = try await client.read(JSONRPCResponse<EventsSubscribeResult>.self)
                 #expect(subscribed.id == .number(1))
                 for _ in 0..<2 {
@@ -77,8 +80,8 @@ import Testing
     @Test func aSubscriberThatEndedItsInputAndThenClosesGivesUpItsConnection() async throws {
         try await ServerHarness.with(configure: { $0.socket.maxClients = 1 }) { harness in
             try await LineClient.with(path: harness.path) { client in
-                try await client.send(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
-                try await client.closeOutput()
+                try client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
+                try client.closeOutput()
                 _ = try await client.read(JSONRPCResponse<EventsSubscribeResult>.self)
             }  // a real close
             // The only slot comes free once the server notices the close.
@@ -102,11 +105,11 @@ import Testing
     func aSubscriberThatClosesItsReadingSideIsUnsubscribed(afterEndingItsInput: Bool) async throws {
         try await ServerHarness.with { harness in
             try await LineClient.with(path: harness.path) { client in
-                try await client.send(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
+                try client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
                 _ = try await client.read(JSONRPCResponse<EventsSubscribeResult>.self)
-                if afterEndingItsInput { try await client.closeOutput() }
+                if afterEndingItsInput { try client.closeOutput() }
                 #expect(harness.hub.subscriberCount == 1)
-                try await client.closeInput()
+                try client.closeInput()
                 // With its input still open, the server learns it from a write that fails.
                 let deadline = ContinuousClock.now + .seconds(20)
                 while harness.hub.subscriberCount != 0, ContinuousClock.now < deadline {
@@ -122,10 +125,10 @@ import Testing
         let reader = ServerHarness.readers[0].id
         try await ServerHarness.with(configure: { $0.enableVAS(merchants: ["pass.com.example.coffee"]) }) { harness in
             try await LineClient.with(path: harness.path) { client in
-                try await client.send(
+                try client.sendLine(
                     #"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":600000}}"#)
                 try await harness.waitForVASReads(1, on: reader)
-                try await client.closeOutput()
+                try client.closeOutput()
                 // The server's event loop has handled the end of input by now.
                 try await eventLoopsHaveTurned()
                 #expect(harness.vasReads.waitingCount(on: reader) == 1, "the end of input cancelled the vas.read")
@@ -134,7 +137,7 @@ import Testing
                 let answer = try await client.read(JSONRPCResponse<VASReadResult>.self)
                 #expect(answer.id == .number(1))
                 #expect(try answer.outcome.get().result.card.atr == "3B04")
-                #expect(try await client.readLine() == nil)
+                #expect(try await client.nextLine() == nil)
             }
         }
     }
@@ -142,8 +145,8 @@ import Testing
     @Test func bytesAfterTheLastNewlineGetAParseErrorAndAreNotCarriedOut() async throws {
         try await ServerHarness.with { harness in
             try await LineClient.with(path: harness.path) { client in
-                try await client.sendRaw(Array((Self.status(1) + "\n" + Self.status(2)).utf8))
-                try await client.closeOutput()
+                try client.send(bytes: Array((Self.status(1) + "\n" + Self.status(2)).utf8))
+                try client.closeOutput()
                 let first = try await client.read(JSONRPCResponse<StatusResult>.self)
                 #expect(first.id == .number(1))
                 let second = try await client.read(JSONRPCResponse<JSONRPCNoResult>.self)
@@ -154,7 +157,7 @@ import Testing
                 }
                 #expect(error.code == .parseError)
                 #expect(error.message.contains("newline"))
-                #expect(try await client.readLine() == nil)
+                #expect(try await client.nextLine() == nil)
             }
         }
     }

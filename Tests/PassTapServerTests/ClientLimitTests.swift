@@ -1,6 +1,7 @@
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
+import PassTapTestNetwork
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct ClientLimitTests {
@@ -23,7 +24,7 @@ import Testing
                         }
                         #expect(error.code == .tooManyClients)
                         #expect(error.message.contains("2"))
-                        #expect(try await third.readLine() == nil)
+                        #expect(try await third.nextLine() == nil)
                     }
                     let still = try await first.call(#"{"jsonrpc":"2.0","id":2,"method":"status"}"#, expecting: StatusResult.self)
                     #expect(still.id == .number(2))

@@ -3,6 +3,7 @@ import ISO7816
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
+import PassTapTestNetwork
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct GarbageInputTests {
@@ -44,7 +45,8 @@ import Testing
         }
     }
 
-    /// The cases of issue 10 through a real socket; `JSONRPCEnvelopeRequestLineTests` has the full table.
+    /// The malformed lines of docs/socket-api.md, "Framing", through a real socket;
+    /// `JSONRPCEnvelopeRequestLineTests` has the full table.
     @Test(arguments: [
         (Array(#"{"jsonrpc":"2.0","id":1,"method":"status",}"#.utf8), JSONRPCErrorCode.parseError),
         ([0xEF, 0xBB, 0xBF] + Array(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#.utf8), .parseError),
@@ -55,7 +57,7 @@ import Testing
     func aLineThatIsNotStrictJSONIsNotExecuted(line: [UInt8], code: JSONRPCErrorCode) async throws {
         try await ServerHarness.with { harness in
             try await LineClient.with(path: harness.path) { client in
-                try await client.sendRaw(line + [UInt8(ascii: "\n")])
+                try client.send(bytes: line + [UInt8(ascii: "\n")])
                 let answer = try await client.read(JSONRPCResponse<JSONRPCNoResult>.self)
                 #expect(answer.id == .null)
                 guard case .failure(let error) = answer.outcome else {
@@ -90,10 +92,10 @@ import Testing
     @Test func blankLinesAndClientNotificationsGetNoAnswer() async throws {
         try await ServerHarness.with { harness in
             try await LineClient.with(path: harness.path) { client in
-                try await client.send("")
-                try await client.send("   ")
-                try await client.send(#"{"jsonrpc":"2.0","method":"status"}"#)
-                try await client.send(#"{"jsonrpc":"2.0","method":"no.such.method"}"#)
+                try client.sendLine("")
+                try client.sendLine("   ")
+                try client.sendLine(#"{"jsonrpc":"2.0","method":"status"}"#)
+                try client.sendLine(#"{"jsonrpc":"2.0","method":"no.such.method"}"#)
                 let first = try await client.call(Self.status, expecting: StatusResult.self)
                 #expect(first.id == .number(99))
             }
@@ -103,7 +105,7 @@ import Testing
     @Test func carriageReturnLineEndingsAreAccepted() async throws {
         try await ServerHarness.with { harness in
             try await LineClient.with(path: harness.path) { client in
-                try await client.sendRaw(Array((Self.status + "\r\n").utf8))
+                try client.send(bytes: Array((Self.status + "\r\n").utf8))
                 let answer = try await client.read(JSONRPCResponse<StatusResult>.self)
                 #expect(answer.id == .number(99))
             }
@@ -121,7 +123,7 @@ import Testing
                 try await LineClient.with(path: harness.path) { abuser in
                     var line = Array(repeating: UInt8(ascii: "x"), count: NDJSON.maximumLineBytes + 4096)
                     if withNewline { line.append(UInt8(ascii: "\n")) }
-                    try await abuser.sendRaw(line)
+                    try abuser.send(bytes: line)
                     let answer = try await abuser.read(JSONRPCResponse<JSONRPCNoResult>.self)
                     guard case .failure(let error) = answer.outcome else {
                         Issue.record("no error for an oversized line")
@@ -129,7 +131,7 @@ import Testing
                     }
                     #expect(error.code == .lineTooLong)
                     #expect(error.reason == "line_too_long")
-                    #expect(try await abuser.readLine() == nil)  // closed by the server
+                    #expect(try await abuser.nextLine() == nil)  // closed by the server
                 }
 
                 let event = harness.publishRemoval()

@@ -3,6 +3,7 @@ import ISO7816
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
+import PassTapTestNetwork
 import SmartTap
 import Testing
 

@@ -2,6 +2,7 @@ import ISO7816
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
+import PassTapTestNetwork
 import Testing
 
 /// `vas.read` over the socket: the next tap answers every read waiting on its reader, and a
@@ -18,7 +19,7 @@ import Testing
     @Test func aClientThatDisconnectsWhileWaitingLeavesTheQueue() async throws {
         try await ServerHarness.with(configure: { $0.enableVAS(merchants: Self.merchants) }) { harness in
             try await LineClient.with(path: harness.path) { client in
-                try await client.send(
+                try client.sendLine(
                     #"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00","merchants":["pass.com.example.coffee"],"timeout_ms":600000}}"#)
                 try await harness.waitForVASReads(1, on: Self.reader)
             }  // closes the connection with the read still waiting
@@ -34,10 +35,10 @@ import Testing
         try await ServerHarness.with(configure: { $0.enableVAS(merchants: Self.merchants); $0.socket.vasReadsPerUID = 2 }) { harness in
             try await LineClient.with(path: harness.path) { first in
                 try await LineClient.with(path: harness.path) { second in
-                    try await first.send(
+                    try first.sendLine(
                         #"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00","merchants":["pass.com.example.coffee"],"timeout_ms":600000}}"#)
                     try await harness.waitForVASReads(1, on: Self.reader)
-                    try await second.send(
+                    try second.sendLine(
                         #"{"jsonrpc":"2.0","id":2,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":600000}}"#)
                     try await harness.waitForVASReads(2, on: Self.reader)
 
@@ -63,10 +64,10 @@ import Testing
     @Test func aClientsLaterRequestsAreAnsweredAfterItsVASReadInOrder() async throws {
         try await ServerHarness.with(configure: { $0.enableVAS(merchants: Self.merchants) }) { harness in
             try await LineClient.with(path: harness.path) { client in
-                try await client.send(
+                try client.sendLine(
                     #"{"jsonrpc":"2.0","id":1,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":600000}}"#)
                 try await harness.waitForVASReads(1, on: Self.reader)
-                try await client.send(#"{"jsonrpc":"2.0","id":2,"method":"status"}"#)
+                try client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"status"}"#)
                 let tap = try #require(harness.vasReads.claim(reader: Self.reader))
                 harness.vasReads.finish(tap, with: Self.tap("3B03"))
                 let answer1 = try await client.read(JSONRPCResponse<VASReadResult>.self)

@@ -5,6 +5,7 @@ import Logging
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
+import PassTapTestNetwork
 import Testing
 
 /// `[socket] max_clients_per_uid`, `idle_timeout_ms` and `vas_reads_per_uid`: what one peer can
@@ -29,7 +30,7 @@ import Testing
                         }
                         #expect(error.code == .tooManyClients)
                         #expect(error.message.contains("max_clients_per_uid"))
-                        #expect(try await third.readLine() == nil)
+                        #expect(try await third.nextLine() == nil)
                     }
                 }
             }
@@ -52,7 +53,7 @@ import Testing
         try await ServerHarness.with(configure: { $0.enableVAS(merchants: ["pass.com.example.coffee"]) }, logger: logger) { harness in
             try await LineClient.with(path: harness.path) { first in
                 try await LineClient.with(path: harness.path) { second in
-                    try await first.send(Self.vasRead(1))
+                    try first.sendLine(Self.vasRead(1))
                     try await harness.waitForVASReads(1, on: ServerHarness.readers[0].id)
                     let refused = try await second.call(Self.vasRead(2), expecting: VASReadResult.self)
                     guard case .failure(let error) = refused.outcome else {
@@ -62,7 +63,7 @@ import Testing
                     #expect(error.code == .busy && error.code.rawValue == -32016)
                     #expect(error.message.contains("vas_reads_per_uid"))
                     // Another reader is another count.
-                    try await second.send(Self.vasRead(3, reader: "pcsc:Alpha Reader 00 00"))
+                    try second.sendLine(Self.vasRead(3, reader: "pcsc:Alpha Reader 00 00"))
                     try await harness.waitForVASReads(1, on: ServerHarness.readers[1].id)
                     for reader in ServerHarness.readers.map(\.id) {
                         let tap = try #require(harness.vasReads.claim(reader: reader))
@@ -71,7 +72,7 @@ import Testing
                     #expect(try await first.read(JSONRPCResponse<VASReadResult>.self).id == .number(1))
                     #expect(try await second.read(JSONRPCResponse<VASReadResult>.self).id == .number(3))
                     // The first read is answered, so the user may wait on Zeta again.
-                    try await first.send(Self.vasRead(4))
+                    try first.sendLine(Self.vasRead(4))
                     try await harness.waitForVASReads(1, on: ServerHarness.readers[0].id)
                     let tap = try #require(harness.vasReads.claim(reader: ServerHarness.readers[0].id))
                     harness.vasReads.finish(tap, with: PassReadQueueingTests.tap("3B05"))
@@ -94,7 +95,7 @@ import Testing
     @Test func aVASReadWhoseClientLeftGivesItsSlotBack() async throws {
         try await ServerHarness.with(configure: { $0.enableVAS(merchants: ["pass.com.example.coffee"]) }) { harness in
             try await LineClient.with(path: harness.path) { client in
-                try await client.send(Self.vasRead(1))
+                try client.sendLine(Self.vasRead(1))
                 try await harness.waitForVASReads(1, on: ServerHarness.readers[0].id)
             }
             let short = #"{"jsonrpc":"2.0","id":2,"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":20}}"#
@@ -119,9 +120,9 @@ import Testing
         }
         try await ServerHarness.with(configure: configure) { harness in
             try await LineClient.with(path: harness.path) { subscriber in
-                try await subscriber.send(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
+                try subscriber.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
                 try await LineClient.with(path: harness.path) { reading in
-                    try await reading.send(Self.vasRead(2))
+                    try reading.sendLine(Self.vasRead(2))
                     _ = try await subscriber.read(JSONRPCResponse<EventsSubscribeResult>.self)
                     try await harness.waitForVASReads(1, on: ServerHarness.readers[0].id)
                     // A client that connects and stays silent is told why, then closed.
@@ -134,7 +135,7 @@ import Testing
                         }
                         #expect(error.code == .idleTimeout && error.code.rawValue == -32015)
                         #expect(error.message.contains("idle_timeout_ms"))
-                        #expect(try await idle.readLine() == nil)
+                        #expect(try await idle.nextLine() == nil)
                     }
                     // Longer than the idle timeout later, the subscriber still streams...
                     let event = harness.publishRemoval()

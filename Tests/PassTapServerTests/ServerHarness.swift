@@ -5,6 +5,7 @@ import ISO7816
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
+import PassTapTestNetwork
 import PassTapTestSupport
 import Testing
 
@@ -88,9 +89,8 @@ struct ServerHarness {
     /// Waits until `count` `vas.read` calls wait on `reader` (they queue asynchronously), with a
     /// generous deadline; records an issue if they never do.
     func waitForVASReads(_ count: Int, on reader: ReaderID) async throws {
-        let deadline = ContinuousClock.now + .seconds(defaultDeadlineSeconds)
-        while vasReads.waitingCount(on: reader) != count, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
+        try? await waitUntil("\(count) vas.read waiting") { [vasReads = self.vasReads] in
+            vasReads.waitingCount(on: reader) == count
         }
         #expect(vasReads.waitingCount(on: reader) == count)
     }

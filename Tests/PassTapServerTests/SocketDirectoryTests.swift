@@ -9,7 +9,7 @@ import Testing
 
 /// The socket file is never looser than `[socket] mode`: the umask it is created under keeps only
 /// the configured owner bits, and no user but root and the daemon's can change a directory or a
-/// symbolic link on its way (issue 19 §1).
+/// symbolic link on its way (docs/operations.md, "The socket path").
 @Suite(.timeLimit(.minutes(1))) struct SocketDirectoryTests {
     private func makeServer(path: String) -> SocketServer {
         SocketServer(

@@ -5,6 +5,7 @@ import ISO7816
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
+import PassTapTestNetwork
 import ServiceLifecycle
 import PassTapTestSupport
 import Testing
@@ -133,7 +134,7 @@ import Testing
             try await LineClient.with(path: path) { client in
                 _ = try await client.subscribe()
                 try await withDeadline("graceful shutdown to be triggered") { await services.triggerGracefulShutdown() }
-                #expect(try await client.readLine() == nil)
+                #expect(try await client.nextLine() == nil)
             }
             try await group.waitForAll()
         }

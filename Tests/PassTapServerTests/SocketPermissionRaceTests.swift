@@ -9,10 +9,10 @@ import Testing
 
 @testable import PassTapServer
 
-/// The permission step cannot be turned against another file (issue 19 §1): with the directory
-/// check off, so that the socket sits in a directory `nobody` owns, `nobody` renames a symbolic
-/// link to a root-owned file over every socket file the server publishes, as fast as it can.
-/// Setting the group and mode must never reach that file.
+/// The permission step cannot be turned against another file (docs/operations.md, "The socket
+/// path"): with the directory check off, so that the socket sits in a directory `nobody` owns,
+/// `nobody` renames a symbolic link to a root-owned file over every socket file the server
+/// publishes, as fast as it can. Setting the group and mode must never reach that file.
 @Suite(.timeLimit(.minutes(3)), .enabled(if: getuid() == 0, "needs root to run the attacker as nobody"))
 struct SocketPermissionRaceTests {
     static let nobody: UInt32 = 65534

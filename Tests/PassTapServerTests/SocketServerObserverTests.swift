@@ -1,6 +1,8 @@
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
+import PassTapTestNetwork
+import PassTapTestSupport
 import Synchronization
 import Testing
 
@@ -25,8 +27,7 @@ import Testing
                 #expect(tally.clients.withLock { $0 } == 1)
             }
             // The server notices the close on its own time: wait for it (bounded).
-            let deadline = ContinuousClock.now + .seconds(20)
-            while tally.clients.withLock({ $0 }) != 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            try? await waitUntil("the server to count the close", seconds: 20) { tally.clients.withLock { $0 } == 0 }
             #expect(tally.clients.withLock { $0 } == 0)
         }
     }

@@ -3,6 +3,7 @@ import ISO7816
 import PassTapCore
 import PassTapProtocol
 import PassTapServer
+import PassTapTestNetwork
 import Testing
 
 /// What a subscriber read from one notification line.
@@ -13,7 +14,7 @@ enum Received: Equatable {
 
 extension LineClient {
     /// Subscribes and returns the result that came first.
-    mutating func subscribe(_ params: String = "{}") async throws -> EventsSubscribeResult {
+    func subscribe(_ params: String = "{}") async throws -> EventsSubscribeResult {
         let answer = try await call(
             #"{"jsonrpc":"2.0","id":"sub","method":"events.subscribe","params":\#(params)}"#,
             expecting: EventsSubscribeResult.self)
@@ -22,8 +23,8 @@ extension LineClient {
     }
 
     /// Reads one notification.
-    mutating func receive() async throws -> Received {
-        guard let line = try await readLine() else { throw ClosedEarly() }
+    func receive() async throws -> Received {
+        guard let line = try await nextLine() else { throw ClosedEarly() }
         let data = Data(line.utf8)
         let envelope = try NDJSON.decode(JSONRPCEnvelope.self, from: data)
         #expect(envelope.isNotification)
@@ -39,7 +40,7 @@ extension LineClient {
     }
 
     /// Reads `count` notifications and returns their sequence numbers (events only).
-    mutating func receiveSeqs(_ count: Int) async throws -> [UInt64] {
+    func receiveSeqs(_ count: Int) async throws -> [UInt64] {
         var seqs: [UInt64] = []
         for _ in 0..<count {
             if case .event(let seq, _) = try await receive() { seqs.append(seq) }

@@ -3,9 +3,9 @@ import VAS
 
 @testable import PassTapServer
 
-/// A test server's settings: the daemon's own ``Configuration`` since issue 20 (the server reads
-/// `[socket]`, `[events]`, `[access]` and the `[vas]` merchants from it). Issue 19's tests, kept
-/// unchanged, still call it by the name of the copy issue 20 deleted.
+/// A test server's settings: the daemon's own ``Configuration`` (the server reads `[socket]`,
+/// `[events]`, `[access]` and the `[vas]` merchants from it). Older tests, kept unchanged, still
+/// call it by the name of the server's own copy, which is gone.
 typealias SocketServerConfiguration = Configuration
 
 extension Configuration {

@@ -5,6 +5,7 @@ import NIOExtras
 import NIOPosix
 import PassTapCore
 import PassTapProtocol
+import PassTapTestNetwork
 import Synchronization
 import Testing
 
@@ -44,7 +45,7 @@ struct WebHarness {
     /// Runs the handshake as a client holding `secret` for the token `name`. Unlike a real client
     /// (passtap.js), it sends its proof even when passtapd's did not check out, so tests can see
     /// how passtapd judges a wrong secret.
-    static func handshake(_ client: inout LineClient, name: String, secret: String, id: Int = 1) async throws -> Handshake {
+    static func handshake(_ client: LineClient, name: String, secret: String, id: Int = 1) async throws -> Handshake {
         let clientNonce = WebAuthProof.makeNonce()
         let hello = try await client.call(
             String(decoding: try JSONEncoder().encode(JSONRPCRequest(id: .number(Int64(id)), method: "auth.hello", params: AuthHelloParams(token: name, nonce: WebAuthProof.hex(clientNonce)))), as: UTF8.self),

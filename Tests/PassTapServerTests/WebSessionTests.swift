@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import PassTapCore
 import PassTapProtocol
+import PassTapTestNetwork
 import PassTapTestSupport
 import Synchronization
 import Testing
@@ -32,15 +33,15 @@ import Testing
     }
 
     /// Runs the handshake holding `secret` and returns its error (`nil` on success).
-    static func authError(_ client: inout LineClient, _ secret: String) async throws -> JSONRPCError? {
-        let handshake = try await WebHarness.handshake(&client, name: name(holding: secret), secret: secret)
+    static func authError(_ client: LineClient, _ secret: String) async throws -> JSONRPCError? {
+        let handshake = try await WebHarness.handshake(client, name: name(holding: secret), secret: secret)
         if case .failure(let error) = handshake.outcome { return error }
         return nil
     }
 
     /// Runs the handshake holding `secret` and records an issue unless it succeeds.
-    static func expectAuthenticated(_ client: inout LineClient, _ secret: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let error = try await authError(&client, secret)
+    static func expectAuthenticated(_ client: LineClient, _ secret: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let error = try await authError(client, secret)
         #expect(error == nil, "auth failed: \(String(describing: error))", sourceLocation: sourceLocation)
     }
 
@@ -55,7 +56,7 @@ import Testing
                 #expect(error.code == .unauthenticated && error.code.rawValue == -32017 && error.reason == "unauthenticated")
                 #expect(early.id == .number(2))
                 // The connection stays: the handshake may still come.
-                let handshake = try await WebHarness.handshake(&client, name: "till-1", secret: Self.tillSecret, id: 3)
+                let handshake = try await WebHarness.handshake(client, name: "till-1", secret: Self.tillSecret, id: 3)
                 #expect(handshake.serverProved)
                 #expect(try handshake.outcome.get() == AuthResult(token: "till-1", roles: ["observe", "read"]))
                 let status = try await client.call(Self.status, expecting: StatusResult.self)
@@ -67,8 +68,8 @@ import Testing
     @Test func aSecondAuthIsAnError() async throws {
         try await WebHarness.with(configure: Self.tokens) { web in
             try await LineClient.with(path: web.path(origin: WebHarness.posOrigin)) { client in
-                try await Self.expectAuthenticated(&client, Self.tillSecret)
-                let again = try await Self.authError(&client, Self.wallSecret)
+                try await Self.expectAuthenticated(client, Self.tillSecret)
+                let again = try await Self.authError(client, Self.wallSecret)
                 #expect(again?.code == .invalidRequest && again?.message.contains("already authenticated") == true)
                 // Still the first token's connection.
                 #expect(try await client.call(Self.status, expecting: StatusResult.self).outcome.get().webClients == 1)
@@ -79,10 +80,10 @@ import Testing
     @Test func aWrongTokenIsAuthFailedAndTheConnectionCloses() async throws {
         try await WebHarness.with(configure: Self.tokens) { web in
             try await LineClient.with(path: web.path(origin: WebHarness.posOrigin)) { client in
-                let error = try await Self.authError(&client, "read-secret-0123456780")
+                let error = try await Self.authError(client, "read-secret-0123456780")
                 #expect(error?.code == .authFailed && error?.code.rawValue == -32018)
                 #expect(error?.message.contains("read-secret") == false)
-                #expect(try await client.readLine(waitingFor: "the close after a failed auth") == nil)
+                #expect(try await client.nextLine(waitingFor: "the close after a failed auth") == nil)
             }
         }
     }
@@ -94,16 +95,16 @@ import Testing
         try await WebHarness.with(configure: Self.tokens) { web in
             let path = web.path(origin: WebHarness.posOrigin)
             try await LineClient.with(path: path) { client in
-                let right = try await WebHarness.handshake(&client, name: "till-1", secret: Self.tillSecret)
+                let right = try await WebHarness.handshake(client, name: "till-1", secret: Self.tillSecret)
                 #expect(right.serverProved && (try? right.outcome.get()) != nil)
             }
             try await LineClient.with(path: path) { client in
-                let guess = try await WebHarness.handshake(&client, name: "till-1", secret: "read-secret-0123456780")
+                let guess = try await WebHarness.handshake(client, name: "till-1", secret: "read-secret-0123456780")
                 #expect(!guess.serverProved)
                 #expect(guess.outcome.failure?.code == .authFailed)
             }
             try await LineClient.with(path: path) { client in
-                let unknown = try await WebHarness.handshake(&client, name: "nobody-has-this", secret: Self.tillSecret)
+                let unknown = try await WebHarness.handshake(client, name: "nobody-has-this", secret: Self.tillSecret)
                 #expect(!unknown.serverProved)
                 #expect(unknown.outcome.failure?.code == .authFailed)
             }
@@ -129,7 +130,7 @@ import Testing
                 _ = try await replay.call(hello, expecting: AuthHelloResult.self).outcome.get()
                 let refused = try await replay.call(recordedProve, expecting: AuthResult.self)
                 #expect(refused.outcome.failure?.code == .authFailed)
-                #expect(try await replay.readLine(waitingFor: "the close after a replayed proof") == nil)
+                #expect(try await replay.nextLine(waitingFor: "the close after a replayed proof") == nil)
             }
         }
     }
@@ -145,7 +146,7 @@ import Testing
                 let error = try #require(answer.outcome.failure)
                 #expect(error.code == .authOutdated && error.code.rawValue == -32023 && error.reason == "auth_outdated")
                 #expect(error.message.contains("auth.hello") && error.message.contains("passtap.js"))
-                #expect(try await client.readLine(waitingFor: "the close after the old auth") == nil)
+                #expect(try await client.nextLine(waitingFor: "the close after the old auth") == nil)
             }
         }
         #expect(memory.entries.contains { $0.message.description.contains("old auth") })
@@ -164,14 +165,14 @@ import Testing
                     expecting: AuthHelloResult.self)
                 let error = try #require(answer.outcome.failure)
                 #expect(error.code == .protocolUnsupported && error.code.rawValue == -32024 && error.data?.supported == [1])
-                #expect(try await client.readLine(waitingFor: "the close") == nil)
+                #expect(try await client.nextLine(waitingFor: "the close") == nil)
             }
             try await LineClient.with(path: path) { client in
                 let proof = String(repeating: "00", count: 32)
                 let answer = try await client.call(
                     #"{"jsonrpc":"2.0","id":1,"method":"auth.prove","params":{"proof":"\#(proof)"}}"#, expecting: AuthResult.self)
                 #expect(answer.outcome.failure?.code == .authFailed)
-                #expect(try await client.readLine(waitingFor: "the close") == nil)
+                #expect(try await client.nextLine(waitingFor: "the close") == nil)
             }
             try await LineClient.with(path: path) { client in
                 // A malformed nonce is a params error, and the connection stays.
@@ -179,7 +180,7 @@ import Testing
                     #"{"jsonrpc":"2.0","id":1,"method":"auth.hello","params":{"protocol":1,"token":"till-1","nonce":"abc"}}"#,
                     expecting: AuthHelloResult.self)
                 #expect(answer.outcome.failure?.code == .invalidParams)
-                try await Self.expectAuthenticated(&client, Self.tillSecret)
+                try await Self.expectAuthenticated(client, Self.tillSecret)
             }
         }
     }
@@ -187,12 +188,12 @@ import Testing
     @Test func noAuthInTimeClosesTheConnectionWithAuthTimeout() async throws {
         try await WebHarness.with(configure: { Self.tokens(&$0); $0.web.authTimeoutMilliseconds = 100 }) { web in
             try await LineClient.with(path: web.path(origin: WebHarness.posOrigin)) { client in
-                let line = try #require(try await client.readLine(waitingFor: "the auth_timeout notice"))
+                let line = try #require(try await client.nextLine(waitingFor: "the auth_timeout notice"))
                 let notice = try NDJSON.decode(JSONRPCResponse<JSONRPCNoResult>.self, from: Data(line.utf8))
                 guard case .failure(let error) = notice.outcome else { throw ClosedWithoutNotice() }
                 #expect(notice.id == .null && error.code == .authTimeout && error.code.rawValue == -32020)
                 #expect(error.message.contains("auth_timeout_ms"))
-                #expect(try await client.readLine(waitingFor: "the close") == nil)
+                #expect(try await client.nextLine(waitingFor: "the close") == nil)
             }
         }
     }
@@ -205,10 +206,10 @@ import Testing
             $0.web.idleTimeoutMilliseconds = 750
         }) { web in
             try await LineClient.with(path: web.path(origin: WebHarness.posOrigin)) { client in
-                try await Self.expectAuthenticated(&client, Self.tillSecret)
-                let line = try #require(try await client.readLine(waitingFor: "the idle_timeout notice"))
+                try await Self.expectAuthenticated(client, Self.tillSecret)
+                let line = try #require(try await client.nextLine(waitingFor: "the idle_timeout notice"))
                 #expect(line.contains("\"idle_timeout\"") && line.contains("[web] idle_timeout_ms"))
-                #expect(try await client.readLine(waitingFor: "the close") == nil)
+                #expect(try await client.nextLine(waitingFor: "the close") == nil)
             }
         }
     }
@@ -226,7 +227,7 @@ import Testing
         let secret = ["till": Self.tillSecret, "wall": Self.wallSecret, "script": Self.scriptSecret][token]!
         try await WebHarness.with(origins: [origin], configure: Self.tokens) { web in
             try await LineClient.with(path: web.path(origin: origin)) { client in
-                let error = try await Self.authError(&client, secret)
+                let error = try await Self.authError(client, secret)
                 #expect((error == nil) == accepted)
                 if !accepted { #expect(error?.code == .authFailed) }
             }
@@ -257,11 +258,11 @@ import Testing
         let clock = TestClock()
         try await WebHarness.with(
             origins: [WebHarness.evilOrigin, WebHarness.posOrigin, WebHarness.ownOrigin],
-            configure: { Self.tokens(&$0); $0.web.authFailuresPerOrigin = 2 }, now: clock.now
+            configure: { Self.tokens(&$0); $0.web.authFailuresPerOrigin = 2 }, now: { clock.now }
         ) { web in
             for attempt in 1...3 {
                 try await LineClient.with(path: web.path(origin: WebHarness.evilOrigin)) { client in
-                    let refused = try await Self.authError(&client, "guess-\(attempt)")
+                    let refused = try await Self.authError(client, "guess-\(attempt)")
                     let error = try #require(refused)
                     if attempt <= 2 {
                         #expect(error.code == .authFailed)
@@ -269,20 +270,20 @@ import Testing
                         #expect(error.code == .authRateLimited && error.code.rawValue == -32019)
                         #expect(error.data?.retryAfterMilliseconds == 60_000)
                     }
-                    #expect(try await client.readLine(waitingFor: "the close after a failed auth") == nil)
+                    #expect(try await client.nextLine(waitingFor: "the close after a failed auth") == nil)
                 }
             }
             try await LineClient.with(path: web.path(origin: WebHarness.posOrigin)) { client in
-                try await Self.expectAuthenticated(&client, Self.tillSecret)
+                try await Self.expectAuthenticated(client, Self.tillSecret)
             }
             // The dashboard's token from its own origin (limited or not, a right token is never refused by the limiter).
             try await LineClient.with(path: web.path(origin: WebHarness.ownOrigin)) { client in
-                try await Self.expectAuthenticated(&client, Self.wallSecret)
+                try await Self.expectAuthenticated(client, Self.wallSecret)
             }
             // A minute later the evil Origin's failures count as plain failures again.
             clock.advance(by: .seconds(61))
             try await LineClient.with(path: web.path(origin: WebHarness.evilOrigin)) { client in
-                let error = try await Self.authError(&client, "guess-4")
+                let error = try await Self.authError(client, "guess-4")
                 #expect(error?.code == .authFailed)
             }
         }
@@ -292,14 +293,14 @@ import Testing
         try await WebHarness.with(origins: [WebHarness.ownOrigin], configure: Self.tokens) { web in
             try await LineClient.with(path: web.path(origin: WebHarness.ownOrigin)) { observer in
                 try await LineClient.with(path: web.path(origin: WebHarness.ownOrigin)) { reader in
-                    try await Self.expectAuthenticated(&observer, Self.wallSecret)
-                    try await Self.expectAuthenticated(&reader, Self.tillSecret)
+                    try await Self.expectAuthenticated(observer, Self.wallSecret)
+                    try await Self.expectAuthenticated(reader, Self.tillSecret)
                     _ = try await observer.call(Self.subscribe, expecting: EventsSubscribeResult.self).outcome.get()
                     _ = try await reader.call(Self.subscribe, expecting: EventsSubscribeResult.self).outcome.get()
                     web.server.hub.publish(.readResult, reader: FanOutTests.reader, payload: FanOutTests.readResultWithPass())
-                    let withheld = try FanOutTests.entry(ByteBuffer(string: try #require(try await observer.readLine())))
+                    let withheld = try FanOutTests.entry(ByteBuffer(string: try #require(try await observer.nextLine())))
                     #expect(withheld["withheld"] as? String == "access" && withheld["message"] is NSNull)
-                    let full = try FanOutTests.entry(ByteBuffer(string: try #require(try await reader.readLine())))
+                    let full = try FanOutTests.entry(ByteBuffer(string: try #require(try await reader.nextLine())))
                     #expect(full["withheld"] is NSNull && full["message"] as? String == "member 0042")
                 }
             }
@@ -310,7 +311,7 @@ import Testing
         let root = WebHarness.token("root", secret: "transmit-secret-0123456789", roles: [.observe, .read, .transmit])
         try await WebHarness.with(configure: { $0.web.tokens = [root]; $0.socket.allowTransmit = true }) { web in
             try await LineClient.with(path: web.path(origin: WebHarness.posOrigin)) { client in
-                let auth = try await WebHarness.handshake(&client, name: "root", secret: "transmit-secret-0123456789")
+                let auth = try await WebHarness.handshake(client, name: "root", secret: "transmit-secret-0123456789")
                 #expect(try auth.outcome.get().roles == ["observe", "read"])
                 let transmit = try await client.call(
                     #"{"jsonrpc":"2.0","id":4,"method":"card.transmit","params":{"reader":"pcsc:Zeta Reader 00 00","apdu":"00A4040000"}}"#,
@@ -324,21 +325,21 @@ import Testing
         try await WebHarness.with(configure: { Self.tokens(&$0); $0.web.maxClientsPerToken = 1 }) { web in
             let path = web.path(origin: WebHarness.posOrigin)
             try await LineClient.with(path: path) { first in
-                try await Self.expectAuthenticated(&first, Self.tillSecret)
+                try await Self.expectAuthenticated(first, Self.tillSecret)
                 try await LineClient.with(path: path) { second in
-                    let error = try await Self.authError(&second, Self.tillSecret)
+                    let error = try await Self.authError(second, Self.tillSecret)
                     #expect(error?.code == .tooManyClients && error?.message.contains("max_clients_per_token") == true)
-                    #expect(try await second.readLine(waitingFor: "the close") == nil)
+                    #expect(try await second.nextLine(waitingFor: "the close") == nil)
                 }
                 // Another token has its own count.
                 try await LineClient.with(path: path) { other in
-                    try await Self.expectAuthenticated(&other, Self.wallSecret)
+                    try await Self.expectAuthenticated(other, Self.wallSecret)
                 }
             }
             // The slot is given back when the connection ends.
             try await waitUntil("the first connection's slot is free") { web.sessions.connectedClients == 0 }
             try await LineClient.with(path: path) { again in
-                try await Self.expectAuthenticated(&again, Self.tillSecret)
+                try await Self.expectAuthenticated(again, Self.tillSecret)
             }
         }
     }
@@ -353,9 +354,9 @@ import Testing
             let vasRead = { (id: Int) in #"{"jsonrpc":"2.0","id":\#(id),"method":"vas.read","params":{"reader":"pcsc:Zeta Reader 00 00","timeout_ms":30000}}"# }
             try await LineClient.with(path: path) { first in
                 try await LineClient.with(path: path) { second in
-                    try await Self.expectAuthenticated(&first, Self.tillSecret)
-                    try await Self.expectAuthenticated(&second, Self.tillSecret)
-                    try await first.send(vasRead(5))
+                    try await Self.expectAuthenticated(first, Self.tillSecret)
+                    try await Self.expectAuthenticated(second, Self.tillSecret)
+                    try first.sendLine(vasRead(5))
                     try await web.server.waitForVASReads(1, on: ServerHarness.readers[0].id)
                     let refused = try await second.call(vasRead(6), expecting: VASReadResult.self)
                     #expect(refused.outcome.failure?.code == .busy)
@@ -379,22 +380,22 @@ import Testing
             try await LineClient.with(path: path) { kept in
                 try await LineClient.with(path: path) { changed in
                     try await LineClient.with(path: path) { revoked in
-                        try await Self.expectAuthenticated(&kept, Self.tillSecret)
-                        try await Self.expectAuthenticated(&changed, Self.wallSecret)
-                        try await Self.expectAuthenticated(&revoked, Self.tillSecret)
+                        try await Self.expectAuthenticated(kept, Self.tillSecret)
+                        try await Self.expectAuthenticated(changed, Self.wallSecret)
+                        try await Self.expectAuthenticated(revoked, Self.tillSecret)
                         // kept and revoked share a token: split them.
                         var new = web.server.server.live.current
                         var wall = Self.wall
                         wall.roles = [.observe, .read]
                         new.web.tokens = [Self.till, wall]
                         web.apply(new)
-                        #expect(try await changed.readLine(waitingFor: "the close of a changed token") == nil)
+                        #expect(try await changed.nextLine(waitingFor: "the close of a changed token") == nil)
                         #expect(try await kept.call(Self.status, expecting: StatusResult.self).outcome.get().webClients == 2)
                         var revoke = new
                         revoke.web.tokens = [wall]
                         web.apply(revoke)
-                        #expect(try await kept.readLine(waitingFor: "the close of a revoked token") == nil)
-                        #expect(try await revoked.readLine(waitingFor: "the close of a revoked token") == nil)
+                        #expect(try await kept.nextLine(waitingFor: "the close of a revoked token") == nil)
+                        #expect(try await revoked.nextLine(waitingFor: "the close of a revoked token") == nil)
                     }
                 }
             }
@@ -406,11 +407,11 @@ import Testing
     @Test func aSecretChangeClosesItsConnections() async throws {
         try await WebHarness.with(configure: Self.tokens) { web in
             try await LineClient.with(path: web.path(origin: WebHarness.posOrigin)) { client in
-                try await Self.expectAuthenticated(&client, Self.tillSecret)
+                try await Self.expectAuthenticated(client, Self.tillSecret)
                 var new = web.server.server.live.current
                 new.web.tokens[0].secret = WebTokenSecret("another-secret-0123456789")
                 web.apply(new)
-                #expect(try await client.readLine(waitingFor: "the close") == nil)
+                #expect(try await client.nextLine(waitingFor: "the close") == nil)
             }
         }
     }
@@ -424,12 +425,12 @@ import Testing
         try await WebHarness.with(configure: { Self.tokens(&$0); $0.web.authFailuresPerOrigin = 1 }, observer: observer) { web in
             let path = web.path(origin: WebHarness.posOrigin)
             try await LineClient.with(path: path) { client in
-                try await Self.expectAuthenticated(&client, Self.tillSecret)
+                try await Self.expectAuthenticated(client, Self.tillSecret)
                 #expect(clients.withLock { $0 } == 1)
             }
             try await waitUntil("the client is counted out") { clients.withLock { $0 } == 0 }
             for _ in 1...2 {
-                try await LineClient.with(path: path) { client in _ = try await Self.authError(&client, "wrong") }
+                try await LineClient.with(path: path) { client in _ = try await Self.authError(client, "wrong") }
             }
         }
         #expect(failures.withLock { $0 } == ["auth_failed", "auth_rate_limited"])
@@ -441,21 +442,5 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
-    }
-}
-
-/// A clock the tests move by hand.
-final class TestClock: Sendable {
-    private let instant = Mutex(ContinuousClock.now)
-
-    var now: @Sendable () -> ContinuousClock.Instant { { self.instant.withLock { $0 } } }
-
-    func advance(by duration: Duration) { instant.withLock { $0 += duration } }
-}
-
-/// Polls `condition` until it holds, with the default deadline.
-func waitUntil(_ what: String, _ condition: @escaping @Sendable () -> Bool) async throws {
-    try await withDeadline(what) {
-        while !condition() { try await Task.sleep(for: .milliseconds(5)) }
     }
 }

@@ -79,7 +79,8 @@ import Testing
         #expect(!channel.isActive)
     }
 
-    /// Issue 29, section 2: a peer that sends pings and never reads. While the channel cannot
+    /// docs/web.md, "Limits against other local processes": a peer that sends pings and never
+    /// reads. While the channel cannot
     /// take more, no pong is queued, and the connection closes with 1008 once too many pings
     /// wait: 100 000 pings leave one close frame queued, not 100 000 pongs.
     @Test func pingsWhileUnwritableQueueNoPongAndTooManyClose1008() throws {

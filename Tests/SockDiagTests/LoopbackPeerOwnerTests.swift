@@ -8,8 +8,8 @@ import Testing
 import Glibc
 #endif
 
-/// The kernel's answer about who owns the other end of a loopback TCP connection (issue 29,
-/// section 3), asked as the web listener asks it.
+/// The kernel's answer about who owns the other end of a loopback TCP connection (docs/web.md,
+/// "Limits against other local processes"), asked as the web listener asks it.
 @Suite(.timeLimit(.minutes(1))) struct LoopbackPeerOwnerTests {
     /// A connection to a new listener on `host`; returns the client's channel and the listener's.
     static func connected(on host: String) async throws -> (client: any Channel, listener: any Channel) {

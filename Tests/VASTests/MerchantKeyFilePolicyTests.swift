@@ -6,9 +6,10 @@ import Testing
 import VAS
 import Wallets
 
-/// Who may own, read and write a key file (issue 3 §2, issue 10 §1): the owner is root or the
-/// daemon's user, others get nothing, the group may only read, and only if it is the daemon's own
-/// group and not the socket's; symbolic links lead only to files that pass the same checks.
+/// Who may own, read and write a key file (docs/vas-keys.md, "Who may read a key file"): the owner
+/// is root or the daemon's user, others get nothing, the group may only read, and only if it is the
+/// daemon's own group and not the socket's; symbolic links lead only to files that pass the same
+/// checks.
 ///
 /// The tests run as root, so they give real files any owner and group with `chown`.
 @Suite(.timeLimit(.minutes(1))) struct MerchantKeyFilePolicyTests {

@@ -1,9 +1,10 @@
 import Foundation
+import PassTapTestNetwork
 
 /// A well-behaved subscriber: subscribed from `since: 1` before anything else happens, it keeps
 /// every event line it reads, so a test can check that it saw every event exactly once.
 final class EventLedger {
-    private let socket: LineSocket
+    private let socket: LineClient
     /// Every event's `params`, in the order received.
     private(set) var events: [[String: Any]] = []
     /// Every `events.dropped` notification's `params`.

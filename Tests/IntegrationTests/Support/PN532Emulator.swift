@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import PassTapTestNetwork
 #endif
 
 /// The emulated PN532 (`scripts/rig/pn532_emulator.py`) on a pseudo-terminal linked at ``link``,
@@ -54,7 +55,7 @@ final class PN532Emulator {
     /// Sends a line command and returns its JSON answer, which must be `ok`.
     @discardableResult
     func command(_ line: String) throws -> [String: Any] {
-        try LineSocket.command(line, at: socket, peer: "the emulated PN532")
+        try LineClient.command(line, at: socket, peer: "the emulated PN532")
     }
 
     /// Its log so far, for failure messages.

@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import PassTapTestNetwork
 #endif
 
 /// The real parts, started for one scenario: a private pcscd with the vsmartcard-vpcd virtual
@@ -113,7 +114,7 @@ final class Rig {
         let id = reader ?? nfcReaderID
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let client = try LineSocket(path: socketPath)
+            let client = try LineClient(path: socketPath)
             try client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"readers.list"}"#)
             let answer = try client.readJSON(what: "readers.list") { $0["id"] as? Int == 1 }
             let readers = ((answer["result"] as? [String: Any])?["readers"] as? [[String: Any]]) ?? []
@@ -161,7 +162,7 @@ final class Rig {
             Self.binaries.appendingPathComponent("passtapd").path, ["--config", file.path], log: log,
             traceName: "\(directory.lastPathComponent)-\(daemonStarts)", environment: environment,
             launcher: openFileLimit.map { ["/usr/bin/prlimit", "--nofile=\($0.soft):\($0.hard)", "--"] } ?? [])
-        try waitFor("passtapd's socket") { (try? LineSocket(path: self.socketPath)) != nil }
+        try waitFor("passtapd's socket") { (try? LineClient(path: self.socketPath)) != nil }
     }
 
     /// Starts `scripts/rig/hold_reader.py`, which opens `reader` exclusively and holds its card
@@ -179,13 +180,13 @@ final class Rig {
     @discardableResult
     func cardCommand(_ command: String, card: Int = 1) throws -> [String: Any] {
         guard cards[card] != nil else { throw Failure(description: "virtual card \(card) was not started") }
-        return try LineSocket.command(command, at: controlSocket(of: card), peer: "virtual card \(card)")
+        return try LineClient.command(command, at: controlSocket(of: card), peer: "virtual card \(card)")
     }
 
     /// A client connected to passtapd and subscribed (optionally from `since`); returns the
     /// socket and the subscribe result.
-    func subscriber(since: UInt64? = nil, kinds: [String]? = nil) throws -> (LineSocket, [String: Any]) {
-        let client = try LineSocket(path: socketPath)
+    func subscriber(since: UInt64? = nil, kinds: [String]? = nil) throws -> (LineClient, [String: Any]) {
+        let client = try LineClient(path: socketPath)
         var params: [String: Any] = [:]
         if let since { params["since"] = since }
         if let kinds { params["kinds"] = kinds }

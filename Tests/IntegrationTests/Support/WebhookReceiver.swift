@@ -3,6 +3,7 @@ import PassTapCore
 
 #if canImport(Glibc)
 import Glibc
+import PassTapTestNetwork
 #endif
 
 /// The real HTTPS webhook receiver (`scripts/rig/webhook_receiver.py`) on a free loopback port,
@@ -95,7 +96,7 @@ final class WebhookReceiver {
     /// which must be `ok`.
     @discardableResult
     func command(_ line: String) throws -> [String: Any] {
-        try LineSocket.command(line, at: socket, peer: "the webhook receiver")
+        try LineClient.command(line, at: socket, peer: "the webhook receiver")
     }
 
     /// Answers every valid request `status` (200: accepted), with `Retry-After: retryAfter`.

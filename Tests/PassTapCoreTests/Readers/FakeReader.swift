@@ -182,11 +182,12 @@ final class EventRecorder: Sendable {
 
     /// Waits, off the cooperative pool, until `count` events of `kind` were published.
     func wait(for kind: EventKind, count: Int = 1, seconds: Double = 10) async throws {
-        try await waitUntil("\(count) \(kind.rawValue)", seconds: seconds) { $0.filter { $0 == kind }.count >= count }
+        try await waitForKinds("\(count) \(kind.rawValue)", seconds: seconds) { $0.filter { $0 == kind }.count >= count }
     }
 
-    /// Waits until the published kinds satisfy `condition`; throws after `seconds`.
-    func waitUntil(_ what: String, seconds: Double = 10, _ ready: @escaping @Sendable ([EventKind]) -> Bool) async throws {
+    /// Waits, off the cooperative pool, until the published kinds satisfy `ready` (woken by each
+    /// event, not polled); throws after `seconds`.
+    func waitForKinds(_ what: String, seconds: Double = 10, _ ready: @escaping @Sendable ([EventKind]) -> Bool) async throws {
         let met = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             Thread {
                 let deadline = Date(timeIntervalSinceNow: seconds)

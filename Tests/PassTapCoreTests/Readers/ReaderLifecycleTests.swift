@@ -59,9 +59,9 @@ import Testing
         world.insert()
         try await events.wait(for: .cardInserted)
         async let first = slot.transmit(Self.select, raw: true)
-        try await waitUntil("the first request to queue") { slot.queuedCount == 1 }
+        try await waitUntil("the first request to queue", seconds: 10) { slot.queuedCount == 1 }
         async let second = slot.transmit(CommandAPDU(cla: 0x80, ins: 0xCA, p1: 0x01, p2: 0x00, data: []), raw: true)
-        try await waitUntil("the second request to queue") { slot.queuedCount == 2 }
+        try await waitUntil("the second request to queue", seconds: 10) { slot.queuedCount == 2 }
         #expect(world.state.withLock { $0.received }.isEmpty)
         handler.release()
         #expect(try await first.data == [0xA4])
@@ -95,7 +95,7 @@ import Testing
         world.insert()
         try await events.wait(for: .cardInserted)
         let request = Task { try await slot.transmit(Self.select, raw: true) }
-        try await waitUntil("the request to queue") { slot.queuedCount == 1 }
+        try await waitUntil("the request to queue", seconds: 10) { slot.queuedCount == 1 }
         request.cancel()
         await #expect(throws: ReaderCommandError.cancelled) { try await request.value }
         #expect(slot.queuedCount == 0)
@@ -125,7 +125,7 @@ import Testing
         world.insert()
         try await events.wait(for: .cardInserted)
         let request = Task { try await slot.transmit(Self.select, raw: true) }
-        try await waitUntil("the request to queue") { slot.queuedCount == 1 }
+        try await waitUntil("the request to queue", seconds: 10) { slot.queuedCount == 1 }
         registry.stop()
         await #expect(throws: ReaderCommandError.shuttingDown) { try await request.value }
         #expect(handler.isInside)
@@ -143,7 +143,7 @@ import Testing
         world.insert()
         try await events.wait(for: .cardInserted)
         let request = Task { try await slot.transmit(Self.select, raw: true) }
-        try await waitUntil("the request to queue") { slot.queuedCount == 1 }
+        try await waitUntil("the request to queue", seconds: 10) { slot.queuedCount == 1 }
         // The discovery no longer lists it.
         registry.reconcile([])
         #expect(registry.readers().isEmpty)
@@ -164,7 +164,7 @@ import Testing
         // PC/SC: the context opens fine, and the sharing violation comes at every connect.
         world.change { $0.persistentFault = ReaderFault(.inUse, "held") }
         try await start(GatedTapHandler(), backoff: .init(first: 0.001, last: 0.001))
-        try await waitUntil("20 reopens") { world.state.withLock { $0.opens } >= 20 }
+        try await waitUntil("20 reopens", seconds: 10) { world.state.withLock { $0.opens } >= 20 }
         let states: [ReaderInfo.State] = events.payloads.compactMap { if case .reader(let info) = $0 { return info.state } else { return nil } }
         #expect(states == [.empty, .unavailable], "\(states)")
         world.change { $0.persistentFault = nil }
@@ -194,7 +194,7 @@ import Testing
     @Test func aReaderThatFailsIsReopenedWithBackoffAndSaysWhyMeanwhile() async throws {
         world.change { $0.openFaults = [ReaderFault(.failed, "driver error 1"), ReaderFault(.failed, "driver error 2")] }
         try await start(GatedTapHandler())
-        try await events.waitUntil("usable again") { $0.filter { $0 == .readerChanged }.count >= 3 }
+        try await events.waitForKinds("usable again") { $0.filter { $0 == .readerChanged }.count >= 3 }
         #expect(world.state.withLock { $0.opens } == 3)
         let changes: [ReaderInfo] = events.payloads.compactMap { if case .reader(let info) = $0 { return info } else { return nil } }
         // reader.added; unavailable with the first reason (the second failure changes only the

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import PassTapCore
+import PassTapTestSupport
 import Synchronization
 import Testing
 
@@ -58,7 +59,7 @@ import Testing
         #expect(registry.liveThreads == 1)
         handler.release()
         try await events.wait(for: .readerRemoved)
-        try await waitUntil("the old thread to end") { registry.liveThreads == 0 }
+        try await waitUntil("the old thread to end", seconds: 10) { registry.liveThreads == 0 }
         registry.reconcile([entry()])
         try await events.wait(for: .readerAdded, count: 2)
         #expect(events.kinds == [.readerAdded, .cardInserted, .cardRemoved, .readerRemoved, .readerAdded])
@@ -77,7 +78,7 @@ import Testing
         try await events.wait(for: .readerAdded)
         worlds[0].change { $0.waitFault = ReaderFault(.gone, "unplugged") }
         try await events.wait(for: .readerRemoved)
-        try await waitUntil("the thread to end") { registry.liveThreads == 0 }
+        try await waitUntil("the thread to end", seconds: 10) { registry.liveThreads == 0 }
         registry.reconcile([entry()])
         #expect(registry.liveThreads == 0)
         #expect(registry.readers().isEmpty)
@@ -92,7 +93,7 @@ import Testing
         registry.reconcile([entry(address: "pn53x_usb:001:012")])
         #expect(first.stopReason == "the reader was removed")
         try await events.wait(for: .readerRemoved)
-        try await waitUntil("the first thread to end") { registry.liveThreads == 0 }
+        try await waitUntil("the first thread to end", seconds: 10) { registry.liveThreads == 0 }
         registry.reconcile([entry(address: "pn53x_usb:001:012")])
         try await events.wait(for: .readerAdded, count: 2)
         #expect(registry.slot(for: reader) !== first)
@@ -120,7 +121,7 @@ import Testing
         #expect(!registry.restart(fresh, because: "stuck too"))
 
         handler.release()
-        try await waitUntil("the stuck thread to end") { registry.liveThreads == 1 }
+        try await waitUntil("the stuck thread to end", seconds: 10) { registry.liveThreads == 1 }
         // The old thread's card.removed and reader.removed were dropped.
         #expect(events.kinds == [.readerAdded, .cardInserted, .readerRemoved, .readerAdded])
         #expect(registry.restart(fresh, because: "stuck in a tap's session"))

@@ -85,9 +85,7 @@ import Testing
         let vasReads = PassReadQueue()
         let waiting = Task { try await vasReads.nextTap(on: reader, merchants: nil, timeout: .seconds(30)) }
         defer { waiting.cancel() }
-        try await withDeadline("the vas.read to queue") {
-            while vasReads.waitingCount(on: reader) == 0 { try await Task.sleep(for: .milliseconds(2)) }
-        }
+        try await waitUntil("the vas.read to queue") { vasReads.waitingCount(on: reader) != 0 }
         coordinator(configuration, vasReads: vasReads, events: EventRecorder())
             .read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8F8001804F0CA0000003060300030000000068", uid: "04112233445566"), target: .memory, channel: ScriptedCard()))
         #expect(vasReads.waitingCount(on: reader) == 1)

@@ -15,9 +15,7 @@ import VAS
 
     /// Waits until `count` reads wait on the reader (the queue publishes no event for it).
     private func waitFor(_ count: Int, on queue: PassReadQueue) async throws {
-        try await withDeadline("\(count) vas.read waiting") {
-            while queue.waitingCount(on: reader) != count { try await Task.sleep(for: .milliseconds(2)) }
-        }
+        try await waitUntil("\(count) vas.read waiting") { queue.waitingCount(on: reader) == count }
     }
 
     /// One tap of a phone holding only the coffee pass ("member 0042"), on a coordinator

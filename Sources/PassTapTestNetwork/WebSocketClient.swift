@@ -1,17 +1,27 @@
 import Foundation
 import PassTapProtocol
+import PassTapTestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
+// This target also holds RawHTTP, on SwiftNIO: with NIO's C modules in the module, the compiler
+// finds `sockaddr_in` in CNIOLinux (as SockDiag's comment tells), whose members then need it.
+#if canImport(CNIOLinux)
+import CNIOLinux
+#endif
 
-/// A blocking WebSocket client for tests, written from RFC 6455 over a plain TCP socket (not with
+/// The one WebSocket client of the tests, written from RFC 6455 over a plain TCP socket (not with
 /// NIOWebSocket, which passtapd uses): the upgrade request with the headers a test chooses
-/// (`Host`, `Origin`), masked text frames out, frames in with a deadline. Also sends plain HTTP
-/// requests, for the handshake refusals. (Test code only: the daemon never blocks like this.)
-final class WebSocketClient {
+/// (`Host`, `Origin`), masked frames out of any length, frames in with a deadline, and `/rpc`'s
+/// handshake (`docs/web.md`). Also sends plain HTTP requests, for the handshake refusals.
+///
+/// It blocks, as a rig on a thread of its own may; a test on the concurrency pool wraps its reads
+/// in ``offThePool(_:)``. One task or thread uses a client at a time. (Test code only: the daemon
+/// never blocks like this.)
+public final class WebSocketClient: @unchecked Sendable {
     /// What came from the server.
-    enum Message: Equatable {
+    public enum Message: Equatable, Sendable {
         case text(String)
         case binary([UInt8])
         /// A close frame, with its status code (`nil` when it had none).
@@ -20,32 +30,35 @@ final class WebSocketClient {
         case pong([UInt8])
     }
 
-    enum Failure: Error, CustomStringConvertible {
+    public enum Failure: Error, CustomStringConvertible {
         case connect(port: Int, errno: Int32)
         case timeout(String)
         case closed
         case refused(status: Int, head: String)
+        /// A frame of another kind, or text that is no JSON object, where JSON was expected.
+        case unexpected(String)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .connect(let port, let code): return "cannot connect to 127.0.0.1:\(port): \(String(cString: strerror(code)))"
             case .timeout(let what): return "timed out waiting for \(what)"
             case .closed: return "the server closed the connection"
             case .refused(let status, let head): return "the upgrade was refused with \(status): \(head)"
+            case .unexpected(let what): return what
             }
         }
     }
 
     /// RFC 6455 §1.3's example key, and the `Sec-WebSocket-Accept` it must get.
-    static let key = "dGhlIHNhbXBsZSBub25jZQ=="
-    static let expectedAccept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+    public static let key = "dGhlIHNhbXBsZSBub25jZQ=="
+    public static let expectedAccept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
 
     private let fd: Int32
     private var buffer: [UInt8] = []
 
     /// Connects to 127.0.0.1:`port` (no request sent yet).
-    init(port: Int) throws {
-        // Connected through a local first, as LineSocket is: `deinit` also runs when a fully
+    public init(port: Int) throws {
+        // Connected through a local first, as LineClient is: `deinit` also runs when a fully
         // initialised class throws, and must not close this number a second time.
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
@@ -68,7 +81,7 @@ final class WebSocketClient {
     /// Connects to `port` and upgrades `path`, sending `host` (default `127.0.0.1:PORT`) and
     /// `origin` (none when `nil`). Throws ``Failure/refused(status:head:)`` unless the answer is
     /// 101 with the right `Sec-WebSocket-Accept`.
-    static func open(port: Int, path: String = "/rpc", host: String? = nil, origin: String? = nil) throws -> WebSocketClient {
+    public static func open(port: Int, path: String = "/rpc", host: String? = nil, origin: String? = nil) throws -> WebSocketClient {
         let client = try WebSocketClient(port: port)
         let (status, head) = try client.upgrade(path: path, host: host ?? "127.0.0.1:\(port)", origin: origin)
         guard status == 101, head.lowercased().contains("sec-websocket-accept: \(expectedAccept.lowercased())") else {
@@ -78,32 +91,38 @@ final class WebSocketClient {
     }
 
     /// Sends the upgrade request and returns the answer's status and head.
-    func upgrade(path: String, host: String, origin: String?) throws -> (status: Int, head: String) {
-        var request = "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        request += "Sec-WebSocket-Key: \(Self.key)\r\nSec-WebSocket-Version: 13\r\n"
-        if let origin { request += "Origin: \(origin)\r\n" }
-        try send(Array((request + "\r\n").utf8))
+    public func upgrade(path: String, host: String, origin: String?) throws -> (status: Int, head: String) {
+        try send(Array(Self.upgradeRequest(path: path, host: host, origin: origin).utf8))
         return try readHead()
     }
 
+    /// The upgrade request for `path` with `host` and `origin` (none when `nil`), whole: for a
+    /// test that sends it through another client, or changed.
+    public static func upgradeRequest(path: String = "/rpc", host: String, origin: String? = nil) -> String {
+        var request = "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+        if let origin { request += "Origin: \(origin)\r\n" }
+        return request + "\r\n"
+    }
+
     /// Sends a plain `GET path` with `host` and returns the answer's status and head.
-    func get(_ path: String, host: String) throws -> (status: Int, head: String) {
+    public func get(_ path: String, host: String) throws -> (status: Int, head: String) {
         try send(Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8))
         return try readHead()
     }
 
     /// Sends one masked text frame (RFC 6455 §5.2, §5.3), of any length.
-    func sendText(_ text: String) throws {
+    public func sendText(_ text: String) throws {
         try sendFrame(opcode: 0x1, payload: Array(text.utf8))
     }
 
     /// Sends one masked frame with `opcode` (0x1 text, 0x2 binary, 0x8 close, 0x9 ping...).
-    func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true) throws {
+    public func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true) throws {
         try send(Self.frame(opcode: opcode, payload: payload, fin: fin))
     }
 
     /// The bytes of one masked frame with `opcode` and `payload`, as a client sends it.
-    static func frame(opcode: UInt8, payload: [UInt8], fin: Bool = true) -> [UInt8] {
+    public static func frame(opcode: UInt8, payload: [UInt8], fin: Bool = true) -> [UInt8] {
         var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
         switch payload.count {
         case ..<126: frame.append(0x80 | UInt8(payload.count))
@@ -117,7 +136,7 @@ final class WebSocketClient {
     }
 
     /// What ``trySend(_:timeout:)`` did.
-    enum SendOutcome: Equatable {
+    public enum SendOutcome: Equatable {
         /// This many bytes went out (perhaps fewer than given).
         case sent(Int)
         /// The socket took nothing within the timeout: the server is not reading.
@@ -128,7 +147,7 @@ final class WebSocketClient {
 
     /// Sends what the socket takes of `bytes` within `timeout` seconds, without blocking longer:
     /// for floods, where the server may stop reading.
-    func trySend(_ bytes: [UInt8], timeout: Double) -> SendOutcome {
+    public func trySend(_ bytes: [UInt8], timeout: Double) -> SendOutcome {
         var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
         guard poll(&poller, 1, Int32(timeout * 1000)) > 0 else { return .wouldBlock }
         guard poller.revents & Int16(POLLERR | POLLHUP) == 0 else { return .closed }
@@ -138,7 +157,7 @@ final class WebSocketClient {
     }
 
     /// The next frame from the server, waiting at most `timeout` seconds.
-    func read(timeout: Double = 10, what: String = "a frame") throws -> Message {
+    public func read(timeout: Double = 10, what: String = "a frame") throws -> Message {
         let deadline = Date().addingTimeInterval(timeout)
         try fill(2, before: deadline, what: what)
         let opcode = buffer[0] & 0x0F
@@ -166,16 +185,16 @@ final class WebSocketClient {
     }
 
     /// The next text message as JSON; throws if a close or another kind of frame comes instead.
-    func readJSON(timeout: Double = 10, what: String) throws -> [String: Any] {
+    public func readJSON(timeout: Double = 10, what: String) throws -> [String: Any] {
         let message = try read(timeout: timeout, what: what)
         guard case .text(let text) = message, let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
-            throw Rig.Failure(description: "expected \(what), got \(message)")
+            throw Failure.unexpected("expected \(what), got \(message)")
         }
         return object
     }
 
     /// Reads JSON messages until one satisfies `match`, within `timeout` seconds overall.
-    func readJSON(timeout: Double = 10, what: String, until match: ([String: Any]) -> Bool) throws -> [String: Any] {
+    public func readJSON(timeout: Double = 10, what: String, until match: ([String: Any]) -> Bool) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let object = try readJSON(timeout: max(deadline.timeIntervalSinceNow, 0.001), what: what)
@@ -184,22 +203,22 @@ final class WebSocketClient {
     }
 
     /// Sends `request` (one JSON-RPC object as text) and returns the answer with its `id`.
-    func call(_ request: String, id: Int, what: String) throws -> [String: Any] {
+    public func call(_ request: String, id: Int, what: String) throws -> [String: Any] {
         try sendText(request)
         return try readJSON(what: what) { $0["id"] as? Int == id }
     }
 
     /// What ``handshake(name:secret:id:)`` came to: whether passtapd's proof checked out with
     /// `secret`, and the last answer (`auth.prove`'s, or `auth.hello`'s when it failed there).
-    struct Handshake {
-        var serverProved: Bool
-        var answer: [String: Any]
+    public struct Handshake {
+        public var serverProved: Bool
+        public var answer: [String: Any]
     }
 
     /// Runs `/rpc`'s handshake (`auth.hello`, then `auth.prove`; `docs/web.md`) as a client that
     /// holds `secret` for the token `name`. Unlike passtap.js it sends its proof even when
     /// passtapd's did not check out, so tests can see how passtapd judges a wrong secret.
-    func handshake(name: String, secret: String, id: Int = 1) throws -> Handshake {
+    public func handshake(name: String, secret: String, id: Int = 1) throws -> Handshake {
         let clientNonce = WebAuthProof.makeNonce()
         let hello = try call(
             Self.request(id: id, method: "auth.hello", AuthHelloParams(token: name, nonce: WebAuthProof.hex(clientNonce))), id: id,
@@ -215,12 +234,12 @@ final class WebSocketClient {
     }
 
     /// A JSON-RPC request line with `params`, encoded by Codable.
-    static func request(id: Int, method: String, _ params: some Encodable & Sendable) throws -> String {
+    public static func request(id: Int, method: String, _ params: some Encodable & Sendable) throws -> String {
         String(decoding: try JSONEncoder().encode(JSONRPCRequest(id: .number(Int64(id)), method: method, params: params)), as: UTF8.self)
     }
 
     /// Whether the server closed the TCP connection (after what is left), within `timeout`.
-    func isClosedByPeer(timeout: Double = 10) -> Bool {
+    public func isClosedByPeer(timeout: Double = 10) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while deadline.timeIntervalSinceNow > 0 {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

@@ -1,4 +1,5 @@
 import Foundation
+import PassTapTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -61,9 +62,7 @@ public final class NotifySocketListener: @unchecked Sendable {
 
     /// The next datagram, waited for on a thread of its own (never on the concurrency pool).
     public func next(seconds: Int = 10) async -> String? {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.receive(seconds: seconds)) }.start()
-        }
+        (try? await offThePool { self.receive(seconds: seconds) }) ?? nil
     }
 
     /// Every datagram already there, without waiting.
