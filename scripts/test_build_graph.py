@@ -21,12 +21,6 @@ KEPT_OUT = {("", name) for name in
              "PassTapTestNetwork")}
 KEPT_OUT |= {("swift-nio", "NIOHTTP1"), ("swift-nio", "NIOWebSocket"),
              ("swift-prometheus", "Prometheus"), ("swift-metrics", "Metrics"), ("swift-metrics", "CoreMetrics")}
-# The one edge that still brings NIOHTTP1 into the fuzz build, left out of the walk so that any
-# other path to a module above still fails: PassTapServer frames socket lines with NIOExtras'
-# LineBasedFrameDecoder, and NIOExtras depends on NIOHTTP1 (the rpc fuzz target needs
-# PassTapServer's MethodDispatcher). A line decoder of PassTapServer's own would remove it; the
-# test fails once the edge is gone, so that this exception goes with it.
-KNOWN_LEAK = (("", "PassTapServer"), ("swift-nio-extras", "NIOExtras"))
 
 
 @functools.lru_cache(maxsize=None)
@@ -96,16 +90,13 @@ def product_by_name(package, name):
     raise AssertionError("no dependency of %s has a product %s" % (package or "PassTap", name))
 
 
-def reached(start, cut=()):
-    """Every module `start` (a target of this package) reaches, with the chain that reaches it,
-    not counting the edges in `cut`."""
+def reached(start):
+    """Every module `start` (a target of this package) reaches, with the chain that reaches it."""
     chains = {("", start): [("", start)]}
     todo = [("", start)]
     while todo:
         module = todo.pop()
         for dependency in dependencies(*module):
-            if (module, dependency) in cut:
-                continue
             if dependency not in chains:
                 chains[dependency] = chains[module] + [dependency]
                 todo.append(dependency)
@@ -118,15 +109,11 @@ def named(chain):
 
 class FuzzBuildGraphTests(unittest.TestCase):
     def test_fuzz_targets_reach_neither_the_daemon_nor_its_listeners_nor_http(self):
-        chains = reached("PassTapFuzzTargets", cut={KNOWN_LEAK})
+        chains = reached("PassTapFuzzTargets")
         self.assertIn(("", "PassTapConfig"), chains, "the config fuzz target needs the config loader")
         self.assertIn(("", "PassTapTestSupport"), chains, "the fuzz targets use the test kit")
         leaks = sorted(named(chains[module]) for module in chains.keys() & KEPT_OUT)
         self.assertEqual(leaks, [], "the ASan fuzz build would compile:\n  " + "\n  ".join(leaks))
-
-    def test_the_known_leak_is_still_there(self):
-        """When PassTapServer no longer depends on NIOExtras, delete KNOWN_LEAK."""
-        self.assertIn(KNOWN_LEAK[1], dependencies(*KNOWN_LEAK[0]), "the known leak is gone: delete KNOWN_LEAK")
 
     def test_config_loader_stands_alone(self):
         chains = reached("PassTapConfig")

@@ -4,7 +4,7 @@ public import NIOCore
 /// Newline-delimited JSON, as the socket carries it: one JSON object per line, UTF-8, each line
 /// ended by `\n` (a `\r` before it is tolerated on input).
 ///
-/// Lines are split by swift-nio-extras' `LineBasedFrameDecoder` behind
+/// Lines are split by ``NDJSONLineDecoder`` behind
 /// `ByteToMessageHandler(..., maximumBufferSize: NDJSON.maximumLineBytes)` on both ends; this type
 /// turns values into lines and lines into values. JSON text never contains a raw newline (they are
 /// escaped inside strings), so an encoded value is always exactly one line.

@@ -1,6 +1,5 @@
 import Logging
 import NIOCore
-import NIOExtras
 import PassTapCore
 import PassTapProtocol
 import Synchronization
@@ -174,7 +173,7 @@ struct ClientConnection {
             inputEnded = true
         } catch is ByteToMessageDecoderError.PayloadTooLargeError {
             await refuseLongLine(outbound)
-        } catch is NIOExtrasErrors.LeftOverBytesError {
+        } catch is NDJSONLineDecoder.UnterminatedLine {
             await refuseUnterminatedLine(outbound)
             inputEnded = true
         } catch {

@@ -1,6 +1,5 @@
 public import Logging
 public import NIOCore
-import NIOExtras
 public import NIOPosix
 public import PassTapCore
 public import PassTapProtocol
@@ -11,7 +10,7 @@ import Synchronization
 /// shutdown, then closes its listener and its clients and removes the socket file.
 ///
 /// Each connection is framed into lines of at most ``NDJSON/maximumLineBytes`` by
-/// swift-nio-extras' `LineBasedFrameDecoder`, served by its own child task, and counted against
+/// `NDJSONLineDecoder`, served by its own child task, and counted against
 /// `max_clients`. See `docs/socket-api.md` for the protocol.
 ///
 /// Its settings come from the daemon's ``LiveConfiguration``: the socket file and `max_clients`
@@ -105,7 +104,7 @@ public final class SocketServer: Service, ConfigurationObserver {
                     .bind(listener) { [dispatcher] channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(
-                                ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: NDJSON.maximumLineBytes))
+                                ByteToMessageHandler(NDJSONLineDecoder(), maximumBufferSize: NDJSON.maximumLineBytes))
                             return try AcceptedClient.wrap(channel, dispatcher: dispatcher)
                         }
                     }

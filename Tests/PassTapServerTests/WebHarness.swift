@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import NIOCore
-import NIOExtras
 import NIOPosix
 import PassTapCore
 import PassTapProtocol
@@ -103,7 +102,7 @@ struct WebHarness {
                     .bind(unixDomainSocketPath: path) { channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(
-                                ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: NDJSON.maximumLineBytes))
+                                ByteToMessageHandler(NDJSONLineDecoder(), maximumBufferSize: NDJSON.maximumLineBytes))
                             return try AcceptedClient.wrap(channel, dispatcher: dispatcher)
                         }
                     }

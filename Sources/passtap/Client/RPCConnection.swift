@@ -1,6 +1,5 @@
 import Foundation
 import NIOCore
-import NIOExtras
 import NIOPosix
 import PassTapProtocol
 
@@ -32,7 +31,7 @@ struct RPCConnection {
                 .connect(unixDomainSocketPath: path) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineBytes))
+                            ByteToMessageHandler(NDJSONLineDecoder(), maximumBufferSize: maximumLineBytes))
                         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
