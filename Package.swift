@@ -302,13 +302,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapProtocolTests",
-            dependencies: ["PassTapProtocol", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["Wallets", "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "PassTapServerTests",
             dependencies: [
-                "PassTapServer", "PassTapTestSupport", "PassTapTestNetwork", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS", "SmartTap",
+                "Wallets", "PassTapServer", "PassTapTestSupport", "PassTapTestNetwork", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS", "SmartTap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -336,7 +336,7 @@ let package = Package(
         .testTarget(
             name: "PassTapForwardTests",
             dependencies: [
-                "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "VAS", "ISO7816",
+                "Wallets", "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "VAS", "ISO7816",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -371,7 +371,7 @@ let package = Package(
         .testTarget(
             name: "PassTapMetricsTests",
             dependencies: [
-                "PassTapMetrics", "PassTapHTTP", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "PassTapTestNetwork", "ISO7816", "VAS", "PassTapForward",
+                "Wallets", "PassTapMetrics", "PassTapHTTP", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "PassTapTestNetwork", "ISO7816", "VAS", "PassTapForward",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -383,7 +383,7 @@ let package = Package(
         .testTarget(
             name: "PassTapDaemonTests",
             dependencies: [
-                "PassTapDaemon", "PassTapCore", "PassTapTestSupport", "PassTapTestNetwork", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log"),
+                "Wallets", "PassTapDaemon", "PassTapCore", "PassTapTestSupport", "PassTapTestNetwork", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -400,7 +400,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PassTapTestNetwork", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
+                "Wallets", "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PassTapTestNetwork", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
                 "PassTapForward",
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

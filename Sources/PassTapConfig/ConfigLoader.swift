@@ -4,6 +4,7 @@ import ISO7816
 import Logging
 import TOMLKit
 import VAS
+import Wallets
 
 /// Reads and validates `passtapd.toml`.
 ///

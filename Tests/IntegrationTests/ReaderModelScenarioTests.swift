@@ -5,6 +5,7 @@ import VAS
 
 #if canImport(Glibc)
 import Glibc
+import Wallets
 #endif
 
 // Nested in `PCSCScenarioTests` (`.serialized`): these start the machine's only pcscd too.

@@ -4,6 +4,7 @@ import VAS
 
 #if canImport(Glibc)
 import Glibc
+import Wallets
 #endif
 
 /// A reload whose `[socket] group` differs from the running socket's (restart-only) on the real

@@ -5,6 +5,7 @@ import VAS
 
 #if canImport(Glibc)
 import Glibc
+import Wallets
 #endif
 
 extension Rig {

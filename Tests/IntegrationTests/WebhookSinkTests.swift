@@ -10,6 +10,7 @@ import Synchronization
 import SmartTap
 import Testing
 import VAS
+import Wallets
 
 /// `WebhookSink` alone against the real HTTPS receiver (`scripts/rig/webhook_receiver.py`, which
 /// checks every signature with its own Python HMAC and refuses bad ones with 401): no pcscd, no

@@ -4,6 +4,7 @@ import PassTapDaemon
 import SmartTap
 import Testing
 import VAS
+import Wallets
 
 /// `[smarttap]`: every key read, the collector key loaded and checked as VAS keys are, every
 /// refusal naming the file, line, key and what was expected, and reload rotating the key.

@@ -4,6 +4,7 @@ import PassTapCore
 import PassTapDaemon
 import Testing
 import VAS
+import Wallets
 
 /// `[vas]` and `[[vas.merchants]]`: every key read, key files loaded and checked at start, and
 /// every refusal naming the file, line, key path, merchant and key file.

@@ -7,6 +7,7 @@ import PassTapMetrics
 import Prometheus
 import Testing
 import VAS
+import Wallets
 
 /// The recorder against a real swift-prometheus registry, read back through its text output.
 @Suite(.timeLimit(.minutes(1))) struct DaemonMetricsTests {

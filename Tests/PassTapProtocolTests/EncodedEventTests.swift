@@ -22,9 +22,9 @@ import Testing
     }
 
     /// Collects the events a hub publishes, as the forwarding outbox receives them.
-    final class Recorder: PublishedEventRecorder {
+    final class Recorder: PublishedEventObserver {
         let recorded = Mutex<[PublishedEvent]>([])
-        func record(_ event: PublishedEvent) { recorded.withLock { $0.append(event) } }
+        func observe(_ event: PublishedEvent) { recorded.withLock { $0.append(event) } }
     }
 
     @Test func theLineIsTheNotificationCodableWritesAroundTheParams() throws {
@@ -41,7 +41,7 @@ import Testing
 
     @Test func thePublishedLineAndTheOutboxesJSONAreTheSameEncoding() throws {
         let recorder = Recorder()
-        let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 64, recorder: recorder)
+        let hub = EventHub(lineEncoder: EventNotificationEncoder(), capacity: 64, observers: [recorder])
         let events = try DocumentedEventKeysTests.fullEvents()
         for event in events { hub.publish(event.kind, reader: event.reader, payload: event.payload) }
         let published = recorder.recorded.withLock { $0 }

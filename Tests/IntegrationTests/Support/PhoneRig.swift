@@ -4,6 +4,7 @@ import VAS
 
 #if canImport(Glibc)
 import Glibc
+import Wallets
 #endif
 
 /// The scenario rig with a phone: a ``Rig`` whose virtual iPhone (`scripts/rig/virtual_iphone.py`,

@@ -8,6 +8,7 @@ import ISO7816
 import VAS
 
 @testable import PassTapForward
+import Wallets
 
 /// A real outbox file in a temporary folder of its own, a hub whose recorder is a real
 /// ``OutboxWriter``, and what the writer reported. Each test makes its own.
