@@ -160,9 +160,18 @@ let package = Package(
             swiftSettings: upcoming
         ),
         // The operator dashboard's files (HTML, CSS, JavaScript), embedded; served by the web
-        // listener at `GET /`. Pure Swift, no dependency. Files/ holds the sources;
-        // scripts/dashboard-embed turns them into Dashboard+Files.swift (no resource bundle to ship).
-        .target(name: "PassTapDashboard", exclude: ["Files"], swiftSettings: upcoming),
+        // listener at `GET /`. Pure Swift, no dependency. Files/ holds the sources; the build
+        // tool plugin below turns them into raw string literals at build time (no resource bundle
+        // to ship, and not `.embedInCode`, whose byte-array literals are slow to compile).
+        .target(
+            name: "PassTapDashboard",
+            exclude: ["Files"],
+            swiftSettings: upcoming,
+            plugins: ["DashboardEmbedPlugin"]
+        ),
+        // Writes PassTapDashboard's Files/ as Swift source, with a POSIX shell script (no tool to
+        // build): docs/development.md, "The dashboard's files".
+        .plugin(name: "DashboardEmbedPlugin", capability: .buildTool(), exclude: ["dashboard-embed.sh"]),
         // The browser listener (`[web] listen`): the dashboard's files and `GET /rpc`, a WebSocket
         // carrying the socket's JSON-RPC through PassTapServer's web sessions, on PassTapHTTP.
         .target(

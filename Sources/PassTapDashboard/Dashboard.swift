@@ -10,8 +10,8 @@ public enum Dashboard {
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     /// The file served at `path` (`/`, `/dashboard.js`...), if there is one: the files of
-    /// `Sources/PassTapDashboard/Files/`, embedded by `scripts/dashboard-embed`
-    /// (`Dashboard+Files.swift`), `index.html` at `/`.
+    /// `Sources/PassTapDashboard/Files/`, `index.html` at `/`, embedded at build time by
+    /// `Plugins/DashboardEmbedPlugin` (`Dashboard.files`, in the Swift file it writes).
     public static func asset(at path: String) -> DashboardAsset? {
         files[path]
     }

@@ -2,8 +2,9 @@ import Foundation
 import PassTapDashboard
 import Testing
 
-/// The embedded dashboard is exactly `Sources/PassTapDashboard/Files/` (run `scripts/dashboard-embed`
-/// after editing them), and nothing in it needs what the Content-Security-Policy forbids.
+/// The embedded dashboard is exactly `Sources/PassTapDashboard/Files/` (DashboardEmbedPlugin writes
+/// them as Swift at build time: docs/development.md, "The dashboard's files"), and nothing in it
+/// needs what the Content-Security-Policy forbids.
 @Suite(.timeLimit(.minutes(1))) struct DashboardTests {
     static let files = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -20,8 +21,8 @@ import Testing
         #expect(names.contains("index.html"))
         for name in names {
             let onDisk = try [UInt8](Data(contentsOf: Self.files.appendingPathComponent(name)))
-            let asset = try #require(Dashboard.asset(at: Self.route(name)), "\(name) is not embedded: run scripts/dashboard-embed")
-            #expect(asset.body == onDisk, "\(name) differs from its embedded copy: run scripts/dashboard-embed")
+            let asset = try #require(Dashboard.asset(at: Self.route(name)), "\(name) is not embedded")
+            #expect(asset.body == onDisk, "\(name) differs from its embedded copy")
         }
     }
 
