@@ -195,12 +195,21 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
-        // passtapd.toml: TOML 1.0 grammar check, TOMLKit, validation into PassTapCore's
-        // Configuration. Its own target so the config fuzz target builds without the daemon.
+        // The kit every section reader of passtapd.toml uses: the TOML 1.0 grammar check, the
+        // tree copied out of TOMLKit, the table reader that refuses unknown keys, the line finder
+        // and the refusal. Core and TOMLKit only, so a feature's settings stay light.
+        .target(
+            name: "ConfigKit",
+            dependencies: ["PassTapCore", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: upcoming
+        ),
+        // passtapd.toml: the core sections and each feature's section reader, assembled into
+        // PassTapCore's Configuration. Its own target so the config fuzz target builds without
+        // the daemon.
         .target(
             name: "PassTapConfig",
             dependencies: [
-                "PassTapCore", "ISO7816", "VAS",
+                "PassTapCore", "ConfigKit", "ISO7816", "VAS",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,3 +1,4 @@
+import ConfigKit
 import Foundation
 import ISO7816
 import PassTapCore

@@ -1,3 +1,4 @@
+import ConfigKit
 import Foundation
 public import PassTapCore
 

@@ -1,3 +1,4 @@
+import ConfigKit
 import PassTapCore
 import VAS
 

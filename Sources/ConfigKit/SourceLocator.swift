@@ -3,10 +3,10 @@
 /// toml++ (through TOMLKit) reports lines only for syntax errors; for a value that parses but is
 /// wrong, this scans the text: it follows `[table]` and `[[array]]` headers and finds `key =`.
 /// Best effort: keys written as dotted keys or inside inline tables give no line.
-struct SourceLocator {
+package struct SourceLocator {
     private let lines: [Substring]
 
-    init(text: String) {
+    package init(text: String) {
         // TOML's newline is LF or CRLF; "\r\n" is one Character, so splitting at "\n" alone would
         // see a CRLF file as one line.
         lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
@@ -14,7 +14,7 @@ struct SourceLocator {
 
     /// The 1-based line of `key` inside the table `table` (e.g. `["socket"]`, or `["reader"]`
     /// with `index` for the n-th `[[reader]]`); with `key` nil, the line of the table's header.
-    func line(table: [String], index: Int? = nil, key: String?) -> Int? {
+    package func line(table: [String], index: Int? = nil, key: String?) -> Int? {
         let wanted = table.joined(separator: ".")
         var current = ""
         var occurrence = -1

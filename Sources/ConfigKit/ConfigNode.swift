@@ -1,5 +1,5 @@
 /// A parsed TOML value, copied out of TOMLKit into plain Swift so validation is pure.
-indirect enum ConfigNode: Sendable {
+package indirect enum ConfigNode: Sendable {
     case string(String)
     case integer(Int)
     case boolean(Bool)
@@ -11,7 +11,7 @@ indirect enum ConfigNode: Sendable {
     case other(typeName: String)
 
     /// The TOML type name, for "expected X, found Y" messages.
-    var typeName: String {
+    package var typeName: String {
         switch self {
         case .string: return "a string"
         case .integer: return "an integer"

@@ -2,7 +2,7 @@ import TOMLKit
 
 extension ConfigNode {
     /// Copies a TOMLKit value tree.
-    init(_ value: any TOMLValueConvertible) {
+    package init(_ value: any TOMLValueConvertible) {
         switch value.type {
         case .string: self = .string(value.string ?? "")
         case .int: self = .integer(value.int ?? 0)
@@ -18,7 +18,7 @@ extension ConfigNode {
 
     /// The entries of a table, sorted by key (toml++ does not keep file order; lines are found by
     /// ``SourceLocator`` instead).
-    static func entries(of table: TOMLTable) -> [(key: String, value: ConfigNode)] {
+    package static func entries(of table: TOMLTable) -> [(key: String, value: ConfigNode)] {
         var entries: [(key: String, value: ConfigNode)] = []
         for (key, value) in table {
             entries.append((key, ConfigNode(value)))

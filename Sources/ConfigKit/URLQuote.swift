@@ -14,10 +14,10 @@ import ISO7816
 ///
 /// Plain text, not `URL`: it must work on text that does not parse as a URL, too. The authority
 /// ends at the first `/`, `?` or `#` after `scheme://` (or from the start, with no scheme).
-enum URLQuote {
+package enum URLQuote {
     /// `text` cut to `scheme://host[:port]`, quoted (``UntrustedText/quoted(_:)``), with a note
     /// when a path, query or fragment was left out; user information becomes `(user information)`.
-    static func origin(of text: String) -> String {
+    package static func origin(of text: String) -> String {
         let schemeEnd = text.firstRange(of: "://")
         let authorityStart = schemeEnd?.upperBound ?? text.startIndex
         let authorityEnd = text[authorityStart...].firstIndex { "/?#".contains($0) } ?? text.endIndex

@@ -14,17 +14,17 @@
 /// passtapd.toml takes a date or a time, so none is accepted (toml++'s date parsing is where one
 /// of its asserts is). The check reads each byte once and never recurses deeper than the text's
 /// own arrays and inline tables (capped at ``maximumNesting``).
-enum TOMLSyntaxCheck {
+package enum TOMLSyntaxCheck {
     /// Where the text leaves the grammar, and how.
-    struct Problem: Error, Equatable {
-        var line: Int
-        var message: String
+    package struct Problem: Error, Equatable {
+        package var line: Int
+        package var message: String
     }
 
     /// Arrays and inline tables nested deeper than this are refused (toml++ stops at 256).
     static let maximumNesting = 64
 
-    static func firstProblem(in text: String) -> Problem? {
+    package static func firstProblem(in text: String) -> Problem? {
         var bytes = Array(text.utf8)
         // toml++ skips one UTF-8 byte-order mark at the start; so does this.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }

@@ -1,15 +1,15 @@
 /// Reads one TOML table against the schema: typed getters that record which keys were used, and a
 /// final check that refuses every key the schema does not know.
-struct TableReader {
-    let file: String
-    let locator: SourceLocator
+package struct TableReader {
+    package let file: String
+    package let locator: SourceLocator
     /// `["socket"]`, or `["reader"]` with ``index`` for an entry of `[[reader]]`.
-    let table: [String]
-    let index: Int?
+    package let table: [String]
+    package let index: Int?
     private let entries: [String: ConfigNode]
     private var used: Set<String> = []
 
-    init(file: String, locator: SourceLocator, table: [String], index: Int? = nil, entries: [(key: String, value: ConfigNode)]) {
+    package init(file: String, locator: SourceLocator, table: [String], index: Int? = nil, entries: [(key: String, value: ConfigNode)]) {
         self.file = file
         self.locator = locator
         self.table = table
@@ -18,7 +18,7 @@ struct TableReader {
     }
 
     /// The dotted path of a key in this table, e.g. `reader[1].aids[0]`.
-    func keyPath(_ key: String?, element: Int? = nil) -> String {
+    package func keyPath(_ key: String?, element: Int? = nil) -> String {
         var path = table.joined(separator: ".")
         if let index { path += "[\(index)]" }
         if let key { path += path.isEmpty ? key : ".\(key)" }
@@ -27,7 +27,7 @@ struct TableReader {
     }
 
     /// An error about `key` (or the table itself), with its line when it can be found.
-    func error(_ key: String?, element: Int? = nil, _ problem: String) -> ConfigurationError {
+    package func error(_ key: String?, element: Int? = nil, _ problem: String) -> ConfigurationError {
         ConfigurationError(
             file: file,
             line: locator.line(table: table, index: index, key: key)
@@ -37,24 +37,24 @@ struct TableReader {
             problem: problem)
     }
 
-    mutating func node(_ key: String) -> ConfigNode? {
+    package mutating func node(_ key: String) -> ConfigNode? {
         used.insert(key)
         return entries[key]
     }
 
-    mutating func string(_ key: String) throws(ConfigurationError) -> String? {
+    package mutating func string(_ key: String) throws(ConfigurationError) -> String? {
         guard let node = node(key) else { return nil }
         guard case .string(let value) = node else { throw error(key, "expected a string, found \(node.typeName)") }
         return value
     }
 
-    mutating func bool(_ key: String) throws(ConfigurationError) -> Bool? {
+    package mutating func bool(_ key: String) throws(ConfigurationError) -> Bool? {
         guard let node = node(key) else { return nil }
         guard case .boolean(let value) = node else { throw error(key, "expected true or false, found \(node.typeName)") }
         return value
     }
 
-    mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+    package mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
         guard let node = node(key) else { return nil }
         guard case .integer(let value) = node else { throw error(key, "expected an integer, found \(node.typeName)") }
         guard range.contains(value) else {
@@ -63,7 +63,7 @@ struct TableReader {
         return value
     }
 
-    mutating func strings(_ key: String) throws(ConfigurationError) -> [String]? {
+    package mutating func strings(_ key: String) throws(ConfigurationError) -> [String]? {
         guard let node = node(key) else { return nil }
         guard case .array(let elements) = node else { throw error(key, "expected an array of strings, found \(node.typeName)") }
         var values: [String] = []
@@ -78,7 +78,7 @@ struct TableReader {
 
     /// Refuses keys the schema does not know, naming the ones it does; `context` (such as
     /// `"merchant pass.com.example: "`) starts the message.
-    func rejectUnknownKeys(context: String = "") throws(ConfigurationError) {
+    package func rejectUnknownKeys(context: String = "") throws(ConfigurationError) {
         let unknown = entries.keys.filter { !used.contains($0) }.sorted()
         guard let first = unknown.first else { return }
         let known = used.sorted().joined(separator: ", ")
@@ -87,7 +87,7 @@ struct TableReader {
 
     /// Marks keys as known without reading them yet, so ``rejectUnknownKeys(context:)`` can run
     /// before slow or failing reads of those keys.
-    mutating func declare(_ keys: String...) {
+    package mutating func declare(_ keys: String...) {
         used.formUnion(keys)
     }
 }
