@@ -154,6 +154,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Features/Metrics/Service",
             swiftSettings: upcoming
         ),
         // The operator dashboard's files (HTML, CSS, JavaScript), embedded; served by the web
@@ -173,6 +174,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Features/Web/Listener",
             swiftSettings: upcoming
         ),
         // Forwarding chosen events to a fleet: the durable outbox on each till (SQLite through
@@ -193,6 +195,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Features/Forward/Service",
             swiftSettings: upcoming
         ),
         // The kit every section reader of passtapd.toml uses: the TOML 1.0 grammar check, the

@@ -19,8 +19,8 @@ _loader = importlib.machinery.SourceFileLoader("bench_forward", os.path.join(ROO
 forward = importlib.util.module_from_spec(importlib.util.spec_from_loader("bench_forward", _loader))
 _loader.exec_module(forward)
 
-TABLE_SWIFT = os.path.join(ROOT, "Sources/PassTapForward/Postgres/PostgresEventTable.swift")
-ENVELOPE_SWIFT = os.path.join(ROOT, "Sources/PassTapForward/Delivery/ForwardEnvelope.swift")
+TABLE_SWIFT = os.path.join(ROOT, "Sources/Features/Forward/Service/Postgres/PostgresEventTable.swift")
+ENVELOPE_SWIFT = os.path.join(ROOT, "Sources/Features/Forward/Service/Delivery/ForwardEnvelope.swift")
 ROW = ("6F1C:42", "till-3", 42, "6F1C", "read.result", "pcsc:Virtual PCD 00 00", "2026-11-26T21:04:05.123Z",
        '{"kind":"read.result","seq":42}')
 
@@ -63,7 +63,7 @@ class SchemaTests(unittest.TestCase):
         self.assertTrue(statement.endswith(") ON CONFLICT (id) DO NOTHING;\n"))
         self.assertEqual(statement.count("::jsonb)"), 2)
         self.assertEqual(forward.BATCH, int(re.search(r"batchLimit: Int = (\d+)", swift_source(
-            os.path.join(ROOT, "Sources/PassTapForward/Postgres/PostgresSink.swift"))).group(1)))
+            os.path.join(ROOT, "Sources/Features/Forward/Service/Postgres/PostgresSink.swift"))).group(1)))
 
     def test_literals(self):
         self.assertEqual(forward.sql_literal(None), "NULL")
