@@ -106,7 +106,7 @@ let package = Package(
         // Socket protocol shared by daemon and CLI.
         .target(
             name: "PassTapProtocol",
-            dependencies: [
+            dependencies: ["ForwardSettings", 
                 "PassTapCore", "ISO7816",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -115,7 +115,7 @@ let package = Package(
         ),
         .target(
             name: "PassTapServer",
-            dependencies: [
+            dependencies: ["WebSettings", "ForwardSettings", 
                 "PassTapCore", "PassTapProtocol", "ISO7816", "CTimex",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -143,7 +143,7 @@ let package = Package(
         // Prometheus metrics derived from the daemon's events, and their HTTP listener.
         .target(
             name: "PassTapMetrics",
-            dependencies: [
+            dependencies: ["MetricsSettings", 
                 "PassTapCore", "PassTapHTTP", "VAS", "PassTapForward",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -165,7 +165,7 @@ let package = Package(
         // carrying the socket's JSON-RPC through PassTapServer's web sessions, on PassTapHTTP.
         .target(
             name: "PassTapWeb",
-            dependencies: [
+            dependencies: ["WebSettings", 
                 "PassTapCore", "PassTapProtocol", "PassTapHTTP", "PassTapServer", "PassTapDashboard",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -182,7 +182,7 @@ let package = Package(
         // Standard Webhooks signatures) and PostgreSQL (postgres-nio), each with its own cursor.
         .target(
             name: "PassTapForward",
-            dependencies: [
+            dependencies: ["ForwardSettings", 
                 "PassTapCore", "PassTapProtocol",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -203,15 +203,26 @@ let package = Package(
         // and the refusal. Core and TOMLKit only, so a feature's settings stay light.
         .target(
             name: "ConfigKit",
-            dependencies: ["PassTapCore", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["PassTapCore", "VAS", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: upcoming
         ),
+        // Each feature's settings half (docs/architecture.md, "Feature slices"): its TOML table's
+        // type, its section reader and its reload rows, on Core and ConfigKit only.
+        .target(
+            name: "MetricsSettings", dependencies: ["PassTapCore", "ConfigKit"], path: "Sources/Features/Metrics/Settings",
+            swiftSettings: upcoming),
+        .target(
+            name: "WebSettings", dependencies: ["PassTapCore", "ConfigKit", "MetricsSettings", "VAS"], path: "Sources/Features/Web/Settings",
+            swiftSettings: upcoming),
+        .target(
+            name: "ForwardSettings", dependencies: ["PassTapCore", "ConfigKit", "ISO7816", "VAS"], path: "Sources/Features/Forward/Settings",
+            swiftSettings: upcoming),
         // passtapd.toml: the core sections and each feature's section reader, assembled into
         // PassTapCore's Configuration. Its own target so the config fuzz target builds without
         // the daemon.
         .target(
             name: "PassTapConfig",
-            dependencies: [
+            dependencies: ["WebSettings", "ForwardSettings", "MetricsSettings", 
                 "PassTapCore", "ConfigKit", "ISO7816", "VAS",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -220,7 +231,7 @@ let package = Package(
         ),
         .target(
             name: "PassTapDaemon",
-            dependencies: [
+            dependencies: ["WebSettings", "ForwardSettings", "MetricsSettings", 
                 "PassTapCore", "PassTapProtocol", "PassTapConfig", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics",
                 "PassTapWeb", "PassTapForward", "PassTapHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -233,7 +244,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "passtapd",
-            dependencies: [
+            dependencies: ["WebSettings", "ForwardSettings", 
                 "PassTapDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -241,7 +252,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "passtap",
-            dependencies: [
+            dependencies: ["WebSettings", "ForwardSettings", 
                 "PassTapProtocol", "ISO7816", "PassTapCore", "VAS", "SmartTap",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -296,7 +307,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapCoreTests",
-            dependencies: [
+            dependencies: ["WebSettings", "MetricsSettings", 
                 "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", "SmartTap", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -309,7 +320,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapServerTests",
-            dependencies: [
+            dependencies: ["WebSettings", "ForwardSettings", 
                 "PassTapServer", "PassTapTestSupport", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS", "SmartTap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
@@ -337,7 +348,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapForwardTests",
-            dependencies: [
+            dependencies: ["ForwardSettings", 
                 "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "VAS", "ISO7816",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -372,7 +383,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapMetricsTests",
-            dependencies: [
+            dependencies: ["MetricsSettings", 
                 "PassTapMetrics", "PassTapHTTP", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "ISO7816", "VAS", "PassTapForward",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -384,7 +395,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapDaemonTests",
-            dependencies: [
+            dependencies: ["WebSettings", "ForwardSettings", "MetricsSettings", 
                 "PassTapDaemon", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -401,7 +412,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: [
+            dependencies: ["WebSettings", "ForwardSettings", 
                 "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
                 "PassTapForward",
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),

@@ -1,3 +1,4 @@
+public import ForwardSettings
 import ConfigKit
 import Foundation
 public import PassTapCore

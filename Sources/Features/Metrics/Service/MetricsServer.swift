@@ -1,3 +1,4 @@
+public import MetricsSettings
 public import Logging
 public import NIOCore
 public import NIOPosix

@@ -1,3 +1,4 @@
+public import ForwardSettings
 public import PassTapCore
 
 /// One delivery target (a webhook, a PostgreSQL table). The forwarder gives it batches of pending

@@ -1,3 +1,4 @@
+import ForwardSettings
 import Synchronization
 import PassTapCore
 public import PassTapProtocol

@@ -1,3 +1,4 @@
+public import ForwardSettings
 import Foundation
 import Logging
 import Synchronization

@@ -1,3 +1,4 @@
+public import ForwardSettings
 import Foundation
 public import Logging
 public import PassTapCore

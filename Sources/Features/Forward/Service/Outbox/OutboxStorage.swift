@@ -1,3 +1,4 @@
+public import ForwardSettings
 public import Foundation
 public import PassTapCore
 

@@ -1,3 +1,4 @@
+import ForwardSettings
 import NIOCore
 import NIOPosix
 import NIOSSL

@@ -1,3 +1,4 @@
+import ForwardSettings
 import Logging
 import NIOCore
 import PassTapCore

@@ -1,3 +1,4 @@
+public import ForwardSettings
 public import Logging
 public import PassTapCore
 

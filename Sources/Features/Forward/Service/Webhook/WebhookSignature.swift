@@ -1,3 +1,4 @@
+public import ForwardSettings
 import Crypto
 public import Foundation
 public import PassTapCore

@@ -1,3 +1,4 @@
+public import ForwardSettings
 import AsyncHTTPClient
 public import Foundation
 public import Logging

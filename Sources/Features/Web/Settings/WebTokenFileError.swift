@@ -1,3 +1,5 @@
+public import PassTapCore
+
 /// Why a web token file was refused, naming its path and the reason, never the secret.
 ///
 /// Equal by ``code``.

@@ -1,6 +1,7 @@
-import ConfigKit
-import PassTapCore
-import VAS
+package import ConfigKit
+public import PassTapCore
+import MetricsSettings
+package import VAS
 
 #if canImport(Glibc)
 import Glibc
@@ -8,9 +9,23 @@ import Glibc
 import Darwin
 #endif
 
-extension ConfigLoader {
+/// `[web]`: the browser listener's table and its `[[web.tokens]]` (docs/configuration.md, "[web]").
+package enum WebSection: ConfigSection {
     /// The most `[[web.tokens]]` one file may list.
     static let maximumWebTokens = 64
+
+    package static let table = "web"
+    package static let opensFiles = true
+
+    /// Reads `[web]` (after `[metrics]`, whose port it must not share).
+    package static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)
+        throws(ConfigurationError)
+    {
+        configuration.web = try readWeb(&table, keyPolicy: context.keyPolicy)
+        if let listen = configuration.web.listen, let metrics = configuration.metrics.listen, listen.port == metrics.port {
+            throw table.error("listen", "expected a port other than [metrics] listen's (\(metrics)), found \(listen): the two listeners cannot share a port")
+        }
+    }
 
     /// `[web]` and its `[[web.tokens]]`, with every token file read and checked with `keyPolicy`
     /// (the merchant key file rules: a socket client must not read a web token either).
@@ -85,7 +100,7 @@ extension ConfigLoader {
         guard let path = try entry.string("token_file") else {
             throw entry.error("token_file", "token \(name): expected the path of its secret (passtap web-token --name \(name) --out DIR writes one)")
         }
-        let full = resolve(path, relativeTo: entry.file)
+        let full = ConfigPaths.resolve(path, relativeTo: entry.file)
         let secret: WebTokenSecret
         do {
             secret = try WebTokenFile.read(path: full, policy: keyPolicy)

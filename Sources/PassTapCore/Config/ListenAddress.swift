@@ -4,21 +4,6 @@ import Glibc
 import Darwin
 #endif
 
-extension Configuration {
-    /// `[metrics]`: the optional Prometheus listener. Off unless `listen` is set; a restart-only
-    /// setting.
-    public struct Metrics: Sendable, Hashable {
-        /// `listen`: where `GET /metrics` is served; `nil` (the default) serves nothing.
-        public var listen: ListenAddress? = nil
-        /// `max_connections`: how many connections the listener holds at once; one more is closed
-        /// as soon as it is accepted. Scrapers are few and each takes one short connection.
-        public var maxConnections: Int = 8
-
-        /// The defaults of the shipped config (off).
-        public init() {}
-    }
-}
-
 /// A TCP address to listen on: `127.0.0.1:9466`, `[::1]:9466` or `localhost:9466`.
 ///
 /// The host is an IPv4 literal, an IPv6 literal in brackets, or `localhost`; no other name is

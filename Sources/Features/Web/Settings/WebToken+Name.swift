@@ -1,3 +1,5 @@
+public import PassTapCore
+
 extension Configuration.WebToken {
     /// The longest `name` a token may have.
     public static let maximumNameLength = 64

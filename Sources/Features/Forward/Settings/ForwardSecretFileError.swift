@@ -1,3 +1,5 @@
+public import PassTapCore
+
 /// Why a forward secret or password file was refused, naming its path and the reason, never the
 /// secret.
 public struct ForwardSecretFileError: Error, Hashable, Sendable, CustomStringConvertible {

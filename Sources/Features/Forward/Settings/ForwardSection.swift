@@ -1,8 +1,8 @@
-import ConfigKit
+package import ConfigKit
 import Foundation
 import ISO7816
-import PassTapCore
-import VAS
+public import PassTapCore
+package import VAS
 
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +10,18 @@ import Glibc
 import Darwin
 #endif
 
-extension ConfigLoader {
+/// `[forward]`: the outbox and its sinks' tables (docs/configuration.md, "[forward]").
+package enum ForwardSection: ConfigSection {
+    package static let table = "forward"
+    package static let opensFiles = true
+
+    /// Reads `[forward]`.
+    package static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)
+        throws(ConfigurationError)
+    {
+        configuration.forward = try readForward(&table, keyPolicy: context.keyPolicy)
+    }
+
     /// The most sinks one of `[[forward.webhooks]]` and `[[forward.postgres]]` may list.
     static let maximumForwardSinks = 16
     /// The smallest `max_pending_bytes`: room for a few of the largest events the socket carries.
@@ -26,7 +37,7 @@ extension ConfigLoader {
         var forward = Configuration.Forward()
         if let outbox = try table.string("outbox") {
             guard !outbox.isEmpty else { throw table.error("outbox", "expected the path of the outbox's SQLite file, found an empty string") }
-            forward.outbox = resolve(outbox, relativeTo: table.file)
+            forward.outbox = ConfigPaths.resolve(outbox, relativeTo: table.file)
         }
         forward.maxPendingBytes = try table.integer("max_pending_bytes", in: minimumPendingBytes...(1 << 40)) ?? forward.maxPendingBytes
         if let sync = try table.string("sync") {
@@ -103,7 +114,7 @@ extension ConfigLoader {
         guard let path = try entry.string("secret_file") else {
             throw entry.error("secret_file", "webhook \(name): expected the path of its signing secret (passtap forward secret --name NAME --out DIR writes one)")
         }
-        let full = resolve(path, relativeTo: entry.file)
+        let full = ConfigPaths.resolve(path, relativeTo: entry.file)
         let secret: WebhookSecret
         do {
             secret = try ForwardSecretFile.readWebhookSecret(path: full, policy: keyPolicy)
@@ -146,7 +157,7 @@ extension ConfigLoader {
         var passwordFile: String?
         var password: ForwardSecretText?
         if let path = try entry.string("password_file") {
-            let full = resolve(path, relativeTo: entry.file)
+            let full = ConfigPaths.resolve(path, relativeTo: entry.file)
             do {
                 password = try ForwardSecretFile.readPassword(path: full, policy: keyPolicy)
             } catch {
@@ -195,7 +206,7 @@ extension ConfigLoader {
     /// `ca_file`, resolved; it must be a regular file passtapd can read (it is no secret).
     private static func caFile(_ entry: inout TableReader, sink: String) throws(ConfigurationError) -> String? {
         guard let path = try entry.string("ca_file") else { return nil }
-        let full = resolve(path, relativeTo: entry.file)
+        let full = ConfigPaths.resolve(path, relativeTo: entry.file)
         var info = stat()
         guard stat(full, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(full, R_OK) == 0 else {
             throw entry.error("ca_file", "\(sink): expected a readable PEM file of CA certificates, found none at \(full) (or it cannot be read)")
@@ -217,20 +228,11 @@ extension ConfigLoader {
         guard url.user == nil, url.password == nil else {
             throw entry.error("url", "webhook \(name): expected a URL without user information (user@ or user:password@): requests are signed with secret_file, found \(URLQuote.origin(of: text))")
         }
-        guard scheme == "https" || isLoopbackHost(host) else {
+        guard scheme == "https" || ConfigPaths.isLoopbackHost(host) else {
             throw entry.error(
                 "url", "\(expected), found plain http to \(host): events would cross the network unencrypted; use https:// (with ca_file for a private CA)")
         }
         return url
-    }
-
-    /// `localhost`, `::1` or an IPv4 address in 127.0.0.0/8.
-    static func isLoopbackHost(_ host: String) -> Bool {
-        var host = host.lowercased()
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if host == "localhost" || host == "::1" { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
     /// `[A-Za-z0-9_.-]{1,64}`.

@@ -1,3 +1,4 @@
+public import PassTapCore
 import Foundation
 package import VAS
 

@@ -1,3 +1,4 @@
+public import PassTapCore
 public import Foundation
 
 extension Configuration {
@@ -6,7 +7,7 @@ extension Configuration {
     ///
     /// `outbox` is restart-only; the sinks, `max_pending_bytes`, `sync`, `source` and
     /// `removed_sink_keep_hours` are reloadable.
-    public struct Forward: Sendable, Hashable {
+    public struct Forward: FeatureSettings {
         /// `outbox`: the SQLite file of pending events (the unit's `StateDirectory`, mode 0700).
         /// A relative path is resolved from the config file's folder. Restart-only.
         public var outbox: String = "/var/lib/passtap/outbox.sqlite"
@@ -239,4 +240,12 @@ public struct ForwardSecretText: Sendable, Hashable, CustomStringConvertible, Cu
 
     public var description: String { "(secret)" }
     public var debugDescription: String { description }
+}
+
+extension Configuration {
+    /// `[forward]`, kept in ``Configuration/features`` (its defaults when the file has no such table).
+    public var forward: Forward {
+        get { self[Forward.self] }
+        set { self[Forward.self] = newValue }
+    }
 }

@@ -1,5 +1,6 @@
+package import ConfigKit
+
 #if canImport(Glibc)
-import ConfigKit
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -15,7 +16,7 @@ import Darwin
 /// ```
 ///
 /// `http://` is accepted only for a loopback host (127.0.0.0/8, `[::1]`, `localhost`: the rule
-/// webhook URLs follow, ``ConfigLoader/isLoopbackHost(_:)``). A plain-HTTP page served over the
+/// webhook URLs follow, ``ConfigPaths/isLoopbackHost(_:)``). A plain-HTTP page served over the
 /// network can have script injected on the way (shop Wi-Fi), and that script would hold the
 /// token's roles.
 ///
@@ -96,7 +97,7 @@ enum WebOrigin {
                 return refuse("a browser leaves the default port out of its Origin header: write \"\(scheme)://\(String(rest.prefix(rest.count - portText.count - 1)))\"")
             }
         }
-        guard scheme == "https" || ConfigLoader.isLoopbackHost(String(host)) else {
+        guard scheme == "https" || ConfigPaths.isLoopbackHost(String(host)) else {
             return refuse(
                 "plain http:// is accepted for a loopback host only: anyone on the network path (shop Wi-Fi) can inject script into a plain-HTTP page, and that script would hold the token's roles; serve the page over https://")
         }

@@ -1,3 +1,4 @@
+public import PassTapCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,8 +1,10 @@
+public import PassTapCore
+
 extension Configuration {
     /// `[web]`: the browser listener (`GET /` dashboard, `GET /rpc` WebSocket JSON-RPC). Off unless
     /// `listen` is set. `listen` and `max_clients` are restart-only; the tokens and the other limits
     /// are reloadable.
-    public struct Web: Sendable, Hashable {
+    public struct Web: FeatureSettings {
         /// `listen`: a loopback address (`127.0.0.1:8941`, `[::1]:8941`, `localhost:8941`); `nil`
         /// (the default) serves nothing. Any other address is refused at load.
         public var listen: ListenAddress? = nil
@@ -80,4 +82,12 @@ public struct WebTokenSecret: Sendable, Hashable, CustomStringConvertible, Custo
     /// `<secret>`: never the bytes.
     public var description: String { "<secret>" }
     public var debugDescription: String { "<secret>" }
+}
+
+extension Configuration {
+    /// `[web]`, kept in ``Configuration/features`` (its defaults when the file has no such table).
+    public var web: Web {
+        get { self[Web.self] }
+        set { self[Web.self] = newValue }
+    }
 }
