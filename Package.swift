@@ -110,7 +110,7 @@ let package = Package(
         // Socket protocol shared by daemon and CLI.
         .target(
             name: "PassTapProtocol",
-            dependencies: [
+            dependencies: ["ForwardSettings",
                 "PassTapCore", "ISO7816",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -119,7 +119,7 @@ let package = Package(
         ),
         .target(
             name: "PassTapServer",
-            dependencies: [
+            dependencies: ["WebSettings", "ForwardSettings",
                 "PassTapCore", "PassTapProtocol", "ISO7816", "CTimex",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -146,7 +146,7 @@ let package = Package(
         // Prometheus metrics derived from the daemon's events, and their HTTP listener.
         .target(
             name: "PassTapMetrics",
-            dependencies: [
+            dependencies: ["MetricsSettings",
                 "PassTapCore", "PassTapHTTP", "VAS", "PassTapForward",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -157,6 +157,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Features/Metrics/Service",
             swiftSettings: upcoming
         ),
         // The operator dashboard's files (HTML, CSS, JavaScript), embedded; served by the web
@@ -176,7 +177,7 @@ let package = Package(
         // carrying the socket's JSON-RPC through PassTapServer's web sessions, on PassTapHTTP.
         .target(
             name: "PassTapWeb",
-            dependencies: [
+            dependencies: ["WebSettings",
                 "PassTapCore", "PassTapProtocol", "PassTapHTTP", "PassTapServer", "PassTapDashboard",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -185,6 +186,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Features/Web/Listener",
             swiftSettings: upcoming
         ),
         // Forwarding chosen events to a fleet: the durable outbox on each till (SQLite through
@@ -192,7 +194,7 @@ let package = Package(
         // Standard Webhooks signatures) and PostgreSQL (postgres-nio), each with its own cursor.
         .target(
             name: "PassTapForward",
-            dependencies: [
+            dependencies: ["ForwardSettings",
                 "PassTapCore", "PassTapProtocol",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -205,14 +207,35 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Features/Forward/Service",
             swiftSettings: upcoming
         ),
-        // passtapd.toml: TOML 1.0 grammar check, TOMLKit, validation into PassTapCore's
-        // Configuration. Its own target so the config fuzz target builds without the daemon.
+        // The kit every section reader of passtapd.toml uses: the TOML 1.0 grammar check, the
+        // tree copied out of TOMLKit, the table reader that refuses unknown keys, the line finder
+        // and the refusal. Core and TOMLKit only, so a feature's settings stay light.
+        .target(
+            name: "ConfigKit",
+            dependencies: ["PassTapCore", "VAS", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: upcoming
+        ),
+        // Each feature's settings half (docs/architecture.md, "Feature slices"): its TOML table's
+        // type, its section reader and its reload rows, on Core and ConfigKit only.
+        .target(
+            name: "MetricsSettings", dependencies: ["PassTapCore", "ConfigKit"], path: "Sources/Features/Metrics/Settings",
+            swiftSettings: upcoming),
+        .target(
+            name: "WebSettings", dependencies: ["PassTapCore", "ConfigKit", "MetricsSettings", "VAS"], path: "Sources/Features/Web/Settings",
+            swiftSettings: upcoming),
+        .target(
+            name: "ForwardSettings", dependencies: ["PassTapCore", "ConfigKit", "ISO7816", "VAS"], path: "Sources/Features/Forward/Settings",
+            swiftSettings: upcoming),
+        // passtapd.toml: the core sections and each feature's section reader, assembled into
+        // PassTapCore's Configuration. Its own target so the config fuzz target builds without
+        // the daemon.
         .target(
             name: "PassTapConfig",
-            dependencies: [
-                "Wallets", "PassTapCore", "ISO7816", "VAS",
+            dependencies: ["Wallets", "WebSettings", "ForwardSettings", "MetricsSettings",
+                "PassTapCore", "ConfigKit", "ISO7816", "VAS",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -220,7 +243,7 @@ let package = Package(
         ),
         .target(
             name: "PassTapDaemon",
-            dependencies: [
+            dependencies: ["WebSettings", "ForwardSettings", "MetricsSettings",
                 "PassTapCore", "PassTapProtocol", "PassTapConfig", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics",
                 "PassTapWeb", "PassTapForward", "PassTapHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -233,7 +256,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "passtapd",
-            dependencies: [
+            dependencies: ["WebSettings", "ForwardSettings",
                 "PassTapDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -241,8 +264,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "passtap",
-            dependencies: [
-                "Wallets", "PassTapProtocol", "ISO7816", "PassTapCore", "VAS", "SmartTap",
+            dependencies: ["Wallets", "WebSettings", "ForwardSettings",
+                "PassTapProtocol", "ISO7816", "PassTapCore", "VAS", "SmartTap",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -303,8 +326,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapCoreTests",
-            dependencies: [
-                "Wallets", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", "SmartTap", .product(name: "Crypto", package: "swift-crypto"),
+            dependencies: ["Wallets", "WebSettings", "MetricsSettings",
+                "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", "SmartTap", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: upcoming
@@ -316,8 +339,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapServerTests",
-            dependencies: [
-                "Wallets", "PassTapServer", "PassTapTestSupport", "PassTapTestNetwork", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS", "SmartTap",
+            dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings",
+                "PassTapServer", "PassTapTestSupport", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS", "SmartTap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -344,8 +367,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapForwardTests",
-            dependencies: [
-                "Wallets", "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "VAS", "ISO7816",
+            dependencies: ["Wallets", "ForwardSettings",
+                "PassTapForward", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "VAS", "ISO7816",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -379,8 +402,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapMetricsTests",
-            dependencies: [
-                "Wallets", "PassTapMetrics", "PassTapHTTP", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "PassTapTestNetwork", "ISO7816", "VAS", "PassTapForward",
+            dependencies: ["Wallets", "PassTapTestNetwork", "MetricsSettings",
+                "PassTapMetrics", "PassTapHTTP", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "ISO7816", "VAS", "PassTapForward",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -391,8 +414,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapDaemonTests",
-            dependencies: [
-                "Wallets", "PassTapDaemon", "PassTapCore", "PassTapTestSupport", "PassTapTestNetwork", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings", "MetricsSettings",
+                "PassTapDaemon", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -408,8 +431,8 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: [
-                "Wallets", "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PassTapTestNetwork", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
+            dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings",
+                "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
                 "PassTapForward",
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

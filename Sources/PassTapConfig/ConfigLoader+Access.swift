@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ConfigKit
 import Glibc
 #endif
 import PassTapCore

@@ -1,3 +1,5 @@
+public import ForwardSettings
+import ConfigKit
 import Foundation
 public import PassTapCore
 

@@ -1,3 +1,4 @@
+import ConfigKit
 import PassTapCore
 import SmartTap
 import Wallets
@@ -40,7 +41,7 @@ extension ConfigLoader {
         guard let path else {
             throw table.error("key", "expected the path of the collector's P-256 private key file beside collector_id and key_version (passtap keygen --smarttap writes one)")
         }
-        let full = resolve(path, relativeTo: table.file)
+        let full = ConfigPaths.resolve(path, relativeTo: table.file)
         do {
             smartTap.collector = try SmartTapCollector.load(
                 path: full, collectorID: UInt32(collectorID), keyVersion: UInt32(keyVersion), policy: keyPolicy)

@@ -1,3 +1,4 @@
+import ConfigKit
 import Foundation
 import ISO7816
 import PassTapCore
@@ -109,7 +110,7 @@ extension ConfigLoader {
         var keys: [MerchantKey] = []
         var resolved: [String] = []
         for (offset, path) in paths.enumerated() {
-            let full = resolve(path, relativeTo: entry.file)
+            let full = ConfigPaths.resolve(path, relativeTo: entry.file)
             do {
                 let key = try MerchantKey(contentsOfFile: full, policy: keyPolicy)
                 if keys.contains(where: { $0.keyID == key.keyID }) {
@@ -167,13 +168,5 @@ extension ConfigLoader {
         var buffer = [CChar](repeating: 0, count: 16 * 1024)
         guard getgrnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
         return UInt32(entry.gr_gid)
-    }
-
-    /// Key and token file paths are taken as written when absolute, else relative to the config
-    /// file's folder.
-    static func resolve(_ path: String, relativeTo file: String) -> String {
-        guard !path.hasPrefix("/") else { return path }
-        let folder = (file as NSString).deletingLastPathComponent
-        return folder.isEmpty ? path : (folder as NSString).appendingPathComponent(path)
     }
 }

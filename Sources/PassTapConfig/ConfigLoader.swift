@@ -1,3 +1,4 @@
+import ConfigKit
 import Foundation
 public import PassTapCore
 import ISO7816
@@ -5,12 +6,21 @@ import Logging
 import TOMLKit
 import VAS
 import Wallets
+import MetricsSettings
+import WebSettings
+import ForwardSettings
 
 /// Reads and validates `passtapd.toml`.
 ///
 /// Every problem is refused with the file, the line where it can be found, the key path and what
 /// was expected: unknown keys, wrong types, bad hex AIDs, out-of-range numbers, missing files.
 public enum ConfigLoader {
+    /// The features' tables, each read by its own section reader after the core tables: those
+    /// that open no file in this order, then (after unknown tables are refused) those that do, in
+    /// this order. A feature's new table is one more entry here (docs/architecture.md, "Feature
+    /// slices").
+    package static let sections: [any ConfigSection.Type] = [MetricsSection.self, WebSection.self, ForwardSection.self]
+
     /// Where `passtapd` looks when `--config` is not given.
     public static let defaultPath = "/etc/passtap/passtapd.toml"
 
@@ -95,12 +105,12 @@ public enum ConfigLoader {
         var root = TableReader(file: file, locator: locator, table: [], entries: entries)
         var configuration = Configuration()
 
-        if var socket = try subtable("socket", of: &root) {
+        if var socket = try root.subtable("socket") {
             try readSocket(&socket, into: &configuration.socket)
         }
-        var access = try subtable("access", of: &root)
+        var access = try root.subtable("access")
         configuration.access = try readAccess(&access, socket: configuration.socket)
-        if var events = try subtable("events", of: &root) {
+        if var events = try root.subtable("events") {
             configuration.events.buffer = try events.integer("buffer", in: 1...1_000_000) ?? configuration.events.buffer
             configuration.events.clientQueue = try events.integer("client_queue", in: 1...1_000_000) ?? configuration.events.clientQueue
             // At least one line of the largest size the socket carries, so the newest event always fits.
@@ -108,7 +118,7 @@ public enum ConfigLoader {
                 try events.integer("buffer_bytes", in: 65_536...1_073_741_824) ?? configuration.events.bufferBytes
             try events.rejectUnknownKeys()
         }
-        if var log = try subtable("log", of: &root) {
+        if var log = try root.subtable("log") {
             if let level = try log.string("level") {
                 guard let parsed = Logger.Level(rawValue: level) else {
                     let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
@@ -118,7 +128,7 @@ public enum ConfigLoader {
             }
             try log.rejectUnknownKeys()
         }
-        if var pcsc = try subtable("pcsc", of: &root) {
+        if var pcsc = try root.subtable("pcsc") {
             var section = configuration.section(.pcsc)
             section.enabled = try pcsc.bool("enabled") ?? section.enabled
             section.readers = try pcsc.strings("readers") ?? section.readers
@@ -126,11 +136,11 @@ public enum ConfigLoader {
             configuration.backends[.pcsc] = section
         }
         var libnfcTable: TableReader?
-        if var libnfc = try subtable("libnfc", of: &root) {
+        if var libnfc = try root.subtable("libnfc") {
             try readLibNFC(&libnfc, into: &configuration)
             libnfcTable = libnfc
         }
-        if var session = try subtable("session", of: &root) {
+        if var session = try root.subtable("session") {
             configuration.aids = try aids("aids", of: &session) ?? []
             configuration.ppse = try session.bool("ppse") ?? configuration.ppse
             configuration.sessionBudgetMilliseconds =
@@ -138,40 +148,32 @@ public enum ConfigLoader {
             try session.rejectUnknownKeys()
         }
         configuration.readerOverrides = try readerOverrides(of: &root)
-        if var ndef = try subtable("ndef", of: &root) {
+        if var ndef = try root.subtable("ndef") {
             configuration.ndef.enabled = try ndef.bool("enabled") ?? configuration.ndef.enabled
             try ndef.rejectUnknownKeys()
         }
-        if var metrics = try subtable("metrics", of: &root) {
-            if let listen = try metrics.string("listen") {
-                guard let address = ListenAddress.parse(listen) else {
-                    throw metrics.error("listen", "expected \(ListenAddress.expectation), found \"\(listen)\"")
-                }
-                configuration.metrics.listen = address
-            }
-            configuration.metrics.maxConnections =
-                try metrics.integer("max_connections", in: 1...1024) ?? configuration.metrics.maxConnections
-            try metrics.rejectUnknownKeys()
-        }
-        // Checked before [vas], [smarttap], [web] and [forward] open their key, token and secret files, so a
-        // file's error cannot hide a misspelt table.
-        root.declare("vas", "smarttap", "web", "forward")
-        try root.rejectUnknownKeys()
         let keyPolicy = keyFilePolicy(for: configuration.socket, listening: listening)
-        if var vas = try subtable("vas", of: &root) {
+        let context = ConfigSectionContext(keyPolicy: keyPolicy)
+        for section in sections where !section.opensFiles {
+            if var table = try root.subtable(section.table) {
+                try section.read(&table, into: &configuration, context: context)
+            }
+        }
+        // Checked before [vas], [smarttap] and the sections that open files read their key, token and
+        // secret files, so a file's error cannot hide a misspelt table.
+        root.declare("vas", "smarttap")
+        for section in sections where section.opensFiles { root.declare(section.table) }
+        try root.rejectUnknownKeys()
+        if var vas = try root.subtable("vas") {
             configuration.vas = try readVAS(&vas, keyPolicy: keyPolicy)
         }
-        if var smartTap = try subtable("smarttap", of: &root) {
+        if var smartTap = try root.subtable("smarttap") {
             configuration.smartTap = try readSmartTap(&smartTap, keyPolicy: keyPolicy)
         }
-        if var web = try subtable("web", of: &root) {
-            configuration.web = try readWeb(&web, keyPolicy: keyPolicy)
-            if let listen = configuration.web.listen, let metrics = configuration.metrics.listen, listen.port == metrics.port {
-                throw web.error("listen", "expected a port other than [metrics] listen's (\(metrics)), found \(listen): the two listeners cannot share a port")
+        for section in sections where section.opensFiles {
+            if var table = try root.subtable(section.table) {
+                try section.read(&table, into: &configuration, context: context)
             }
-        }
-        if var forward = try subtable("forward", of: &root) {
-            configuration.forward = try readForward(&forward, keyPolicy: keyPolicy)
         }
         if let libnfcTable { try checkECPFrame(of: configuration, in: libnfcTable) }
         return configuration
@@ -270,14 +272,6 @@ public enum ConfigLoader {
         settings.idleTimeoutMilliseconds = try socket.integer("idle_timeout_ms", in: 1_000...86_400_000) ?? settings.idleTimeoutMilliseconds
         settings.vasReadsPerUID = try socket.integer("vas_reads_per_uid", in: 1...64) ?? settings.vasReadsPerUID
         try socket.rejectUnknownKeys()
-    }
-
-    static func subtable(_ key: String, of root: inout TableReader) throws(ConfigurationError) -> TableReader? {
-        guard let node = root.node(key) else { return nil }
-        guard case .table(let entries) = node else {
-            throw root.error(key, "expected a table [\(key)], found \(node.typeName)")
-        }
-        return TableReader(file: root.file, locator: root.locator, table: [key], entries: entries)
     }
 
     private static func aids(_ key: String, of table: inout TableReader) throws(ConfigurationError) -> [AID]? {

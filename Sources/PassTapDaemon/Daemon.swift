@@ -1,3 +1,6 @@
+public import MetricsSettings
+public import ForwardSettings
+public import WebSettings
 import Foundation
 public import Logging
 public import PassTapCore

@@ -1,3 +1,4 @@
+import WebSettings
 import Foundation
 import NIOCore
 import PassTapCore

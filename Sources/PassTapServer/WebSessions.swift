@@ -1,3 +1,4 @@
+public import WebSettings
 public import Logging
 import NIOCore
 public import PassTapCore

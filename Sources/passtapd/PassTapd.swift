@@ -1,3 +1,5 @@
+import ForwardSettings
+import WebSettings
 import ArgumentParser
 import Foundation
 import Logging

@@ -1,3 +1,5 @@
+import WebSettings
+import ForwardSettings
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import ForwardSettings
 import Foundation
 import ISO7816
 import Logging

@@ -1,3 +1,4 @@
+import ForwardSettings
 import Foundation
 import InMemoryLogging
 import Logging

@@ -1,3 +1,5 @@
+import WebSettings
+import ForwardSettings
 import Foundation
 import ISO7816
 import Logging

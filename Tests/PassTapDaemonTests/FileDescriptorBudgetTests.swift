@@ -1,3 +1,6 @@
+import MetricsSettings
+import ForwardSettings
+import WebSettings
 import PassTapCore
 import PassTapDaemon
 import Synchronization

@@ -1,3 +1,4 @@
+import MetricsSettings
 import PassTapCore
 import PassTapDaemon
 import Testing

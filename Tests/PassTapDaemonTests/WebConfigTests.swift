@@ -1,3 +1,6 @@
+import MetricsSettings
+import ForwardSettings
+import WebSettings
 import Foundation
 import PassTapCore
 import PassTapDaemon

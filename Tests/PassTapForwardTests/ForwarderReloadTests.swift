@@ -1,3 +1,4 @@
+import ForwardSettings
 import Foundation
 import PassTapCore
 import PassTapProtocol

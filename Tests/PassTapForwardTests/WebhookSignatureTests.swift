@@ -17,6 +17,7 @@
 //    `v1,tZ1I4/hDygAJgO5TYxiSd6Sd0kDW6hPenDe+bTa3Kkw=`.
 // 3. `libraries/rust/src/lib.rs`, `tests::test_no_verify`: `v1,R3PTzyfHASBKHH98a7yexTwaJ4yNIcGhFQc1yuN+BPU=`
 //    is not a signature of vector 2's message (at any timestamp the test could use).
+import ForwardSettings
 import Foundation
 import PassTapCore
 import Testing

@@ -1,3 +1,4 @@
+import MetricsSettings
 import Foundation
 import ISO7816
 import PassTapCore

@@ -1,3 +1,4 @@
+import MetricsSettings
 import Foundation
 import Logging
 import NIOCore

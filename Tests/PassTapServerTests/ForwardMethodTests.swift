@@ -1,3 +1,5 @@
+import WebSettings
+import ForwardSettings
 import Foundation
 import InMemoryLogging
 import Logging

@@ -1,3 +1,4 @@
+import ForwardSettings
 import Logging
 import InMemoryLogging
 import Foundation

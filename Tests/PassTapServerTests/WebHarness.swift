@@ -1,3 +1,5 @@
+import ForwardSettings
+import WebSettings
 import Foundation
 import Logging
 import NIOCore

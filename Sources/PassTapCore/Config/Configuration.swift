@@ -4,7 +4,9 @@ public import Logging
 /// Everything `passtapd` is told by its TOML file, validated.
 ///
 /// The file's key names are a fixed contract (see `Config/passtapd.toml`); this model is built
-/// only by `ConfigLoader`, which refuses anything it does not understand.
+/// only by `ConfigLoader`, which refuses anything it does not understand. It holds the core
+/// tables; a feature's table lives in its slice (docs/architecture.md, "Feature slices") and is
+/// kept here in ``features``.
 public struct Configuration: Sendable, Hashable {
     /// `[socket]`: the Unix socket clients connect to.
     public struct Socket: Sendable, Hashable {
@@ -104,12 +106,9 @@ public struct Configuration: Sendable, Hashable {
     public var libnfc = LibNFC()
     /// `[[reader]]` entries, in file order; the first whose `match` fits a reader applies.
     public var readerOverrides: [ReaderOverride] = []
-    /// `[metrics]`: the Prometheus listener (off by default).
-    public var metrics = Metrics()
-    /// `[web]`: the browser listener (off by default).
-    public var web = Web()
-    /// `[forward]`: the outbox and its sinks (no sink by default: nothing is stored or sent).
-    public var forward = Forward()
+    /// Each feature's table (`[metrics]`, `[web]`, `[forward]`), by its settings type: the feature's
+    /// settings target adds the property (`configuration.web`) that reads it here.
+    public var features = FeatureSettingsStore()
 
     /// The built-in defaults (what an empty file means).
     public init() {}

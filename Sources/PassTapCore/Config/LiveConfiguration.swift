@@ -8,26 +8,15 @@ import Synchronization
 /// - ``current``, the effective settings. One lock guards one immutable ``Configuration`` value: a
 ///   reader takes a snapshot and works with it, so a tap started before a reload finishes with the
 ///   old settings and never sees half of two configurations.
-/// - ``bound``, what the listeners were bound with at start (the Unix socket's path, mode, group
-///   and `max_clients`; the metrics listener). Only a restart changes these: a reload keeps their
-///   running values in ``current`` too (see `ReloadPlan`), and names the ones its file changed.
+/// - ``bound``, the configuration the daemon started with, which the listeners were bound with
+///   (the Unix socket's path, mode, group and `max_clients`; the metrics and web listeners). Its
+///   restart-only settings (each feature's and the core's reload rows say which, see
+///   `ConfigSetting`) hold until a restart: a reload keeps their running values in ``current``
+///   too (see `ReloadPlan`), and names the ones its file changed. Read only those from here.
 ///
 /// Components that must act on a change (not only read the next snapshot) adopt
 /// ``ConfigurationObserver``; the reloader tells them after ``replace(with:)``.
 public final class LiveConfiguration: Sendable {
-    /// The settings each listener was bound with at start.
-    public struct Bound: Sendable, Hashable {
-        /// The `[socket]` section the Unix socket was bound with: its `path`, `mode`, `group` and
-        /// `max_clients` hold until a restart. (Its other keys are reloadable: read them from
-        /// ``LiveConfiguration/current``.)
-        public let socket: Configuration.Socket
-        /// `[metrics]` as its listener was bound (`listen`, `max_connections`).
-        public let metrics: Configuration.Metrics
-        /// `[web]` as its listener was bound: `listen` and `max_clients` hold until a restart;
-        /// read the tokens and the other limits from ``LiveConfiguration/current``.
-        public let web: Configuration.Web
-    }
-
     private let value: Mutex<Configuration>
     /// `[log] level` of ``current``, kept apart so a log call reads it without the lock (every
     /// logger asks for it on each message, see ``ReloadableLevelLogHandler``); set only with
@@ -35,14 +24,15 @@ public final class LiveConfiguration: Sendable {
     private let level: Atomic<Int>
     private static let allLevels = Logger.Level.allCases
 
-    /// What the listeners were bound with: `configuration`'s, the one the daemon starts with.
-    public let bound: Bound
+    /// The configuration the daemon started with, that the listeners were bound with: read its
+    /// restart-only settings (`[socket] path`, `[web] listen`), never a reloadable one.
+    public let bound: Configuration
 
     /// Holds `configuration` until the first ``replace(with:)``.
     public init(_ configuration: Configuration) {
         value = Mutex(configuration)
         level = Atomic(Self.allLevels.firstIndex(of: configuration.logLevel) ?? 0)
-        bound = Bound(socket: configuration.socket, metrics: configuration.metrics, web: configuration.web)
+        bound = configuration
     }
 
     /// A snapshot of the configuration in force.

@@ -1,3 +1,6 @@
+public import MetricsSettings
+public import ForwardSettings
+public import WebSettings
 import NFCBackend
 import NIOCore
 import PCSCBackend

@@ -1,3 +1,4 @@
+import ForwardSettings
 import Logging
 package import PassTapCore
 public import ServiceLifecycle

@@ -1,3 +1,6 @@
+public import MetricsSettings
+public import ForwardSettings
+public import WebSettings
 public import PassTapCore
 
 /// One setting of `passtapd.toml` as a reload compares it: its config key name, whether two

@@ -1,3 +1,4 @@
+public import ForwardSettings
 public import PassTapCore
 
 /// The result of `forward.status`: the outbox and each sink's backlog.

@@ -1,3 +1,4 @@
+import ForwardSettings
 import ArgumentParser
 import ISO7816
 import PassTapProtocol

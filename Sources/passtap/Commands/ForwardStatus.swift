@@ -1,3 +1,4 @@
+import ForwardSettings
 import ArgumentParser
 import Foundation
 import ISO7816

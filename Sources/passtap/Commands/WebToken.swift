@@ -1,3 +1,4 @@
+import WebSettings
 import ArgumentParser
 import Foundation
 import PassTapCore

@@ -1,3 +1,4 @@
+import MetricsSettings
 import Logging
 import PassTapCore
 import Testing

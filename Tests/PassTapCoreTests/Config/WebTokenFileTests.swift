@@ -1,3 +1,4 @@
+import WebSettings
 import PassTapCore
 import Testing
 

@@ -1,3 +1,4 @@
+import ForwardSettings
 import PassTapCore
 import PassTapProtocol
 @testable import PassTapForward

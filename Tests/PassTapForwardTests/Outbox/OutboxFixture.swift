@@ -1,3 +1,4 @@
+import ForwardSettings
 import Foundation
 import Logging
 import PassTapCore

@@ -1,0 +1,23 @@
+package import ConfigKit
+public import PassTapCore
+
+/// `[metrics]`: the Prometheus listener's table (docs/configuration.md, "[metrics]").
+package enum MetricsSection: ConfigSection {
+    package static let table = "metrics"
+    package static let opensFiles = false
+
+    /// Reads `[metrics]`: where the listener binds, and how many connections it holds.
+    package static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)
+        throws(ConfigurationError)
+    {
+        if let listen = try table.string("listen") {
+            guard let address = ListenAddress.parse(listen) else {
+                throw table.error("listen", "expected \(ListenAddress.expectation), found \"\(listen)\"")
+            }
+            configuration.metrics.listen = address
+        }
+        configuration.metrics.maxConnections =
+            try table.integer("max_connections", in: 1...1024) ?? configuration.metrics.maxConnections
+        try table.rejectUnknownKeys()
+    }
+}
