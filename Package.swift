@@ -215,7 +215,7 @@ let package = Package(
         // and the refusal. Core and TOMLKit only, so a feature's settings stay light.
         .target(
             name: "ConfigKit",
-            dependencies: ["PassTapCore", "VAS", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["PassTapCore", "Wallets", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: upcoming
         ),
         // Each feature's settings half (docs/architecture.md, "Feature slices"): its TOML table's
@@ -224,10 +224,10 @@ let package = Package(
             name: "MetricsSettings", dependencies: ["PassTapCore", "ConfigKit"], path: "Sources/Features/Metrics/Settings",
             swiftSettings: upcoming),
         .target(
-            name: "WebSettings", dependencies: ["PassTapCore", "ConfigKit", "MetricsSettings", "VAS"], path: "Sources/Features/Web/Settings",
+            name: "WebSettings", dependencies: ["Wallets", "PassTapCore", "ConfigKit", "MetricsSettings"], path: "Sources/Features/Web/Settings",
             swiftSettings: upcoming),
         .target(
-            name: "ForwardSettings", dependencies: ["PassTapCore", "ConfigKit", "ISO7816", "VAS"], path: "Sources/Features/Forward/Settings",
+            name: "ForwardSettings", dependencies: ["Wallets", "PassTapCore", "ConfigKit", "ISO7816"], path: "Sources/Features/Forward/Settings",
             swiftSettings: upcoming),
         // passtapd.toml: the core sections and each feature's section reader, assembled into
         // PassTapCore's Configuration. Its own target so the config fuzz target builds without

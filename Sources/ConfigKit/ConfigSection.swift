@@ -1,6 +1,6 @@
 import Foundation
 public import PassTapCore
-package import VAS
+package import Wallets
 
 /// One feature's table of `passtapd.toml` (`[web]`, `[forward]`, `[metrics]`): its name, its reader
 /// and when the loader calls it. The loader (`ConfigLoader`) reads the core tables itself and then

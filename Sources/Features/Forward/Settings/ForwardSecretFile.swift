@@ -1,6 +1,5 @@
 public import PassTapCore
 import Foundation
-package import VAS
 package import Wallets
 
 /// A `[[forward.webhooks]] secret_file` or a `[[forward.postgres]] password_file`: one line

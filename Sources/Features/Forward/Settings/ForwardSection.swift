@@ -2,7 +2,6 @@ package import ConfigKit
 import Foundation
 import ISO7816
 public import PassTapCore
-package import VAS
 package import Wallets
 
 #if canImport(Glibc)

@@ -1,6 +1,5 @@
 public import PassTapCore
 import Foundation
-package import VAS
 package import Wallets
 
 #if canImport(Glibc)

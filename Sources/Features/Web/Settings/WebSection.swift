@@ -1,7 +1,6 @@
 package import ConfigKit
 public import PassTapCore
 import MetricsSettings
-package import VAS
 package import Wallets
 
 #if canImport(Glibc)

@@ -1,6 +1,5 @@
 public import PassTapCore
 import Foundation
-package import VAS
 package import Wallets
 
 /// A `[[web.tokens]] token_file`: one line holding a web token's secret.

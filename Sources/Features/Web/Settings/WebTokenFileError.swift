@@ -1,5 +1,5 @@
 public import PassTapCore
-import Wallets
+package import Wallets
 
 /// Why a web token file was refused, naming its path and the reason, never the secret.
 ///
