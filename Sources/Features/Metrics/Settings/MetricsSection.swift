@@ -1,7 +1,7 @@
 package import ConfigKit
 public import PassTapCore
 
-/// `[metrics]`: the Prometheus listener's table (docs/configuration.md, "[metrics]").
+/// `[metrics]`: the Prometheus listener's table (docs/operations.md, "Metrics").
 package enum MetricsSection: ConfigSection {
     package static let table = "metrics"
     package static let opensFiles = false

@@ -9,7 +9,8 @@ import Glibc
 import Darwin
 #endif
 
-/// `[web]`: the browser listener's table and its `[[web.tokens]]` (docs/configuration.md, "[web]").
+/// `[web]`: the browser listener's table and its `[[web.tokens]]` (docs/configuration.md,
+/// "Browser POS and the dashboard").
 package enum WebSection: ConfigSection {
     /// The most `[[web.tokens]]` one file may list.
     static let maximumWebTokens = 64
