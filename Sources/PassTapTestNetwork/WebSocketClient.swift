@@ -240,14 +240,7 @@ public final class WebSocketClient: @unchecked Sendable {
 
     /// Whether the server closed the TCP connection (after what is left), within `timeout`.
     public func isClosedByPeer(timeout: Double = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while deadline.timeIntervalSinceNow > 0 {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            if recv(fd, &chunk, chunk.count, 0) <= 0 { return true }
-        }
-        return false
+        PeerClose.wait(on: fd, timeout: timeout)
     }
 
     private func send(_ bytes: [UInt8]) throws {
