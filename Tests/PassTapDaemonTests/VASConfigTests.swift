@@ -31,13 +31,7 @@ import Wallets
     }
 
     func refusal(_ text: String, in folder: Folder) throws -> ConfigurationError {
-        do {
-            _ = try ConfigLoader.parse(text, file: folder.configFile)
-        } catch {
-            return error
-        }
-        Issue.record("accepted: \(text)")
-        throw CancellationError()
+        try folder.refusal(text)
     }
 
     @Test func everyVASKeyIsReadAndKeyFilesAreLoadedRelativeToTheConfigFile() throws {

@@ -45,17 +45,10 @@ extension VASConfigTests.Folder {
         """
     }
 
+    /// The refusal of `text` (``VASConfigTests/Folder/refusal(_:listening:secrets:)``): no token
+    /// secret reaches its message.
     func refusal(_ text: String, in folder: Folder, listening: Configuration.Socket? = nil) throws -> ConfigurationError {
-        do {
-            _ = try ConfigLoader.parse(text, file: folder.configFile, listening: listening)
-        } catch {
-            #expect(error.file == folder.configFile)
-            // No secret reaches a message.
-            #expect(!error.description.contains(Folder.secret()), "\(error)")
-            return error
-        }
-        Issue.record("accepted: \(text)")
-        throw CancellationError()
+        try folder.refusal(text, listening: listening, secrets: [Folder.secret()])
     }
 
     @Test func theWebListenerIsOffByDefault() throws {
