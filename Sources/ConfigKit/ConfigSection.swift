@@ -12,6 +12,9 @@ package protocol ConfigSection {
     /// tables only after it has refused every unknown table, so a file's error cannot hide a
     /// misspelt table, and hands them the key file policy.
     static var opensFiles: Bool { get }
+    /// The table's rows in a reload (``ConfigSetting``): the restart-only ones and the ones a
+    /// reload puts in force, each in the order `config.reloaded` lists it.
+    static var settings: [ConfigSetting] { get }
     /// Reads `table` into `configuration`, refusing what the schema does not allow. The core
     /// tables and every section before this one are read already.
     static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)

@@ -14,6 +14,18 @@ import Darwin
 package enum ForwardSection: ConfigSection {
     package static let table = "forward"
     package static let opensFiles = true
+    /// The outbox is opened once, at start; the rest a reload puts in force.
+    package static let settings: [ConfigSetting] = [
+        // The outbox's SQLite file is opened once, at start.
+        .restartOnly("forward.outbox", \.forward.outbox),
+        ConfigSetting("forward.max_pending_bytes", \.forward.maxPendingBytes),
+        ConfigSetting("forward.sync", \.forward.sync),
+        ConfigSetting("forward.source", \.forward.source),
+        ConfigSetting("forward.removed_sink_keep_hours", \.forward.removedSinkKeepHours),
+        // Secret and password files are read again on every reload: a new secret is a change.
+        ConfigSetting("forward.webhooks", \.forward.webhooks),
+        ConfigSetting("forward.postgres", \.forward.postgres),
+    ]
 
     /// Reads `[forward]`.
     package static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)
