@@ -15,6 +15,11 @@ package protocol ConfigSection {
     /// The table's rows in a reload (``ConfigSetting``): the restart-only ones and the ones a
     /// reload puts in force, each in the order `config.reloaded` lists it.
     static var settings: [ConfigSetting] { get }
+    /// Every key the table's reader accepts, dotted from the file's root (`web.listen`, and
+    /// `web.tokens.name` for a key of each `[[web.tokens]]`). `Config/passtapd.toml` and
+    /// docs/configuration.md ("Every key") list the same keys, and a test holds all three equal
+    /// to what the reader takes.
+    static var keys: [String] { get }
     /// Reads `table` into `configuration`, refusing what the schema does not allow. The core
     /// tables and every section before this one are read already.
     static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)

@@ -2,6 +2,31 @@ public import ConfigKit
 public import PassTapCore
 
 extension ConfigLoader {
+    /// Every key `passtapd.toml` takes, dotted from the file's root (`socket.path`,
+    /// `vas.merchants.url`): the core tables', then each feature section's, in ``sections``
+    /// order. `Config/passtapd.toml`, `man/passtapd.toml.5`, docs/configuration.md ("Every key")
+    /// and `passtapd --help` list the same keys (docs/architecture.md, "Feature slices").
+    public static let keys: [String] = coreKeys + sections.flatMap { $0.keys }
+
+    /// The keys of the core tables, which this loader reads itself.
+    static let coreKeys = [
+        "socket.path", "socket.mode", "socket.group", "socket.max_clients", "socket.max_clients_per_uid",
+        "socket.idle_timeout_ms", "socket.vas_reads_per_uid", "socket.allow_transmit",
+        "access.observe", "access.read", "access.transmit", "access.manage",
+        "events.buffer", "events.buffer_bytes", "events.client_queue",
+        "log.level",
+        "pcsc.enabled", "pcsc.readers",
+        "libnfc.enabled", "libnfc.devices", "libnfc.poll_interval_ms", "libnfc.rearm_ms", "libnfc.ecp",
+        "libnfc.ecp_frame",
+        "session.aids", "session.ppse", "session.budget_ms",
+        "reader.match", "reader.aids",
+        "ndef.enabled",
+        "vas.enabled", "vas.mode", "vas.order", "vas.stop_on_first_pass", "vas.freshness_s",
+        "vas.publish_stale",
+        "vas.merchants.pass_type_id", "vas.merchants.keys", "vas.merchants.url", "vas.merchants.filter",
+        "smarttap.enabled", "smarttap.collector_id", "smarttap.key_version", "smarttap.key",
+    ]
+
     /// Every setting a reload compares, in the order `config.reloaded` lists them (`changed`,
     /// then `restart_required`, each keeps this order): the core tables' rows, then each
     /// feature section's, in ``sections`` order. Each row is declared once, by the table that

@@ -14,6 +14,17 @@ import Darwin
 package enum ForwardSection: ConfigSection {
     package static let table = "forward"
     package static let opensFiles = true
+    package static let keys = [
+        "forward.outbox", "forward.max_pending_bytes", "forward.sync", "forward.source",
+        "forward.removed_sink_keep_hours",
+        "forward.webhooks.name", "forward.webhooks.url", "forward.webhooks.secret_file",
+        "forward.webhooks.ca_file", "forward.webhooks.kinds", "forward.webhooks.include_message",
+        "forward.webhooks.timeout_ms",
+        "forward.postgres.name", "forward.postgres.host", "forward.postgres.port",
+        "forward.postgres.database", "forward.postgres.user", "forward.postgres.password_file",
+        "forward.postgres.tls", "forward.postgres.ca_file", "forward.postgres.table",
+        "forward.postgres.kinds", "forward.postgres.include_message",
+    ]
     /// The outbox is opened once, at start; the rest a reload puts in force.
     package static let settings: [ConfigSetting] = [
         // The outbox's SQLite file is opened once, at start.

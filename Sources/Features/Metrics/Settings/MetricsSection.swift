@@ -5,6 +5,7 @@ public import PassTapCore
 package enum MetricsSection: ConfigSection {
     package static let table = "metrics"
     package static let opensFiles = false
+    package static let keys = ["metrics.listen", "metrics.max_connections"]
     /// Both listener settings: the listener is bound once, at start.
     package static let settings: [ConfigSetting] = [
         .restartOnly("metrics.listen", \.metrics.listen),
