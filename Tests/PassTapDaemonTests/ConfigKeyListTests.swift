@@ -42,6 +42,16 @@ import Testing
         return rows
     }
 
+    /// Expects `listed` (the keys `place` lists) to be exactly the declared keys.
+    static func expectTheDeclaredKeys(
+        _ listed: Set<String>, in place: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let missing = Set(ConfigLoader.keys).subtracting(listed).sorted()
+        let unknown = listed.subtracting(ConfigLoader.keys).sorted()
+        #expect(missing.isEmpty, "missing from \(place): \(missing)", sourceLocation: sourceLocation)
+        #expect(unknown.isEmpty, "in \(place) but taken by no section: \(unknown)", sourceLocation: sourceLocation)
+    }
+
     /// Each declared key is taken by its table's reader, and the reader takes no other: the
     /// loader's refusal of an unknown key names every key the reader asked for.
     @Test func theReadersTakeExactlyTheDeclaredKeys() throws {
@@ -68,10 +78,7 @@ import Testing
 
     /// `Config/passtapd.toml` shows every key, and no other.
     @Test func theExampleFileShowsEveryKey() throws {
-        let shown = try Self.exampleFile().keys
-        let declared = Set(ConfigLoader.keys)
-        #expect(declared.subtracting(shown).isEmpty, "missing from Config/passtapd.toml: \(declared.subtracting(shown).sorted())")
-        #expect(shown.subtracting(declared).isEmpty, "not taken by any section: \(shown.subtracting(declared).sorted())")
+        Self.expectTheDeclaredKeys(try Self.exampleFile().keys, in: "Config/passtapd.toml")
     }
 
     /// `man/passtapd.toml.5`'s "SECTIONS AND KEYS" describes every key, and no other.
@@ -88,19 +95,14 @@ import Testing
                 described.insert("\(table).\(key.1)")
             }
         }
-        let declared = Set(ConfigLoader.keys)
-        #expect(declared.subtracting(described).isEmpty, "missing from man/passtapd.toml.5: \(declared.subtracting(described).sorted())")
-        #expect(described.subtracting(declared).isEmpty, "not taken by any section: \(described.subtracting(declared).sorted())")
+        Self.expectTheDeclaredKeys(described, in: "man/passtapd.toml.5")
     }
 
     /// docs/configuration.md's "Every key" lists every key, and no other, each with whether a
     /// reload puts it in force: "restart" exactly when it falls under a restart-only reload row.
     @Test func theDocsListEveryKeyAndWhenItTakesEffect() throws {
         let documented = try Self.documentedKeys()
-        let declared = Set(ConfigLoader.keys)
-        let listed = Set(documented.keys)
-        #expect(declared.subtracting(listed).isEmpty, "missing from docs/configuration.md: \(declared.subtracting(listed).sorted())")
-        #expect(listed.subtracting(declared).isEmpty, "not taken by any section: \(listed.subtracting(declared).sorted())")
+        Self.expectTheDeclaredKeys(Set(documented.keys), in: "docs/configuration.md")
         for key in ConfigLoader.keys {
             let rows = ConfigLoader.settings.filter { key == $0.key || key.hasPrefix($0.key + ".") }
             #expect(rows.count == 1, "\(key) falls under the reload rows \(rows.map(\.key))")
