@@ -3,7 +3,7 @@ public import PassTapCore
 package import Wallets
 
 /// One feature's table of `passtapd.toml` (`[web]`, `[forward]`, `[metrics]`): its name, its reader
-/// and when the loader calls it. The loader (`ConfigLoader`) reads the core tables itself and then
+/// and when the loader calls it, the keys the reader takes and the table's rows in a reload. The loader (`ConfigLoader`) reads the core tables itself and then
 /// each feature's, in the order of its list of sections (docs/architecture.md, "Feature slices").
 package protocol ConfigSection {
     /// The table's name in the file: `web`, `forward`.
