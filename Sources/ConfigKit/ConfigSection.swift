@@ -3,7 +3,7 @@ public import PassTapCore
 package import Wallets
 
 /// One feature's table of `passtapd.toml` (`[web]`, `[forward]`, `[metrics]`): its name, its reader
-/// and when the loader calls it. The loader (`ConfigLoader`) reads the core tables itself and then
+/// and when the loader calls it, the keys the reader takes and the table's rows in a reload. The loader (`ConfigLoader`) reads the core tables itself and then
 /// each feature's, in the order of its list of sections (docs/architecture.md, "Feature slices").
 package protocol ConfigSection {
     /// The table's name in the file: `web`, `forward`.
@@ -12,6 +12,14 @@ package protocol ConfigSection {
     /// tables only after it has refused every unknown table, so a file's error cannot hide a
     /// misspelt table, and hands them the key file policy.
     static var opensFiles: Bool { get }
+    /// The table's rows in a reload (``ConfigSetting``): the restart-only ones and the ones a
+    /// reload puts in force, each in the order `config.reloaded` lists it.
+    static var settings: [ConfigSetting] { get }
+    /// Every key the table's reader accepts, dotted from the file's root (`web.listen`, and
+    /// `web.tokens.name` for a key of each `[[web.tokens]]`). `Config/passtapd.toml` and
+    /// docs/configuration.md ("Every key") list the same keys, and a test holds all three equal
+    /// to what the reader takes.
+    static var keys: [String] { get }
     /// Reads `table` into `configuration`, refusing what the schema does not allow. The core
     /// tables and every section before this one are read already.
     static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)

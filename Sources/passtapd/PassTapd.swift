@@ -18,7 +18,8 @@ struct PassTapd: AsyncParsableCommand {
             events on a Unix socket (JSON-RPC 2.0, one object per line). Stops on SIGTERM/SIGINT; \
             reloads its config file on SIGHUP (a file that does not validate is refused). \
             Exit codes: 0 clean stop, 78 bad configuration (or a file descriptor budget over the open-file limit), 71 could not start.
-            """,
+            """ + "\n\nThe config file's keys (passtapd.toml(5); docs/configuration.md, \"Every key\"): "
+            + ConfigLoader.keys.joined(separator: ", ") + ".",
         version: PassTapVersion.string
     )
 

@@ -16,6 +16,30 @@ import Testing
         try ConfigLoader.parse(text, file: "t.toml")
     }
 
+    /// The rows come from the core tables and each feature's section, and keep the order and the
+    /// names `config.reloaded` has always had (docs/socket-api.md, "Events").
+    @Test func rowsKeepTheirOrderAndNames() {
+        #expect(
+            ConfigSetting.restartOnly.map(\.key) == [
+                "socket.path", "socket.mode", "socket.group", "socket.max_clients", "metrics.listen",
+                "metrics.max_connections", "web.listen", "web.max_clients", "forward.outbox"
+            ])
+        #expect(
+            ConfigSetting.reloadable.map(\.key) == [
+                "log.level", "access", "socket.allow_transmit", "socket.max_clients_per_uid",
+                "socket.idle_timeout_ms", "socket.vas_reads_per_uid", "events.buffer",
+                "events.buffer_bytes", "events.client_queue", "session.aids", "session.ppse",
+                "session.budget_ms", "reader", "vas.enabled", "vas.mode", "vas.order",
+                "vas.stop_on_first_pass", "vas.freshness_s", "vas.publish_stale", "vas.merchants",
+                "smarttap.enabled", "smarttap.collector_id", "smarttap.key_version", "smarttap.key",
+                "ndef.enabled", "pcsc", "libnfc", "web.tokens", "web.max_clients_per_token",
+                "web.max_pending_per_uid", "web.vas_reads_per_token", "web.idle_timeout_ms",
+                "web.auth_timeout_ms", "web.auth_failures_per_origin", "web.auth_failures_total",
+                "forward.max_pending_bytes", "forward.sync", "forward.source",
+                "forward.removed_sink_keep_hours", "forward.webhooks", "forward.postgres"
+            ])
+    }
+
     @Test func aRestartOnlyChangeIsNamedAndKeepsItsRunningValue() throws {
         let old = try Self.parse("[socket]\npath = \"/run/a.sock\"\nmax_clients = 10\n[log]\nlevel = \"info\"")
         let new = try Self.parse("[socket]\npath = \"/run/b.sock\"\nmax_clients = 20\nmode = \"0600\"\n[log]\nlevel = \"debug\"")

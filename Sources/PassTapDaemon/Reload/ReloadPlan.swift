@@ -1,3 +1,5 @@
+import ConfigKit
+import PassTapConfig
 public import PassTapCore
 
 /// What a reload does with a new, valid configuration: the configuration to put in force (the new

@@ -14,6 +14,29 @@ import Darwin
 package enum ForwardSection: ConfigSection {
     package static let table = "forward"
     package static let opensFiles = true
+    package static let keys = [
+        "forward.outbox", "forward.max_pending_bytes", "forward.sync", "forward.source",
+        "forward.removed_sink_keep_hours",
+        "forward.webhooks.name", "forward.webhooks.url", "forward.webhooks.secret_file",
+        "forward.webhooks.ca_file", "forward.webhooks.kinds", "forward.webhooks.include_message",
+        "forward.webhooks.timeout_ms",
+        "forward.postgres.name", "forward.postgres.host", "forward.postgres.port",
+        "forward.postgres.database", "forward.postgres.user", "forward.postgres.password_file",
+        "forward.postgres.tls", "forward.postgres.ca_file", "forward.postgres.table",
+        "forward.postgres.kinds", "forward.postgres.include_message",
+    ]
+    /// The outbox is opened once, at start; the rest a reload puts in force.
+    package static let settings: [ConfigSetting] = [
+        // The outbox's SQLite file is opened once, at start.
+        .restartOnly("forward.outbox", \.forward.outbox),
+        ConfigSetting("forward.max_pending_bytes", \.forward.maxPendingBytes),
+        ConfigSetting("forward.sync", \.forward.sync),
+        ConfigSetting("forward.source", \.forward.source),
+        ConfigSetting("forward.removed_sink_keep_hours", \.forward.removedSinkKeepHours),
+        // Secret and password files are read again on every reload: a new secret is a change.
+        ConfigSetting("forward.webhooks", \.forward.webhooks),
+        ConfigSetting("forward.postgres", \.forward.postgres),
+    ]
 
     /// Reads `[forward]`.
     package static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)

@@ -5,6 +5,12 @@ public import PassTapCore
 package enum MetricsSection: ConfigSection {
     package static let table = "metrics"
     package static let opensFiles = false
+    package static let keys = ["metrics.listen", "metrics.max_connections"]
+    /// Both listener settings: the listener is bound once, at start.
+    package static let settings: [ConfigSetting] = [
+        .restartOnly("metrics.listen", \.metrics.listen),
+        .restartOnly("metrics.max_connections", \.metrics.maxConnections),
+    ]
 
     /// Reads `[metrics]`: where the listener binds, and how many connections it holds.
     package static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)

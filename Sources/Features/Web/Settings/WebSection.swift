@@ -17,6 +17,26 @@ package enum WebSection: ConfigSection {
 
     package static let table = "web"
     package static let opensFiles = true
+    package static let keys = [
+        "web.listen", "web.max_clients", "web.max_clients_per_token", "web.max_pending_per_uid",
+        "web.vas_reads_per_token", "web.idle_timeout_ms", "web.auth_timeout_ms",
+        "web.auth_failures_per_origin", "web.auth_failures_total",
+        "web.tokens.name", "web.tokens.token_file", "web.tokens.roles", "web.tokens.origins",
+    ]
+    /// The listener is bound once, at start; the rest a reload puts in force.
+    package static let settings: [ConfigSetting] = [
+        .restartOnly("web.listen", \.web.listen),
+        .restartOnly("web.max_clients", \.web.maxClients),
+        // The token files are read again on every reload: a new secret in the same file is a change.
+        ConfigSetting("web.tokens", \.web.tokens),
+        ConfigSetting("web.max_clients_per_token", \.web.maxClientsPerToken),
+        ConfigSetting("web.max_pending_per_uid", \.web.maxPendingPerUID),
+        ConfigSetting("web.vas_reads_per_token", \.web.vasReadsPerToken),
+        ConfigSetting("web.idle_timeout_ms", \.web.idleTimeoutMilliseconds),
+        ConfigSetting("web.auth_timeout_ms", \.web.authTimeoutMilliseconds),
+        ConfigSetting("web.auth_failures_per_origin", \.web.authFailuresPerOrigin),
+        ConfigSetting("web.auth_failures_total", \.web.authFailuresTotal),
+    ]
 
     /// Reads `[web]` (after `[metrics]`, whose port it must not share).
     package static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)
