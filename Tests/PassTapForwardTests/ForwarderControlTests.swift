@@ -33,7 +33,7 @@ import Testing
         try await rig.start(sinks: 1)
         let sink = await rig.sinks.sink("loyalty")
         await rig.publish()
-        try await withDeadline("the dead list") { await rig.metrics.calls.wait { $0.contains(.dead(sink: "loyalty")) } }
+        _ = try await withDeadline("the dead list") { await rig.metrics.calls.wait { $0.contains(.dead(sink: "loyalty")) } }
         let result = try await rig.forwarder.retry(sink: "loyalty")
         #expect(result == ForwardRetryResult(sink: "loyalty", requeued: 1))
         try await withDeadline("the event sent again") { await rig.metrics.waitForDeliveries(1, to: "loyalty") }

@@ -23,7 +23,7 @@ import Testing
         // Its last attempt failed and the events wait: broken, by class, until one gets through.
         #expect(rig.forwarder.brokenSinks().map { "\($0.sink) \($0.reason)" } == ["loyalty httpStatus"])
         rig.clock.advance(by: .seconds(1))
-        try await withDeadline("the second attempt") { await sink.attempts.wait(count: 2) }
+        _ = try await withDeadline("the second attempt") { await sink.attempts.wait(count: 2) }
         // Retry-After (10 s) is longer than the second backoff (2 s): it wins.
         try await withDeadline("the Retry-After wait") { await rig.clock.waitForSleep(.seconds(10)) }
         #expect(!rig.clock.pendingSleeps.contains(.seconds(2)))
@@ -43,12 +43,12 @@ import Testing
         try await rig.start(sinks: 1)
         let sink = await rig.sinks.sink("fleet")
         // Once the loop found nothing and waits, three events come in one commit.
-        try await withDeadline("the first look") { await rig.outbox.batches.wait(count: 1) }
+        _ = try await withDeadline("the first look") { await rig.outbox.batches.wait(count: 1) }
         for _ in 0..<3 { await rig.outbox.append(.readResult, at: rig.clock.date) }
         rig.forwarder.eventsCommitted()
         try await withDeadline("the backoff") { await rig.clock.waitForSleep(.seconds(1)) }
         rig.clock.advance(by: .seconds(1))
-        try await withDeadline("the retry") { await sink.attempts.wait(count: 2) }
+        _ = try await withDeadline("the retry") { await sink.attempts.wait(count: 2) }
         #expect(sink.attemptedRows == [[1, 2, 3], [3]])
         try await rig.stop()
     }
@@ -59,7 +59,7 @@ import Testing
         let loyalty = await rig.sinks.sink("loyalty")
         let fleet = await rig.sinks.sink("fleet")
         for _ in 0..<4 { await rig.publish() }
-        try await withDeadline("fleet delivers everything") { await fleet.attempts.wait(count: 4) }
+        _ = try await withDeadline("fleet delivers everything") { await fleet.attempts.wait(count: 4) }
         #expect(fleet.attemptedRows == [[1], [2], [3], [4]])
         #expect(loyalty.attemptedRows == [[1]])
         // The stop ends the hanging delivery through the sink's shutdown.
@@ -73,8 +73,8 @@ import Testing
         try await rig.start(sinks: 1)
         let sink = await rig.sinks.sink("loyalty")
         await rig.publish()
-        try await withDeadline("the refusal") { await sink.attempts.wait(count: 1) }
-        try await withDeadline("the dead list") {
+        _ = try await withDeadline("the refusal") { await sink.attempts.wait(count: 1) }
+        _ = try await withDeadline("the dead list") {
             await rig.metrics.calls.wait { $0.contains(.dead(sink: "loyalty")) }
         }
         var status = try #require(await rig.status(of: "loyalty"))
@@ -83,7 +83,7 @@ import Testing
         #expect(rig.forwarder.brokenSinks().isEmpty)
         await rig.publish()
         // No backoff: the next event goes without the clock moving.
-        try await withDeadline("the next event") { await sink.attempts.wait(count: 2) }
+        _ = try await withDeadline("the next event") { await sink.attempts.wait(count: 2) }
         #expect(sink.attemptedRows == [[1], [2]])
         try await withDeadline("its delivery recorded") { await rig.metrics.waitForDeliveries(1, to: "loyalty") }
         status = try #require(await rig.status(of: "loyalty"))
@@ -116,7 +116,7 @@ import Testing
         try await withDeadline("the delivery") { await rig.metrics.waitForDeliveries(1, to: "loyalty") }
         #expect(sink.attempts.values.count == 2)
         #expect(rig.metrics.calls.values.contains(.delivered(sink: "loyalty", latencies: [.seconds(1)])))
-        try await withDeadline("an empty backlog after the batch") {
+        _ = try await withDeadline("an empty backlog after the batch") {
             await rig.metrics.backlogs.wait { $0.last == [ForwardBacklog(sink: "loyalty", pending: 0, oldestPendingAge: .zero)] }
         }
         try await rig.stop()

@@ -72,7 +72,7 @@ import Testing
     @Test func anOutboxThatCannotBeOpenedIsShownAndTriedAgainOnTheNextReload() async throws {
         let rig = Rig([Rig.webhook("loyalty")], failingOpens: 1)
         try await rig.start(sinks: 0)
-        try await withDeadline("the start's attempt") { await rig.opens.wait(count: 1) }
+        _ = try await withDeadline("the start's attempt") { await rig.opens.wait(count: 1) }
         await rig.settled()
         // It failed; nothing runs, and status says why.
         let before = await rig.forwarder.status()

@@ -81,7 +81,7 @@ final class ForwarderRig: Sendable {
         let group = group
         running.withLock { $0 = Task { try await group.run() } }
         let sinks = sinks
-        try await withDeadline("\(count) sinks made") { await sinks.made.wait(count: count) }
+        _ = try await withDeadline("\(count) sinks made") { await sinks.made.wait(count: count) }
     }
 
     /// Returns once the forwarder's start, or reload, under way has finished.
