@@ -147,7 +147,7 @@ let package = Package(
         .target(
             name: "PassTapMetrics",
             dependencies: ["MetricsSettings",
-                "PassTapCore", "PassTapHTTP", "VAS", "PassTapForward",
+                "PassTapCore", "PassTapHTTP", "PassTapServer", "VAS", "PassTapForward",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -195,7 +195,7 @@ let package = Package(
         .target(
             name: "PassTapForward",
             dependencies: ["ForwardSettings",
-                "PassTapCore", "PassTapProtocol",
+                "PassTapCore", "PassTapProtocol", "PassTapServer",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -339,7 +339,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapServerTests",
-            dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings",
+            dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings", "PassTapForward",
                 "PassTapServer", "PassTapTestSupport", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS", "SmartTap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),

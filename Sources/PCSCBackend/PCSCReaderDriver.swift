@@ -80,7 +80,7 @@ final class PCSCReaderDriver: ReaderDriver {
         let target: TargetKind = kind.speaksISO7816 ? .isoDep : .memory
         var memory: PCSCTagMemory?
         if case .storageCard(let card) = kind, card.isType2Tag { memory = PCSCTagMemory(connection: connection) }
-        return .card(Tap(card: CardInfo(atr: HexBytes(atr), uid: uid.map(HexBytes.init)), target: target, channel: connection, memory: memory))
+        return .card(Tap(card: CardInfo(atr: HexBytes(atr), uid: uid.map(HexBytes.init)), target: target, channel: connection, memory: memory, control: connection))
     }
 
     func waitForRemoval() -> PresenceWait {

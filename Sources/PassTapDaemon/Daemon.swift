@@ -1,6 +1,3 @@
-public import MetricsSettings
-public import ForwardSettings
-public import WebSettings
 import Foundation
 public import Logging
 public import PassTapCore
@@ -11,8 +8,6 @@ import PassTapServer
 import PassTapMetrics
 import PassTapForward
 import PassTapWeb
-import PassTapHTTP
-import Prometheus
 import ServiceLifecycle
 import UnixSignals
 import NIOPosix
@@ -123,27 +118,29 @@ public struct Daemon: Sendable {
     }
 
     /// Runs until SIGTERM or SIGINT (or a service fails, which is thrown).
+    ///
+    /// The daemon is its core (the event hub, the readers and their tap coordinator, the socket
+    /// server, systemd's notifier and the reloader) and the feature slices in ``slices(of:)``'s
+    /// list: each adds its event observer, reload observer, socket methods, reader hooks, status
+    /// part and services (``FeatureSlice``).
     public func run() async throws {
         let configuration = live.current
         let daemon = DaemonInfo.startingNow(version: PassTapVersion.string)
-        // `status`, the metrics and the outbox observe every event the hub publishes.
-        let metrics = live.bound.metrics.listen.map { _ in
-            DaemonMetrics(registry: PrometheusCollectorRegistry(), merchants: configuration.vas.passTypeIDs, version: PassTapVersion.string)
-        }
-        // The hub and the forwarding parts know each other: the outbox writer records what the hub
-        // publishes, and the forwarder publishes `forward.dropped` through the hub.
+        // Slices publish through the hub (`forward.dropped`), which is made once it knows their observers.
         let eventsLink = LateBound<EventSink>()
-        let forwarding = Forwarding(
-            instance: daemon.instance, live: live, events: EventSink { eventsLink.value?.publish($0, $1, $2) }, metrics: metrics, logger: logger)
+        let features = slices(instance: daemon.instance, events: EventSink { eventsLink.value?.publish($0, $1, $2) })
+        let slices = features.all
+        // `status` and every slice's observer see each event the hub publishes, in this order.
         let ledger = HealthLedger(backends: [ReaderID.Backend.pcsc, .nfc].filter { configuration.section($0).enabled }.map(\.rawValue))
-        let eventObservers: [(any PublishedEventObserver)?] = [ledger, metrics, forwarding.writer]
         let hub = EventHub(
             lineEncoder: EventNotificationEncoder(), capacity: configuration.events.buffer, maximumBytes: configuration.events.bufferBytes,
-            observers: eventObservers.compactMap { $0 })
-        let vasReads = PassReadQueue()
+            observers: [ledger] + slices.eventObservers)
         let events = hub.sink
         eventsLink.value = events
-        let coordinator = TapCoordinator(live: live, vasReads: vasReads, logger: logger, events: events, observer: metrics?.sessionObserver)
+        let vasReads = PassReadQueue()
+        let hooks = slices.readerHooks
+        let coordinator = TapCoordinator(
+            live: live, vasReads: vasReads, logger: logger, events: events, observer: features.metrics.recorder?.sessionObserver, hooks: hooks)
         let factory = BackendFactory(tapHandler: coordinator, events: events, logger: logger)
         if !configuration.section(.pcsc).enabled {
             logger.notice("[pcsc] enabled = false: no PC/SC readers will be driven")
@@ -156,96 +153,54 @@ public struct Daemon: Sendable {
         // Reads the budget every round: a reload's budget applies to the next look.
         let supervisor = ReaderSupervisor(backends: readers, live: live, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup.singleton
-        let clientObserver =
-            metrics.map { metrics in
-                SocketServerObserver(
-                    clientsChanged: metrics.clientsChanged(by:), eventsDropped: metrics.eventsDropped(_:),
-                    webClientsChanged: metrics.webClientsChanged(by:), authFailed: { metrics.webAuthFailed(reason: $0) })
-            } ?? .none
-        // `/rpc`'s sessions, with `[web] listen`: served by the socket server's dispatcher.
-        let webSessions = live.bound.web.listen.map { _ in WebSessions(live: live, logger: logger, observer: clientObserver) }
-        var webClients: (@Sendable () -> Int)?
-        if let webSessions { webClients = { webSessions.connectedClients } }
-        // The optional listeners: on the sockets systemd passed, or bound here. Either may be down
-        // (the port held by another process, a socket unit that does not suit the config); that
-        // degrades the daemon and never stops the readers or the socket.
-        var passed = passedSockets
-        let metricsSockets = live.bound.metrics.listen.map { Self.sockets(for: "metrics", at: $0, passed: &passed) }
-        let webSockets = live.bound.web.listen.map { Self.sockets(for: "web", at: $0, passed: &passed) }
-        for (name, descriptors) in passed.byName {
+        // Every slice's problems (a listener down, a sink broken), in list order; the hooks' follow.
+        var health = HealthSources(
+            ledger: ledger, lastHealthyCheck: { [record = self.health] in record.lastHealthy }, staleAfter: checkInterval * 3,
+            featureProblems: { slices.flatMap { $0.problems() } }, readerHooks: hooks)
+        for slice in slices { slice.describeStatus(&health) }
+        let server = SocketServer(
+            live: live, hub: hub, backends: readers, daemon: daemon, vasReads: vasReads, logger: logger, eventLoopGroup: eventLoops,
+            health: health, observer: features.metrics.clientObserver, methods: slices.methods)
+        let readerService = ReaderBackendsService(backends: readers, supervisor: supervisor, deadline: Self.backendShutdown)
+        // Everything systemd is told goes through this one notifier.
+        let notifier = SystemdNotifier(socket: notifySocket) { [health] in
+            Self.statusLine(
+                readers: readers.readers(), clients: server.connectedClients, webClients: health.webClients?(),
+                lastTap: ledger.lastTaps.map(\.time).max(), problems: health.problems())
+        }
+        // Without a notify socket (tests, `Daemon(configuration:logger:)`) the checks still run, for `status`.
+        let systemd = SystemdService(
+            notifier: notifier, watchdog: watchdog,
+            health: HealthCheck(eventLoops: eventLoops, supervisor: supervisor), record: self.health, interval: checkInterval, logger: logger,
+            ready: {
+                try await server.waitUntilListening()
+                await readerService.waitUntilStarted()
+            })
+        // The slices' services, on the sockets systemd passed (each listener takes its name's);
+        // those no slice took are closed.
+        var host = SliceHost(server: server, eventLoops: eventLoops, passedSockets: passedSockets.byName)
+        let sliceServices = slices.map { $0.services(&host) }
+        for (name, descriptors) in host.passedSockets {
             logger.warning(
                 "closing sockets systemd passed that no listener serves",
                 metadata: ["systemd.fdname": "\(name)", "count": "\(descriptors.count)", "hint": "\(Self.unservedHint(name))"])
             for descriptor in descriptors { close(descriptor) }
         }
-        // Each listener's `problem`, set once the listeners exist (below).
-        let listeners = LateBound<[@Sendable () -> String?]>()
-        let listenerProblems: @Sendable () -> [String] = { (listeners.value ?? []).compactMap { $0() } }
-        let server = SocketServer(
-            live: live, hub: hub, backends: readers, daemon: daemon,
-            vasReads: vasReads, logger: logger, eventLoopGroup: eventLoops,
-            health: HealthSources(
-                ledger: ledger, lastHealthyCheck: { health.lastHealthy }, staleAfter: checkInterval * 3,
-                webClients: webClients, listenerProblems: listenerProblems, forwardingProblems: forwarding.forwarder.healthProblems),
-            observer: clientObserver, forward: forwarding.forwarder)
-        let readerService = ReaderBackendsService(backends: readers, supervisor: supervisor, deadline: Self.backendShutdown)
-        // Everything systemd is told goes through this one notifier.
-        let notifier = SystemdNotifier(socket: notifySocket) {
-            Self.statusLine(
-                readers: readers.readers(), clients: server.connectedClients, webClients: webSessions?.connectedClients,
-                lastTap: ledger.lastTaps.map(\.time).max(),
-                problems: listenerProblems() + forwarding.forwarder.healthProblems())
-        }
-        // Without a notify socket (tests, `Daemon(configuration:logger:)`) the checks still run, for `status`.
-        let systemd = SystemdService(
-            notifier: notifier, watchdog: watchdog,
-            health: HealthCheck(eventLoops: eventLoops, supervisor: supervisor), record: health, interval: checkInterval, logger: logger,
-            ready: {
-                try await server.waitUntilListening()
-                await readerService.waitUntilStarted()
-            })
-        // The group stops services in reverse order: the outbox closes last, after the readers,
-        // so every event they publish is kept; the forwarder (appended last) stops first.
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: forwarding.closing), .init(service: readerService), .init(service: server), .init(service: systemd),
-        ]
-        var problems: [@Sendable () -> String?] = []
-        if let metrics, let listen = live.bound.metrics.listen, let metricsSockets {
-            // Not awaited before the daemon is ready: a port in use leaves only this listener down.
-            let metricsServer = MetricsServer(
-                address: listen, sockets: metricsSockets, registry: metrics.registry, logger: logger,
-                maximumConnections: live.bound.metrics.maxConnections)
-            problems.append { metricsServer.problem }
-            services.append(.init(service: metricsServer))
-        }
-        if let webSessions, let listen = live.bound.web.listen, let webSockets {
-            let webServer = WebServer(
-                address: listen, sockets: webSockets, live: live, server: server, sessions: webSessions, logger: logger, eventLoopGroup: eventLoops)
-            problems.append { webServer.problem }
-            services.append(.init(service: webServer))
-        }
-        listeners.value = problems
-        // The components that act on a reload, in the order they are told; the rest read `live`
-        // at each use (the tap coordinator, the supervisor, the log level). A new listener or
-        // forwarder is one more entry here.
-        let observers: [(any ConfigurationObserver)?] = [
-            hub,
-            server,
-            webSessions,
-            metrics,
-            forwarding.forwarder,
-            BackendReloader(backends: readers, factory: factory, deadline: Self.backendShutdown),
-        ]
-        services.append(.init(service: forwarding.forwarder))
+        // The group starts services in order and stops them in reverse: the slices' outer ones
+        // (the outbox) stop last, after the readers, so every event they publish is kept; their
+        // inner ones (listeners, the forwarder) stop first.
+        var services: [any Service] = sliceServices.flatMap(\.outer) + [readerService, server, systemd] + sliceServices.flatMap(\.inner)
         if let configPath {
+            // The components that act on a reload, in the order they are told; the rest read
+            // `live` at each use (the tap coordinator, the supervisor, the log level).
+            let observers: [any ConfigurationObserver] =
+                [hub, server] + slices.configurationObservers
+                + [BackendReloader(backends: readers, factory: factory, deadline: Self.backendShutdown)]
             services.append(
-                .init(
-                    service: ConfigReloader(
-                        path: configPath, live: live, observers: observers.compactMap { $0 }, events: events, notifier: notifier,
-                        logger: logger)))
+                ConfigReloader(path: configPath, live: live, observers: observers, events: events, notifier: notifier, logger: logger))
         }
         var groupConfiguration = ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = Self.gracefulShutdown
         groupConfiguration.maximumCancellationDuration = Self.shutdownBudget - Self.gracefulShutdown
         logger.info(
@@ -253,6 +208,22 @@ public struct Daemon: Sendable {
             metadata: ["version": "\(PassTapVersion.string)", "instance": "\(daemon.instance)", "socket": "\(live.bound.socket.path)"])
         try await ServiceGroup(configuration: groupConfiguration).run()
         logger.info("passtapd stopped")
+    }
+
+    /// The daemon's feature slices, in the one order every part follows (event observers, reload
+    /// observers, socket methods, hooks, problems, services): metrics first, as the others report
+    /// to it.
+    func slices(instance: String, events: EventSink) -> Slices {
+        let metrics = MetricsSlice(live: live, merchants: live.current.vas.passTypeIDs, logger: logger)
+        let web = WebSlice(live: live, observer: metrics.clientObserver, logger: logger)
+        let forward = ForwardSlice(instance: instance, live: live, events: events, metrics: metrics.recorder, logger: logger)
+        return Slices(metrics: metrics, all: [metrics, web, forward])
+    }
+
+    /// The registered slices, and the metrics slice the core reports to (sessions, clients).
+    struct Slices {
+        let metrics: MetricsSlice
+        let all: [any FeatureSlice]
     }
 
     /// systemd's `STATUS=` line: readers, clients (and web clients with `[web] listen`), the
@@ -265,16 +236,6 @@ public struct Daemon: Sendable {
         let web = webClients.map { ", \($0) web client\($0 == 1 ? "" : "s")" } ?? ""
         let down = problems.map { "; DEGRADED: \($0)" }.joined()
         return "\(readers.count) reader\(readers.count == 1 ? "" : "s") (\(usable) usable), \(clients) client\(clients == 1 ? "" : "s")\(web), \(tap)\(down)"
-    }
-
-    /// Where the listener `name` (`web`, `metrics`) on `address` gets its sockets: those systemd
-    /// passed under that name, checked against `address`, or else bound here (the web listener
-    /// holding both loopback addresses of its port).
-    static func sockets(for name: String, at address: ListenAddress, passed: inout PassedSockets) -> ListenerSockets {
-        if let descriptors = passed.take(name) {
-            return .adopting(descriptors, name: name, address: address, anyLoopbackOfPort: name == "web")
-        }
-        return name == "web" ? .holdingBothLoopbacks(address) : .bind(address)
     }
 
     /// What to do about passed sockets named `name` that no listener serves.

@@ -15,24 +15,25 @@ public struct HealthSources: Sendable {
     /// How many `/rpc` clients are authenticated now (``WebSessions/connectedClients``); `nil`
     /// when `[web] listen` is off, and `status` then leaves out `web_clients`.
     public var webClients: (@Sendable () -> Int)?
-    /// Why an optional listener (`[web] listen`, `[metrics] listen`) is down now, one sentence
-    /// each; each makes the daemon `degraded`. The watchdog's own check never looks at them.
-    public var listenerProblems: @Sendable () -> [String]
-    /// Why forwarding to a sink is broken now, one sentence each naming the sink and the reason's
-    /// class (never a host or a server's text: `status` is for every `observe` peer); each makes
-    /// the daemon `degraded`. The watchdog's own check never looks at them.
-    public var forwardingProblems: @Sendable () -> [String]
+    /// Why a feature is degraded now, one sentence each (``FeatureSlice/problems()``): an
+    /// optional listener down (`[web] listen`, `[metrics] listen`), forwarding to a sink broken
+    /// (naming the sink and the reason's class, never a host or a server's text: `status` is for
+    /// every `observe` peer), a reader hook failing. Each makes the daemon `degraded`; the
+    /// watchdog's own check never looks at them.
+    public var featureProblems: @Sendable () -> [String]
+    /// The slices' reader-side hooks, whose states fill each reader's `hooks` member.
+    public var readerHooks: ReaderHooks
 
     /// Sources for `status`; by default no ledger, no health check, and the kernel's clock state.
     public init(
         ledger: HealthLedger? = nil, lastHealthyCheck: @escaping @Sendable () -> ContinuousClock.Instant? = { nil },
         staleAfter: Duration? = nil, clockSynchronised: @escaping @Sendable () -> Bool? = { ClockSynchronisation.isSynchronised() },
-        webClients: (@Sendable () -> Int)? = nil, listenerProblems: @escaping @Sendable () -> [String] = { [] },
-        forwardingProblems: @escaping @Sendable () -> [String] = { [] }
+        webClients: (@Sendable () -> Int)? = nil, featureProblems: @escaping @Sendable () -> [String] = { [] },
+        readerHooks: ReaderHooks = ReaderHooks()
     ) {
-        self.forwardingProblems = forwardingProblems
+        self.featureProblems = featureProblems
+        self.readerHooks = readerHooks
         self.webClients = webClients
-        self.listenerProblems = listenerProblems
         self.ledger = ledger
         self.lastHealthyCheck = lastHealthyCheck
         self.staleAfter = staleAfter
@@ -40,16 +41,21 @@ public struct HealthSources: Sendable {
     }
 }
 
+extension HealthSources {
+    /// Every problem beyond the readers: the features' (``featureProblems``), then the reader
+    /// hooks'. `status.health.problems` and systemd's `STATUS=` line both say these.
+    public func problems() -> [String] { featureProblems() + readerHooks.problems() }
+}
+
 extension StatusHealth {
     /// The verdict from what `status` reports (see ``StatusHealth`` for the rules).
     /// - Parameters:
     ///   - sinceLastCheck: the time since the last healthy check; `nil` when none passed yet.
     ///   - staleAfter: how old that check may be; `nil` for no limit.
-    ///   - listenerProblems: why optional listeners are down (each one `degraded`).
-    ///   - forwardingProblems: why forwarding to a sink is broken (each one `degraded`).
+    ///   - featureProblems: why features are degraded (each one `degraded`).
     public static func evaluate(
         backends: [StatusBackend], readers: [ReaderInfo], sinceLastCheck: Duration?, staleAfter: Duration?, clockSynchronised: Bool?,
-        listenerProblems: [String] = [], forwardingProblems: [String] = []
+        featureProblems: [String] = []
     ) -> StatusHealth {
         var state = State.healthy
         var problems: [String] = []
@@ -74,7 +80,7 @@ extension StatusHealth {
         if clockSynchronised == false {
             note(.degraded, "the system clock is not synchronised (VAS freshness depends on it)")
         }
-        for problem in listenerProblems + forwardingProblems { note(.degraded, problem) }
+        for problem in featureProblems { note(.degraded, problem) }
         return StatusHealth(
             state: state, problems: problems, lastCheckMilliseconds: sinceLastCheck.map(milliseconds),
             clockSynchronised: clockSynchronised)

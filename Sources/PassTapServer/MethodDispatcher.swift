@@ -34,15 +34,18 @@ package struct MethodDispatcher: Sendable {
     /// The dispatcher of a daemon: one handler per method, each reading what it needs from `live`
     /// at each request (so a reload applies to the next one).
     /// `clock` is the clock `status` reads its uptime from (the fuzz target injects one).
-    /// `forward` answers the `forward.*` methods; `nil` (no forwarder): `forward.status` says
-    /// forwarding is off, and `forward.retry`/`forward.drop` know no sink.
+    /// `methods` are the feature slices' own (``FeatureSlice/methods``: `forward.*`), after the
+    /// core ones; a method a slice repeats keeps the core handler.
     package init(
         hub: EventHub, backends: ReaderBackends, vasReads: PassReadQueue, daemon: DaemonInfo, live: LiveConfiguration,
         clock: DaemonClock = .system, health: HealthSources = HealthSources(),
-        observer: SocketServerObserver = .none, forward: (any ForwardControl)? = nil
+        observer: SocketServerObserver = .none, methods: [any MethodHandler] = []
     ) {
-        // Each reader with its taps by outcome, when there is a ledger to count them.
-        let readers: @Sendable () -> [ReaderInfo] = { health.ledger?.counting(backends.readers()) ?? backends.readers() }
+        // Each reader with its taps by outcome (when there is a ledger to count them) and what
+        // the slices' reader hooks say of it.
+        let readers: @Sendable () -> [ReaderInfo] = {
+            health.readerHooks.describing(health.ledger?.counting(backends.readers()) ?? backends.readers())
+        }
         // pass.read and its old name vas.read: one count of waiting reads for both.
         let walletMerchants: @Sendable () -> [String]? = {
             // Smart Tap alone answers a wallet read too, with no merchant to name.
@@ -66,10 +69,7 @@ package struct MethodDispatcher: Sendable {
             PassReadHandler(merchants: walletMerchants, vasReads: vasReads, pending: walletReads, knows: knows),
             VASReadHandler(merchants: walletMerchants, vasReads: vasReads, pending: walletReads, knows: knows),
             EventsSubscribeHandler(hub: hub, daemon: daemon, queueLimit: { live.current.events.clientQueue }),
-            ForwardStatusHandler(forward: forward, settings: { live.current.forward }),
-            ForwardRetryHandler(forward: forward),
-            ForwardDropHandler(forward: forward),
-        ]
+        ] + methods
         self.init(handlers: handlers, observer: observer)
     }
 

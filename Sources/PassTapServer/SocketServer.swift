@@ -43,30 +43,29 @@ public final class SocketServer: Service, ConfigurationObserver {
     ///   - eventLoopGroup: NIO's event loops; the shared singleton by default.
     ///   - health: what `status` reports beyond the readers (backends, last taps, health).
     ///   - observer: told of clients and dropped events (the metrics recorder).
-    ///   - forward: the forwarder `forward.status`, `forward.retry` and `forward.drop` ask; `nil`
-    ///     when the daemon runs none (then forwarding is reported off).
-    public convenience init(
+    ///   - methods: the feature slices' socket methods (``FeatureSlice/methods``: `forward.*`).
+    package convenience init(
         live: LiveConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo, vasReads: PassReadQueue = PassReadQueue(),
         logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, health: HealthSources = HealthSources(),
-        observer: SocketServerObserver = .none, forward: (any ForwardControl)? = nil
+        observer: SocketServerObserver = .none, methods: [any MethodHandler] = []
     ) {
         self.init(
             live: live, hub: hub, backends: backends, daemon: daemon, vasReads: vasReads, logger: logger, eventLoopGroup: eventLoopGroup,
-            health: health, observer: observer, forward: forward, checksDirectories: true)
+            health: health, observer: observer, methods: methods, checksDirectories: true)
     }
 
     /// As the public init; `checksDirectories: false` is for one test only.
     init(
         live: LiveConfiguration, hub: EventHub, backends: ReaderBackends, daemon: DaemonInfo, vasReads: PassReadQueue = PassReadQueue(),
         logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, health: HealthSources = HealthSources(),
-        observer: SocketServerObserver = .none, forward: (any ForwardControl)? = nil, checksDirectories: Bool
+        observer: SocketServerObserver = .none, methods: [any MethodHandler] = [], checksDirectories: Bool
     ) {
         self.live = live
         self.checksDirectories = checksDirectories
         self.observer = observer
         self.dispatcher = MethodDispatcher(
             hub: hub, backends: backends, vasReads: vasReads, daemon: daemon, live: live, health: health, observer: observer,
-            forward: forward)
+            methods: methods)
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         limiter = ConnectionLimiter(limit: live.bound.socket.maxClients, perUserLimit: live.current.socket.maxClientsPerUID)

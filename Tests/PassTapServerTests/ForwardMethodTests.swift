@@ -5,6 +5,7 @@ import InMemoryLogging
 import Logging
 import NIOCore
 import PassTapCore
+import PassTapForward
 import PassTapProtocol
 import Synchronization
 import Testing
@@ -62,7 +63,8 @@ final class RecordingForwardControl: ForwardControl {
     static func dispatcher(_ forward: (any ForwardControl)?, configuration: Configuration = Configuration()) -> MethodDispatcher {
         MethodDispatcher(
             hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: PassReadQueue(),
-            daemon: daemon, live: LiveConfiguration(configuration), forward: forward)
+            daemon: daemon, live: LiveConfiguration(configuration),
+            methods: ForwardSlice.methods(forward: forward, settings: { configuration.forward }))
     }
 
     /// The answer object to `line` from a connection holding `roles`.

@@ -5,6 +5,7 @@ import Foundation
 import ISO7816
 import NIOCore
 import PassTapCore
+import PassTapForward
 import PassTapProtocol
 import Synchronization
 import Testing
@@ -110,11 +111,12 @@ import Testing
         return configuration
     }
 
-    /// Every method has a handler, and the role each needs is the issue's.
+    /// Every method has a handler (the core's and the forwarding slice's, as the daemon
+    /// registers them), and the role each needs is the documented one.
     @Test func theTableCoversEveryMethodWithItsRole() {
         let dispatcher = MethodDispatcher(
             hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: PassReadQueue(), daemon: Self.daemon,
-            live: LiveConfiguration(Configuration()))
+            live: LiveConfiguration(Configuration()), methods: ForwardSlice.methods(forward: nil, settings: { Configuration.Forward() }))
         #expect(Set(dispatcher.handlers.keys) == Set(RPCMethod.allCases))
         let roles = Dictionary(uniqueKeysWithValues: dispatcher.handlers.map { ($0.key, type(of: $0.value).role) })
         #expect(
@@ -191,4 +193,46 @@ final class Counter: Sendable {
     private let count = Mutex(0)
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
+}
+
+/// The reader hooks' part of `readers.list` and `status`, through the dispatcher: each reader's
+/// `hooks` member, and their problems in `status.health`.
+@Suite(.timeLimit(.minutes(1))) struct ReaderHookPartTests {
+    /// A hook with a fixed say about one reader.
+    struct SayingHook: ReaderHook {
+        let name = "feedback"
+        let reader: ReaderID
+        func tapFinished(_ access: ReaderAccess, result: ReadResult) {}
+        func state(of reader: ReaderID) -> String? { reader == self.reader ? "on" : nil }
+        func problems() -> [String] { ["feedback failed on \(reader)"] }
+    }
+
+    @Test func readersAndStatusCarryWhatTheHooksSay() async throws {
+        let reader = ReaderID.pcsc("Zeta Reader 00 00")
+        let other = ReaderID.pcsc("Alpha Reader 00 00")
+        let backend = FakeReaderBackend(readers: [
+            ReaderInfo(id: reader, name: "Zeta Reader 00 00", backend: "pcsc", state: .empty),
+            ReaderInfo(id: other, name: "Alpha Reader 00 00", backend: "pcsc", state: .empty),
+        ])
+        let dispatcher = MethodDispatcher(
+            hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([backend]), vasReads: PassReadQueue(),
+            daemon: MethodHandlerTests.daemon, live: LiveConfiguration(Configuration()),
+            health: HealthSources(clockSynchronised: { true }, readerHooks: ReaderHooks([SayingHook(reader: reader)])))
+        func answer(_ method: String) async throws -> [String: Any] {
+            guard case .reply(let line) = await dispatcher.handle(line: ByteBuffer(string: #"{"jsonrpc":"2.0","id":1,"method":"\#(method)"}"#), alreadySubscribed: false),
+                let object = try JSONSerialization.jsonObject(with: Data(line.readableBytesView)) as? [String: Any],
+                let result = object["result"] as? [String: Any]
+            else { throw MethodHandlerTests.Failure("no result to \(method)") }
+            return result
+        }
+        let listed = try #require(try await answer("readers.list")["readers"] as? [[String: Any]])
+        // Listed by id: Alpha, then Zeta, the one the hook speaks of.
+        #expect(listed.map { $0["hooks"] as? [String: String] } == [nil, ["feedback": "on"]])
+        let status = try await answer("status")
+        let statusReaders = try #require(status["readers"] as? [[String: Any]])
+        #expect(statusReaders.map { $0["hooks"] as? [String: String] } == [nil, ["feedback": "on"]])
+        // Without a ledger no backend is named; the hook's problem follows that one.
+        let health = try #require(status["health"] as? [String: Any])
+        #expect(health["problems"] as? [String] == ["no reader backend is configured", "feedback failed on \(reader)"])
+    }
 }

@@ -23,9 +23,16 @@ public struct ReaderInfo: Sendable, Hashable, Codable {
     /// Its taps since it appeared, by outcome: in `readers.list` and `status` only (the
     /// ``HealthLedger`` fills it in); events leave the member out.
     public var taps: TapCounts?
+    /// What each reader-side hook (``ReaderHook``: the reader feedback) says of it, by the hook's
+    /// name: in `readers.list` and `status` only, and left out when no hook says anything.
+    public var hooks: [String: String]?
 
     /// Creates a reader description.
-    public init(id: ReaderID, name: String, backend: String, state: State, reason: String? = nil, taps: TapCounts? = nil) {
+    public init(
+        id: ReaderID, name: String, backend: String, state: State, reason: String? = nil, taps: TapCounts? = nil,
+        hooks: [String: String]? = nil
+    ) {
+        self.hooks = hooks
         self.id = id
         self.name = name
         self.backend = backend

@@ -19,24 +19,28 @@ public final class TapCoordinator: TapHandler {
     private let logger: Logger
     private let observer: SessionObserver?
     private let clock: DaemonClock
+    /// The slices' reader-side hooks, run after each published result.
+    private let hooks: ReaderHooks
 
     /// Creates a coordinator for a validated configuration that never changes.
     public convenience init(
         configuration: Configuration, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(),
-        logger: Logger, events: EventSink, observer: SessionObserver? = nil, clock: DaemonClock = .system
+        logger: Logger, events: EventSink, observer: SessionObserver? = nil, clock: DaemonClock = .system, hooks: ReaderHooks = ReaderHooks()
     ) {
         self.init(
             live: LiveConfiguration(configuration), engine: engine, vasReads: vasReads, logger: logger, events: events, observer: observer,
-            clock: clock)
+            clock: clock, hooks: hooks)
     }
 
     /// Creates a coordinator reading its settings from `live` at the start of each tap. Each
     /// session is timed on `clock`'s monotonic time (its `read.result`'s `duration_ms`); `observer` (the metrics
-    /// recorder) gets that duration and each APDU round trip.
+    /// recorder) gets that duration and each APDU round trip. `hooks` run on the reader's thread
+    /// once each tap's result is published (``ReaderHook``).
     public init(
         live: LiveConfiguration, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(),
-        logger: Logger, events: EventSink, observer: SessionObserver? = nil, clock: DaemonClock = .system
+        logger: Logger, events: EventSink, observer: SessionObserver? = nil, clock: DaemonClock = .system, hooks: ReaderHooks = ReaderHooks()
     ) {
+        self.hooks = hooks
         self.observer = observer
         self.clock = clock
         self.live = live
@@ -66,6 +70,7 @@ public final class TapCoordinator: TapHandler {
             events.publish(.readResult, reader, .readResult(result))
             vasReads.skip(reader: reader)
             log(result, reader: reader, onDemand: false)
+            hooks.tapFinished(ReaderAccess(reader: reader, channel: tap.channel, control: tap.control), result: result)
             return result
         }
         // A waiting vas.read is answered by either wallet: VAS for an iPhone, Smart Tap for Android.
@@ -93,6 +98,8 @@ public final class TapCoordinator: TapHandler {
         events.publish(.readResult, reader, .readResult(result))
         if let claim { vasReads.finish(claim, with: result) }
         log(result, reader: reader, onDemand: claim != nil)
+        // After the line is out and every waiting pass read answered: a hook delays no client.
+        hooks.tapFinished(ReaderAccess(reader: reader, channel: channel, control: tap.control), result: result)
         return result
     }
 

@@ -2,16 +2,16 @@ import PassTapCore
 import PassTapProtocol
 
 /// Who asks, as a handler sees it.
-struct RequestContext: Sendable {
+package struct RequestContext: Sendable {
     /// The roles the connection's peer holds.
-    var roles: Set<AccessRole>
+    package var roles: Set<AccessRole>
     /// Whether the connection already streams a subscription.
-    var alreadySubscribed: Bool
+    package var alreadySubscribed: Bool
     /// The connection's peer: a Unix peer as the kernel saw it at connect time, or a web token.
-    var peer: ClientPeer
+    package var peer: ClientPeer
 
     /// A context; tests leave out `peer` for a root peer.
-    init(roles: Set<AccessRole>, alreadySubscribed: Bool, peer: ClientPeer = .unix(PeerCredentials(pid: 0, uid: 0, gid: 0))) {
+    package init(roles: Set<AccessRole>, alreadySubscribed: Bool, peer: ClientPeer = .unix(PeerCredentials(pid: 0, uid: 0, gid: 0))) {
         self.roles = roles
         self.alreadySubscribed = alreadySubscribed
         self.peer = peer
@@ -20,13 +20,13 @@ struct RequestContext: Sendable {
 
 /// What a handler answers: a result, an error, or (`events.subscribe`) a result and the
 /// subscription the connection then pumps.
-enum MethodReply<Output: Encodable & Sendable>: Sendable {
+package enum MethodReply<Output: Encodable & Sendable>: Sendable {
     case result(Output)
     case failure(JSONRPCError)
     case subscribed(Output, EventSubscription)
 
     /// `ok`, or the error's reason, for the audit line.
-    var outcome: String {
+    package var outcome: String {
         switch self {
         case .result, .subscribed: return "ok"
         case .failure(let error): return error.code.reason
@@ -37,7 +37,7 @@ enum MethodReply<Output: Encodable & Sendable>: Sendable {
 /// One socket method: its name, its params, its result and the role it needs. The dispatcher
 /// checks the role and decodes the params (required ones included: absent params are decoded as
 /// `{}`, so a missing required member is named) before ``handle(_:context:)`` runs.
-protocol MethodHandler: Sendable {
+package protocol MethodHandler: Sendable {
     associatedtype Params: Decodable & Sendable
     associatedtype Output: Encodable & Sendable
     /// The method's name on the wire.
@@ -59,8 +59,8 @@ protocol MethodHandler: Sendable {
 }
 
 extension MethodHandler {
-    static var isAudited: Bool { false }
-    static func auditedReader(of params: Params) -> ReaderID? { nil }
-    static var auditedTargetKey: String { "audit.reader" }
-    static func auditedTarget(of params: Params) -> String? { auditedReader(of: params)?.rawValue }
+    package static var isAudited: Bool { false }
+    package static func auditedReader(of params: Params) -> ReaderID? { nil }
+    package static var auditedTargetKey: String { "audit.reader" }
+    package static func auditedTarget(of params: Params) -> String? { auditedReader(of: params)?.rawValue }
 }

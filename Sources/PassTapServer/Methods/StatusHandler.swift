@@ -21,8 +21,7 @@ struct StatusHandler: MethodHandler {
         }
         let verdict = StatusHealth.evaluate(
             backends: backends, readers: readers, sinceLastCheck: health.lastHealthyCheck().map { now - $0 },
-            staleAfter: health.staleAfter, clockSynchronised: health.clockSynchronised(), listenerProblems: health.listenerProblems(),
-            forwardingProblems: health.forwardingProblems())
+            staleAfter: health.staleAfter, clockSynchronised: health.clockSynchronised(), featureProblems: health.problems())
         return .result(
             StatusResult(
                 version: daemon.version, protocolVersion: PassTapProtocolVersion, instance: daemon.instance,

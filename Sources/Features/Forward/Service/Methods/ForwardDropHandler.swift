@@ -1,6 +1,7 @@
 import ForwardSettings
 import PassTapCore
 import PassTapProtocol
+import PassTapServer
 
 /// `forward.drop`: drop everything a sink still has to deliver, pending and dead (the forwarder
 /// announces it with `forward.dropped`). Role `manage`; every call is audited (who, the sink, the

@@ -1,5 +1,6 @@
 import ISO7816
 public import PassTapProtocol
+public import PassTapServer
 
 extension ForwardControlError: JSONRPCErrorConvertible {
     /// `unknownSink` -32021 `unknown_sink`, `outboxUnavailable` -32022 `outbox_unavailable`.

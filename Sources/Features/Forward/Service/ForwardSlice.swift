@@ -1,17 +1,17 @@
-import ForwardSettings
-import Logging
-import PassTapCore
-import PassTapForward
-import PassTapMetrics
-import ServiceLifecycle
-import Synchronization
+public import ForwardSettings
+public import Logging
+public import PassTapProtocol
+public import PassTapCore
+public import PassTapServer
+public import ServiceLifecycle
 
-/// The daemon's forwarding parts, wired together: the outbox writer (one of the hub's observers), the
-/// forwarder (its sinks' loops, `forward.*`), and the service that closes the outbox last.
+/// Forwarding as the daemon runs it (docs/forwarding.md): the outbox writer (one of the hub's
+/// observers), the forwarder (its sinks' loops, the `forward.*` methods, its reload observer and
+/// its problems in `status`), and the service that closes the outbox last.
 ///
 /// The outbox is opened by the forwarder when the first sink is configured (at start or on a
 /// reload) and attached to the writer then; until then the writer keeps nothing.
-struct Forwarding {
+package struct ForwardSlice: FeatureSlice {
     /// Records every published event for the outbox (one of `EventHub(observers:)`).
     let writer: OutboxWriter
     /// The sinks' loops, the reload observer and the socket's `ForwardControl`.
@@ -19,8 +19,14 @@ struct Forwarding {
     /// Stops the writer and closes the outbox once everything else has stopped: list it first
     /// among the services (the group stops them in reverse order).
     let closing: OutboxClosing
+    private let live: LiveConfiguration
 
-    init(instance: String, live: LiveConfiguration, events: EventSink, metrics: DaemonMetrics?, logger: Logger) {
+    package let name = "forward"
+
+    /// Forwarding for the daemon `instance`, reading `[forward]` from `live`; `forward.dropped` goes
+    /// out through `events`, and deliveries are counted by `metrics` (if any).
+    package init(instance: String, live: LiveConfiguration, events: EventSink, metrics: (any ForwardMetricsObserver)?, logger: Logger) {
+        self.live = live
         // The writer and the forwarder call each other: each learns of the other once made.
         let forwarderLink = LateBound<Forwarder>()
         let opened = LateBound<Outbox>()
@@ -49,6 +55,26 @@ struct Forwarding {
         self.forwarder = forwarder
         self.closing = OutboxClosing(writer: writer, outbox: { opened.value })
     }
+
+    package var methods: [any MethodHandler] { Self.methods(forward: forwarder, settings: { [live] in live.current.forward }) }
+
+    /// `forward.status`, `forward.retry` and `forward.drop`, answered by `forward`; without one,
+    /// `forward.status` says forwarding is off (with `settings`' source and limit) and the others
+    /// know no sink.
+    package static func methods(
+        forward: (any ForwardControl)?, settings: @escaping @Sendable () -> Configuration.Forward
+    ) -> [any MethodHandler] {
+        [ForwardStatusHandler(forward: forward, settings: settings), ForwardRetryHandler(forward: forward), ForwardDropHandler(forward: forward)]
+    }
+    package var eventObserver: (any PublishedEventObserver)? { writer }
+    package var configurationObserver: (any ConfigurationObserver)? { forwarder }
+    package func problems() -> [String] { forwarder.healthProblems() }
+
+    /// The outbox closes last, after the readers, so every event they publish is kept; the
+    /// forwarder stops first.
+    package func services(_ host: inout SliceHost) -> SliceServices {
+        SliceServices(outer: [closing], inner: [forwarder])
+    }
 }
 
 /// Stops the outbox writer and closes the outbox at graceful shutdown. Listed first among the
@@ -61,15 +87,5 @@ struct OutboxClosing: Service {
         try? await gracefulShutdown()
         await writer.stop()
         await outbox()?.close()
-    }
-}
-
-/// A value set once it exists, read from any thread: for parts that must know each other.
-final class LateBound<Value: Sendable>: Sendable {
-    private let held = Mutex<Value?>(nil)
-
-    var value: Value? {
-        get { held.withLock { $0 } }
-        set { held.withLock { $0 = newValue } }
     }
 }

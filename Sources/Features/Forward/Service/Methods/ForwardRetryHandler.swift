@@ -1,6 +1,7 @@
 import ForwardSettings
 import PassTapCore
 import PassTapProtocol
+import PassTapServer
 
 /// `forward.retry`: queue a sink's dead events again. Role `manage`; every call is audited (who,
 /// the sink, the outcome). Without a forwarder no sink is known (-32021 `unknown_sink`).

@@ -1,6 +1,7 @@
 import ForwardSettings
 import PassTapCore
 import PassTapProtocol
+import PassTapServer
 
 /// `forward.status`: the outbox and each sink's backlog, from the forwarder. Without one
 /// (forwarding not started), `enabled: false` and no sink. Never a secret: the forwarder's

@@ -1,0 +1,56 @@
+public import Logging
+import MetricsSettings
+public import PassTapCore
+import PassTapHTTP
+public import PassTapServer
+import Prometheus
+
+/// Metrics as the daemon runs them (docs/operations.md, "Metrics"): with `[metrics] listen`, the
+/// recorder (an event observer, a reload observer, the session observer) and the `/metrics`
+/// listener, whose being down is its problem in `status`. Without it, a slice that adds nothing.
+package struct MetricsSlice: FeatureSlice {
+    package let name = "metrics"
+    /// The recorder; `nil` when `[metrics] listen` is not set. Other slices report to it
+    /// (forwarding's deliveries, the web's clients).
+    package let recorder: DaemonMetrics?
+    private let listen: ListenAddress?
+    private let maximumConnections: Int
+    private let logger: Logger
+    /// The listener's problem, once its service exists.
+    private let server = LateBound<MetricsServer>()
+
+    /// Metrics for the listener `live` was started with, labelling VAS reads by `merchants`.
+    package init(live: LiveConfiguration, merchants: [String], logger: Logger) {
+        listen = live.bound.metrics.listen
+        maximumConnections = live.bound.metrics.maxConnections
+        recorder = listen.map { _ in
+            DaemonMetrics(registry: PrometheusCollectorRegistry(), merchants: merchants, version: PassTapVersion.string)
+        }
+        self.logger = logger
+    }
+
+    /// What the socket server and the web sessions tell the recorder; nothing without one.
+    package var clientObserver: SocketServerObserver {
+        recorder.map { metrics in
+            SocketServerObserver(
+                clientsChanged: metrics.clientsChanged(by:), eventsDropped: metrics.eventsDropped(_:),
+                webClientsChanged: metrics.webClientsChanged(by:), authFailed: { metrics.webAuthFailed(reason: $0) })
+        } ?? .none
+    }
+
+    package var eventObserver: (any PublishedEventObserver)? { recorder }
+    package var configurationObserver: (any ConfigurationObserver)? { recorder }
+    package func problems() -> [String] { server.value?.problem.map { [$0] } ?? [] }
+
+    /// The listener, on the sockets systemd passed as `metrics` or bound here. Not awaited
+    /// before the daemon is ready: a port in use leaves only this listener down.
+    package func services(_ host: inout SliceHost) -> SliceServices {
+        guard let recorder, let listen else { return SliceServices() }
+        let sockets = host.takePassedSockets(name).map { ListenerSockets.adopting($0, name: name, address: listen, anyLoopbackOfPort: false) }
+        let metricsServer = MetricsServer(
+            address: listen, sockets: sockets ?? .bind(listen), registry: recorder.registry, logger: logger,
+            maximumConnections: maximumConnections)
+        server.value = metricsServer
+        return SliceServices(inner: [metricsServer])
+    }
+}
