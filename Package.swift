@@ -86,6 +86,8 @@ let package = Package(
         // permission policy, the hand-written P-256 decoder that zeroes what it reads) and the
         // pass/payment mode. Pure Swift, no dependency.
         .target(name: "Wallets", swiftSettings: upcoming),
+        .target(
+            name: "MetricsKit", dependencies: [.product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: upcoming),
 
         // Apple VAS: protocol, decryption and merchant keys. Pure Swift (swift-crypto).
         .target(
@@ -146,8 +148,8 @@ let package = Package(
         // Prometheus metrics derived from the daemon's events, and their HTTP listener.
         .target(
             name: "PassTapMetrics",
-            dependencies: ["MetricsSettings",
-                "PassTapCore", "PassTapHTTP", "PassTapServer", "VAS", "PassTapForward",
+            dependencies: ["MetricsSettings", "MetricsKit",
+                "PassTapCore", "PassTapHTTP", "PassTapServer", "VAS",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -194,8 +196,9 @@ let package = Package(
         // Standard Webhooks signatures) and PostgreSQL (postgres-nio), each with its own cursor.
         .target(
             name: "PassTapForward",
-            dependencies: ["ForwardSettings",
+            dependencies: ["ForwardSettings", "MetricsKit",
                 "PassTapCore", "PassTapProtocol", "PassTapServer",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

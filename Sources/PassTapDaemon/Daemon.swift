@@ -214,9 +214,10 @@ public struct Daemon: Sendable {
     /// observers, socket methods, hooks, problems, services): metrics first, as the others report
     /// to it.
     func slices(instance: String, events: EventSink) -> Slices {
-        let metrics = MetricsSlice(live: live, merchants: live.current.vas.passTypeIDs, logger: logger)
+        let metrics = MetricsSlice(
+            live: live, merchants: live.current.vas.passTypeIDs, histogramBuckets: ForwardSlice.histogramBuckets, logger: logger)
         let web = WebSlice(live: live, observer: metrics.clientObserver, logger: logger)
-        let forward = ForwardSlice(instance: instance, live: live, events: events, metrics: metrics.recorder, logger: logger)
+        let forward = ForwardSlice(instance: instance, live: live, events: events, metrics: metrics.factory, logger: logger)
         return Slices(metrics: metrics, all: [metrics, web, forward])
     }
 

@@ -4,6 +4,7 @@ public import PassTapProtocol
 public import PassTapCore
 public import PassTapServer
 public import ServiceLifecycle
+public import CoreMetrics
 
 /// Forwarding as the daemon runs it (docs/forwarding.md): the outbox writer (one of the hub's
 /// observers), the forwarder (its sinks' loops, the `forward.*` methods, its reload observer and
@@ -23,9 +24,14 @@ package struct ForwardSlice: FeatureSlice {
 
     package let name = "forward"
 
+    /// The histogram buckets of forwarding's series, for the metrics slice's factory.
+    package static let histogramBuckets = ForwardMetrics.histogramBuckets
+
     /// Forwarding for the daemon `instance`, reading `[forward]` from `live`; `forward.dropped` goes
-    /// out through `events`, and deliveries are counted by `metrics` (if any).
-    package init(instance: String, live: LiveConfiguration, events: EventSink, metrics: (any ForwardMetricsObserver)?, logger: Logger) {
+    /// out through `events`, and its series (``ForwardMetrics``) are made on `metrics`, the metrics
+    /// slice's factory (none without `[metrics] listen`).
+    package init(instance: String, live: LiveConfiguration, events: EventSink, metrics: (any MetricsFactory)?, logger: Logger) {
+        let metrics = metrics.map(ForwardMetrics.init(factory:))
         self.live = live
         // The writer and the forwarder call each other: each learns of the other once made.
         let forwarderLink = LateBound<Forwarder>()

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Metrics
+public import MetricsKit
 public import PassTapCore
 public import Prometheus
 import Synchronization
@@ -28,13 +29,6 @@ public final class DaemonMetrics: ConfigurationObserver {
         public static let readerState = "passtap_reader_state"
         public static let reloads = "passtap_config_reloads_total"
         public static let buildInfo = "passtap_build_info"
-        public static let forwardPending = "passtap_forward_pending"
-        public static let forwardOldestPendingAge = "passtap_forward_oldest_pending_age_seconds"
-        public static let forwardDelivered = "passtap_forward_delivered_total"
-        public static let forwardRetries = "passtap_forward_retries_total"
-        public static let forwardDead = "passtap_forward_dead_total"
-        public static let forwardDropped = "passtap_forward_dropped_total"
-        public static let forwardLatency = "passtap_forward_delivery_latency_seconds"
     }
 
     /// The `merchant` label of a pass type id that is not configured.
@@ -49,10 +43,6 @@ public final class DaemonMetrics: ConfigurationObserver {
     static let sessionBuckets: [Duration] = [5, 10, 25, 50, 100, 250, 500, 1000, 2000, 5000].map { .milliseconds($0) }
     /// APDU round trip buckets: a contactless exchange is about a millisecond to some tens.
     static let roundTripBuckets: [Duration] = [0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 1000].map { .microseconds($0 * 1000) }
-    /// Forwarding latency buckets, publication to delivery: some milliseconds when the receiver
-    /// is up, up to hours across an outage.
-    static let forwardLatencyBuckets: [Duration] =
-        [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600].map { .milliseconds(Int64($0 * 1000)) }
 
     private struct ReaderSeries {
         var state: [ReaderInfo.State: Meter] = [:]
@@ -74,7 +64,8 @@ public final class DaemonMetrics: ConfigurationObserver {
 
     /// Where every series is registered; `GET /metrics` emits it.
     public let registry: PrometheusCollectorRegistry
-    private let factory: PrometheusMetricsFactory
+    /// The factory every series is made with: the slices make theirs on it too (forwarding's).
+    public let factory: PrometheusMetricsFactory
     private let state: Mutex<State>
     private let sessionDuration: CoreMetrics.Timer
     private let roundTrip: CoreMetrics.Timer
@@ -82,23 +73,20 @@ public final class DaemonMetrics: ConfigurationObserver {
     private let webClients: Meter
     private let dropped: CoreMetrics.Counter
     private let buildInfo: Meter
-    /// The forwarder's series (``ForwardMetricsObserver``).
-    let forward: ForwardSeries
-    /// Reload outcomes, auth failure reasons, and the forwarder's counters.
+    /// Reload outcomes and auth failure reasons.
     private let labelled: LabelledCounters
 
     /// Metrics in `registry`, labelling VAS reads by the pass type ids of `merchants` (others
     /// are `other`; a reload sets the list, ``configurationChanged(from:to:)``), with `version` in
-    /// `passtap_build_info`.
-    public init(registry: PrometheusCollectorRegistry, merchants: [String], version: String) {
+    /// `passtap_build_info`. `histogramBuckets` are the other slices' (forwarding's latency:
+    /// ``factory`` makes their series).
+    public init(registry: PrometheusCollectorRegistry, merchants: [String], version: String, histogramBuckets: HistogramBuckets = [:]) {
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
-        factory.durationHistogramBuckets = [
-            Name.sessionDuration: Self.sessionBuckets, Name.apduRoundTrip: Self.roundTripBuckets, Name.forwardLatency: Self.forwardLatencyBuckets,
-        ]
+        factory.durationHistogramBuckets = [Name.sessionDuration: Self.sessionBuckets, Name.apduRoundTrip: Self.roundTripBuckets].merging(
+            histogramBuckets, uniquingKeysWith: { own, _ in own })
         self.factory = factory
         labelled = LabelledCounters(factory: factory)
-        forward = ForwardSeries(factory: factory, counters: labelled)
         state = Mutex(State(merchants: Set(merchants)))
         sessionDuration = CoreMetrics.Timer(label: Name.sessionDuration, dimensions: [], factory: factory)
         roundTrip = CoreMetrics.Timer(label: Name.apduRoundTrip, dimensions: [], factory: factory)
@@ -136,8 +124,8 @@ public final class DaemonMetrics: ConfigurationObserver {
     /// Session durations and APDU round trips, for the tap coordinator.
     public var sessionObserver: SessionObserver {
         SessionObserver(
-            sessionFinished: { [sessionDuration] _, duration in sessionDuration.recordNanoseconds(Self.nanoseconds(duration)) },
-            roundTrip: { [roundTrip] _, duration in roundTrip.recordNanoseconds(Self.nanoseconds(duration)) })
+            sessionFinished: { [sessionDuration] _, duration in sessionDuration.recordNanoseconds(duration.metricNanoseconds) },
+            roundTrip: { [roundTrip] _, duration in roundTrip.recordNanoseconds(duration.metricNanoseconds) })
     }
 
     /// A socket client was admitted (`+1`) or left (`-1`).
@@ -228,10 +216,6 @@ public final class DaemonMetrics: ConfigurationObserver {
         }
     }
 
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
 }
 
 extension DaemonMetrics: PublishedEventObserver {

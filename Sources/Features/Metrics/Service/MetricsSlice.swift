@@ -1,5 +1,7 @@
 public import Logging
 import MetricsSettings
+public import MetricsKit
+public import CoreMetrics
 public import PassTapCore
 import PassTapHTTP
 public import PassTapServer
@@ -19,12 +21,14 @@ package struct MetricsSlice: FeatureSlice {
     /// The listener's problem, once its service exists.
     private let server = LateBound<MetricsServer>()
 
-    /// Metrics for the listener `live` was started with, labelling VAS reads by `merchants`.
-    package init(live: LiveConfiguration, merchants: [String], logger: Logger) {
+    /// Metrics for the listener `live` was started with, labelling VAS reads by `merchants`, with
+    /// the other slices' `histogramBuckets` (forwarding's latency).
+    package init(live: LiveConfiguration, merchants: [String], histogramBuckets: HistogramBuckets, logger: Logger) {
         listen = live.bound.metrics.listen
         maximumConnections = live.bound.metrics.maxConnections
         recorder = listen.map { _ in
-            DaemonMetrics(registry: PrometheusCollectorRegistry(), merchants: merchants, version: PassTapVersion.string)
+            DaemonMetrics(
+                registry: PrometheusCollectorRegistry(), merchants: merchants, version: PassTapVersion.string, histogramBuckets: histogramBuckets)
         }
         self.logger = logger
     }
@@ -37,6 +41,9 @@ package struct MetricsSlice: FeatureSlice {
                 webClientsChanged: metrics.webClientsChanged(by:), authFailed: { metrics.webAuthFailed(reason: $0) })
         } ?? .none
     }
+
+    /// Where the other slices make their own series (forwarding's); `nil` without the listener.
+    package var factory: (any MetricsFactory)? { recorder?.factory }
 
     package var eventObserver: (any PublishedEventObserver)? { recorder }
     package var configurationObserver: (any ConfigurationObserver)? { recorder }

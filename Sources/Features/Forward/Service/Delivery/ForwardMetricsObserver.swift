@@ -1,6 +1,6 @@
 public import PassTapCore
 
-/// What the forwarder tells the metrics (`DaemonMetrics` implements it; see docs/operations.md,
+/// What the forwarder tells the metrics (``ForwardMetrics`` implements it; see docs/operations.md,
 /// "Metrics"). Calls come from the sinks' loops and the forwarder's timers, on any task; each
 /// must only record and return.
 public protocol ForwardMetricsObserver: Sendable {
