@@ -179,8 +179,9 @@ let package = Package(
         // carrying the socket's JSON-RPC through PassTapServer's web sessions, on PassTapHTTP.
         .target(
             name: "PassTapWeb",
-            dependencies: ["WebSettings",
+            dependencies: ["WebSettings", "MetricsKit",
                 "PassTapCore", "PassTapProtocol", "PassTapHTTP", "PassTapServer", "PassTapDashboard",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -407,6 +408,7 @@ let package = Package(
             name: "PassTapMetricsTests",
             dependencies: ["Wallets", "PassTapTestNetwork", "MetricsSettings",
                 "PassTapMetrics", "PassTapHTTP", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "ISO7816", "VAS", "PassTapForward",
+                "PassTapWeb",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

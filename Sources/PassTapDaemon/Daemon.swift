@@ -216,7 +216,7 @@ public struct Daemon: Sendable {
     func slices(instance: String, events: EventSink) -> Slices {
         let metrics = MetricsSlice(
             live: live, merchants: live.current.vas.passTypeIDs, histogramBuckets: ForwardSlice.histogramBuckets, logger: logger)
-        let web = WebSlice(live: live, observer: metrics.clientObserver, logger: logger)
+        let web = WebSlice(live: live, metrics: metrics.factory, logger: logger)
         let forward = ForwardSlice(instance: instance, live: live, events: events, metrics: metrics.factory, logger: logger)
         return Slices(metrics: metrics, all: [metrics, web, forward])
     }

@@ -5,6 +5,7 @@ import PassTapCore
 import PassTapForward
 import PassTapProtocol
 import PassTapMetrics
+import PassTapWeb
 import Prometheus
 import Testing
 import VAS
@@ -225,5 +226,25 @@ import Wallets
         #expect(text.value(ForwardMetrics.Name.forwardOldestPendingAge, ["sink": "fleet"]) == nil)
         #expect(text.value(ForwardMetrics.Name.forwardPending, ["sink": "loyalty"]) == 0)
         #expect(text.value(ForwardMetrics.Name.forwardDead, ["sink": "fleet"]) == 1)
+    }
+
+    /// The web listener's own series (``WebMetrics``, the web slice's), made on the metrics
+    /// slice's factory: the gauge starts at 0 and follows authenticated clients; failures count by
+    /// reason.
+    @Test func theWebListenersSeriesCountClientsAndFailures() throws {
+        let scraped = metrics()
+        let web = WebMetrics(factory: scraped.factory)
+        #expect(try scrape(scraped).value(WebMetrics.Name.webClients) == 0)
+        web.clientsChanged(by: 1)
+        web.clientsChanged(by: 1)
+        web.clientsChanged(by: -1)
+        web.authFailed(reason: "auth_failed")
+        web.authFailed(reason: "auth_failed")
+        web.authFailed(reason: "auth_rate_limited")
+        let text = try scrape(scraped)
+        #expect(text.types[WebMetrics.Name.webClients] == "gauge" && text.types[WebMetrics.Name.webAuthFailures] == "counter")
+        #expect(text.value(WebMetrics.Name.webClients) == 1)
+        #expect(text.value(WebMetrics.Name.webAuthFailures, ["reason": "auth_failed"]) == 2)
+        #expect(text.value(WebMetrics.Name.webAuthFailures, ["reason": "auth_rate_limited"]) == 1)
     }
 }

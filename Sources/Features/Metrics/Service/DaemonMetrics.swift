@@ -22,8 +22,6 @@ public final class DaemonMetrics: ConfigurationObserver {
         public static let sessionDuration = "passtap_session_duration_seconds"
         public static let apduRoundTrip = "passtap_apdu_round_trip_seconds"
         public static let clients = "passtap_clients_connected"
-        public static let webClients = "passtap_web_clients_connected"
-        public static let webAuthFailures = "passtap_web_auth_failures_total"
         public static let eventsDropped = "passtap_events_dropped_total"
         public static let backendUp = "passtap_backend_up"
         public static let readerState = "passtap_reader_state"
@@ -70,10 +68,9 @@ public final class DaemonMetrics: ConfigurationObserver {
     private let sessionDuration: CoreMetrics.Timer
     private let roundTrip: CoreMetrics.Timer
     private let clients: Meter
-    private let webClients: Meter
     private let dropped: CoreMetrics.Counter
     private let buildInfo: Meter
-    /// Reload outcomes and auth failure reasons.
+    /// Reload outcomes.
     private let labelled: LabelledCounters
 
     /// Metrics in `registry`, labelling VAS reads by the pass type ids of `merchants` (others
@@ -92,8 +89,6 @@ public final class DaemonMetrics: ConfigurationObserver {
         roundTrip = CoreMetrics.Timer(label: Name.apduRoundTrip, dimensions: [], factory: factory)
         clients = Meter(label: Name.clients, dimensions: [], factory: factory)
         clients.set(0)
-        webClients = Meter(label: Name.webClients, dimensions: [], factory: factory)
-        webClients.set(0)
         dropped = CoreMetrics.Counter(label: Name.eventsDropped, dimensions: [], factory: factory)
         buildInfo = Meter(label: Name.buildInfo, dimensions: [("version", version)], factory: factory)
         buildInfo.set(1)
@@ -131,16 +126,6 @@ public final class DaemonMetrics: ConfigurationObserver {
     /// A socket client was admitted (`+1`) or left (`-1`).
     public func clientsChanged(by delta: Int) {
         if delta >= 0 { clients.increment(by: Double(delta)) } else { clients.decrement(by: Double(-delta)) }
-    }
-
-    /// A `/rpc` client authenticated (`+1`) or an authenticated one left (`-1`).
-    public func webClientsChanged(by delta: Int) {
-        if delta >= 0 { webClients.increment(by: Double(delta)) } else { webClients.decrement(by: Double(-delta)) }
-    }
-
-    /// A `/rpc` `auth` failed, answered with `reason` (`auth_failed` or `auth_rate_limited`).
-    public func webAuthFailed(reason: String) {
-        labelled.counter(Name.webAuthFailures, ("reason", reason)).increment()
     }
 
     /// A subscriber was told it missed `count` events (`events.dropped`).

@@ -33,12 +33,10 @@ package struct MetricsSlice: FeatureSlice {
         self.logger = logger
     }
 
-    /// What the socket server and the web sessions tell the recorder; nothing without one.
+    /// What the socket server tells the recorder (clients, dropped events); nothing without one.
     package var clientObserver: SocketServerObserver {
         recorder.map { metrics in
-            SocketServerObserver(
-                clientsChanged: metrics.clientsChanged(by:), eventsDropped: metrics.eventsDropped(_:),
-                webClientsChanged: metrics.webClientsChanged(by:), authFailed: { metrics.webAuthFailed(reason: $0) })
+            SocketServerObserver(clientsChanged: metrics.clientsChanged(by:), eventsDropped: metrics.eventsDropped(_:))
         } ?? .none
     }
 

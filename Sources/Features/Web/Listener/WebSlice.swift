@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import Logging
 public import PassTapCore
 import PassTapHTTP
@@ -16,9 +17,16 @@ package struct WebSlice: FeatureSlice {
     /// The listener's problem, once its service exists.
     private let server = LateBound<WebServer>()
 
-    /// The web listener `live` was started with; its clients are reported to `observer` (the
-    /// metrics recorder).
-    package init(live: LiveConfiguration, observer: SocketServerObserver, logger: Logger) {
+    /// The web listener `live` was started with; its series (``WebMetrics``) are made on
+    /// `metrics`, the metrics slice's factory (none without `[metrics] listen`).
+    package init(live: LiveConfiguration, metrics: (any MetricsFactory)?, logger: Logger) {
+        let metrics = metrics.map(WebMetrics.init(factory:))
+        let observer =
+            metrics.map { metrics in
+                SocketServerObserver(
+                    clientsChanged: { _ in }, eventsDropped: { _ in }, webClientsChanged: metrics.clientsChanged(by:),
+                    authFailed: metrics.authFailed(reason:))
+            } ?? .none
         sessions = live.bound.web.listen.map { _ in WebSessions(live: live, logger: logger, observer: observer) }
         self.live = live
         self.logger = logger
