@@ -103,7 +103,7 @@ let package = Package(
 
         .target(
             name: "NFCBackend",
-            dependencies: ["PassTapCore", "ISO7816", "VAS", "CNFC", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PassTapCore", "VASSettings", "ISO7816", "VAS", "CNFC", .product(name: "Logging", package: "swift-log")],
             swiftSettings: upcoming
         ),
 
@@ -119,7 +119,7 @@ let package = Package(
         ),
         .target(
             name: "PassTapServer",
-            dependencies: ["WebSettings", "ForwardSettings",
+            dependencies: ["WebSettings", "ForwardSettings", "VASSettings", "SmartTapSettings",
                 "PassTapCore", "PassTapProtocol", "ISO7816", "CTimex",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -146,7 +146,7 @@ let package = Package(
         // Prometheus metrics derived from the daemon's events, and their HTTP listener.
         .target(
             name: "PassTapMetrics",
-            dependencies: ["MetricsSettings",
+            dependencies: ["MetricsSettings", "VASSettings",
                 "PassTapCore", "PassTapHTTP", "VAS", "PassTapForward",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -229,12 +229,22 @@ let package = Package(
         .target(
             name: "ForwardSettings", dependencies: ["Wallets", "PassTapCore", "ConfigKit", "ISO7816"], path: "Sources/Features/Forward/Settings",
             swiftSettings: upcoming),
+        .target(
+            name: "VASSettings", dependencies: ["Wallets", "PassTapCore", "ConfigKit", "ISO7816", "VAS"], path: "Sources/Features/VAS/Settings",
+            swiftSettings: upcoming),
+        .target(
+            name: "SmartTapSettings", dependencies: ["Wallets", "PassTapCore", "ConfigKit", "SmartTap"], path: "Sources/Features/SmartTap/Settings",
+            swiftSettings: upcoming),
+        .target(
+            name: "NDEFSettings", dependencies: ["PassTapCore", "ConfigKit"], path: "Sources/Features/NDEF/Settings",
+            swiftSettings: upcoming),
         // passtapd.toml: the core sections and each feature's section reader, assembled into
         // PassTapCore's Configuration. Its own target so the config fuzz target builds without
         // the daemon.
         .target(
             name: "PassTapConfig",
             dependencies: ["Wallets", "WebSettings", "ForwardSettings", "MetricsSettings",
+                "VASSettings", "SmartTapSettings", "NDEFSettings",
                 "PassTapCore", "ConfigKit", "ISO7816", "VAS",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -243,7 +253,7 @@ let package = Package(
         ),
         .target(
             name: "PassTapDaemon",
-            dependencies: ["WebSettings", "ForwardSettings", "MetricsSettings",
+            dependencies: ["WebSettings", "ForwardSettings", "MetricsSettings", "VASSettings",
                 "PassTapCore", "PassTapProtocol", "PassTapConfig", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics",
                 "PassTapWeb", "PassTapForward", "PassTapHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -256,7 +266,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "passtapd",
-            dependencies: ["WebSettings", "ForwardSettings",
+            dependencies: ["WebSettings", "ForwardSettings", "VASSettings", "SmartTapSettings",
                 "PassTapDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -280,6 +290,7 @@ let package = Package(
             name: "PassTapFuzzTargets",
             dependencies: [
                 "ISO7816", "VAS", "SmartTap", "NDEF", "PassTapCore", "PassTapProtocol", "PassTapServer", "PassTapConfig", "PassTapTestSupport",
+                "VASSettings",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -326,7 +337,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapCoreTests",
-            dependencies: ["Wallets", "WebSettings", "MetricsSettings",
+            dependencies: ["Wallets", "WebSettings", "MetricsSettings", "VASSettings", "SmartTapSettings", "NDEFSettings", "PassTapConfig",
                 "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", "SmartTap", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -334,12 +345,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapProtocolTests",
-            dependencies: ["Wallets", "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["Wallets", "VASSettings", "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "PassTapServerTests",
-            dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings",
+            dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings", "VASSettings", "SmartTapSettings",
                 "PassTapServer", "PassTapTestSupport", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS", "SmartTap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
@@ -402,7 +413,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapMetricsTests",
-            dependencies: ["Wallets", "PassTapTestNetwork", "MetricsSettings",
+            dependencies: ["Wallets", "PassTapTestNetwork", "MetricsSettings", "VASSettings",
                 "PassTapMetrics", "PassTapHTTP", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "ISO7816", "VAS", "PassTapForward",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -415,6 +426,7 @@ let package = Package(
         .testTarget(
             name: "PassTapDaemonTests",
             dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings", "MetricsSettings",
+                "VASSettings", "SmartTapSettings", "NDEFSettings",
                 "PassTapDaemon", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -432,6 +444,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings",
+                "VASSettings", "SmartTapSettings", "NDEFSettings",
                 "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
                 "PassTapForward",
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),

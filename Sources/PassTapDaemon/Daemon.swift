@@ -17,6 +17,7 @@ import ServiceLifecycle
 import UnixSignals
 import NIOPosix
 import Synchronization
+import VASSettings
 
 #if canImport(Glibc)
 import Glibc
@@ -143,7 +144,7 @@ public struct Daemon: Sendable {
         let vasReads = PassReadQueue()
         let events = hub.sink
         eventsLink.value = events
-        let coordinator = TapCoordinator(live: live, vasReads: vasReads, logger: logger, events: events, observer: metrics?.sessionObserver)
+        let coordinator = TapCoordinator(live: live, features: .standard, vasReads: vasReads, logger: logger, events: events, observer: metrics?.sessionObserver)
         let factory = BackendFactory(tapHandler: coordinator, events: events, logger: logger)
         if !configuration.section(.pcsc).enabled {
             logger.notice("[pcsc] enabled = false: no PC/SC readers will be driven")

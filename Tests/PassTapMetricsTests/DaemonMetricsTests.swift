@@ -9,6 +9,7 @@ import Prometheus
 import Testing
 import VAS
 import Wallets
+import VASSettings
 
 /// The recorder against a real swift-prometheus registry, read back through its text output.
 @Suite(.timeLimit(.minutes(1))) struct DaemonMetricsTests {
@@ -83,7 +84,7 @@ import Wallets
         var configuration = Configuration()
         configuration.vas.enabled = true
         configuration.vas.merchants = try merchants.map {
-            try Configuration.VASMerchant(
+            try VASMerchant(
                 passTypeIdentifier: try PassTypeIdentifier($0), url: "https://example.com/join", filter: nil, keys: [], keyPaths: [])
         }
         return configuration

@@ -4,6 +4,7 @@ public import PassTapCore
 public import Prometheus
 import Synchronization
 import VAS
+import VASSettings
 
 /// The daemon's Prometheus metrics, derived from its own events (``observe(_:_:_:)``), the tap
 /// coordinator's timings (``sessionObserver``) and the socket server's clients.
