@@ -32,7 +32,8 @@ extension ConfigLoader {
     /// (docs/architecture.md, "Feature slices").
     public static let settings: [ConfigSetting] =
         coreSettings + tapSections.flatMap { $0.settings } + backendSettings
-        + sections.filter { section in !tapSections.contains { ObjectIdentifier($0) == ObjectIdentifier(section) } }.flatMap { $0.settings }
+        + sections.filter { section in !tapSections.contains { ObjectIdentifier($0) == ObjectIdentifier(section) } }
+            .flatMap { $0.settings }
 
     /// The feature tables a tap reads with, in the order of their rows: `config.reloaded` has
     /// always listed them after `[[reader]]` and before the backends, `[ndef]` last (the keys

@@ -1,4 +1,5 @@
 import SmartTap
+import VAS
 public import Logging
 
 /// The daemon's ``TapHandler``: picks the plan for the reader (its VAS merchants the union of
@@ -22,13 +23,12 @@ public final class TapCoordinator: TapHandler {
 
     /// Creates a coordinator for a validated configuration that never changes.
     public convenience init(
-        configuration: Configuration, features: SessionFeatures, engine: SessionEngine = SessionEngine(),
-        vasReads: PassReadQueue = PassReadQueue(), logger: Logger, events: EventSink, observer: SessionObserver? = nil,
-        clock: DaemonClock = .system
+        configuration: Configuration, features: SessionFeatures, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(),
+        logger: Logger, events: EventSink, observer: SessionObserver? = nil, clock: DaemonClock = .system
     ) {
         self.init(
-            live: LiveConfiguration(configuration), features: features, engine: engine, vasReads: vasReads, logger: logger,
-            events: events, observer: observer, clock: clock)
+            live: LiveConfiguration(configuration), features: features, engine: engine, vasReads: vasReads, logger: logger, events: events, observer: observer,
+            clock: clock)
     }
 
     /// Creates a coordinator reading its settings from `live` at the start of each tap. Each
@@ -36,14 +36,13 @@ public final class TapCoordinator: TapHandler {
     /// recorder) gets that duration and each APDU round trip. `features` makes each tap's wallet
     /// and NDEF parts from the configuration.
     public init(
-        live: LiveConfiguration, features: SessionFeatures, engine: SessionEngine = SessionEngine(),
-        vasReads: PassReadQueue = PassReadQueue(), logger: Logger, events: EventSink, observer: SessionObserver? = nil,
-        clock: DaemonClock = .system
+        live: LiveConfiguration, features: SessionFeatures, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(),
+        logger: Logger, events: EventSink, observer: SessionObserver? = nil, clock: DaemonClock = .system
     ) {
-        self.features = features
         self.observer = observer
         self.clock = clock
         self.live = live
+        self.features = features
         self.engine = engine
         self.vasReads = vasReads
         self.events = events
