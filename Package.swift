@@ -219,7 +219,8 @@ let package = Package(
             swiftSettings: upcoming
         ),
         // Each feature's settings half (docs/architecture.md, "Feature slices"): its TOML table's
-        // type, its section reader and its reload rows, on Core and ConfigKit only.
+        // type, its section reader and its reload rows, on Core and ConfigKit (and the pure
+        // libraries it names: Wallets, ISO7816, VAS, SmartTap), never NIO.
         .target(
             name: "MetricsSettings", dependencies: ["PassTapCore", "ConfigKit"], path: "Sources/Features/Metrics/Settings",
             swiftSettings: upcoming),
@@ -239,8 +240,8 @@ let package = Package(
             name: "NDEFSettings", dependencies: ["PassTapCore", "ConfigKit"], path: "Sources/Features/NDEF/Settings",
             swiftSettings: upcoming),
         // passtapd.toml: the core sections and each feature's section reader, assembled into
-        // PassTapCore's Configuration. Its own target so the config fuzz target builds without
-        // the daemon.
+        // PassTapCore's Configuration, and the slices' part of a tap's plan (SessionFeatures).
+        // Its own target so the config fuzz target builds without the daemon.
         .target(
             name: "PassTapConfig",
             dependencies: ["Wallets", "WebSettings", "ForwardSettings", "MetricsSettings",
