@@ -105,7 +105,7 @@ let package = Package(
 
         .target(
             name: "NFCBackend",
-            dependencies: ["PassTapCore", "ISO7816", "VAS", "CNFC", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PassTapCore", "VASSettings", "ISO7816", "VAS", "CNFC", .product(name: "Logging", package: "swift-log")],
             swiftSettings: upcoming
         ),
 
@@ -121,7 +121,7 @@ let package = Package(
         ),
         .target(
             name: "PassTapServer",
-            dependencies: ["WebSettings", "ForwardSettings",
+            dependencies: ["WebSettings", "ForwardSettings", "VASSettings", "SmartTapSettings",
                 "PassTapCore", "PassTapProtocol", "ISO7816", "CTimex",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -149,7 +149,7 @@ let package = Package(
         .target(
             name: "PassTapMetrics",
             dependencies: ["MetricsSettings", "MetricsKit",
-                "PassTapCore", "PassTapHTTP", "PassTapServer", "VAS",
+                "PassTapCore", "PassTapHTTP", "PassTapServer",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -177,6 +177,15 @@ let package = Package(
         .plugin(name: "DashboardEmbedPlugin", capability: .buildTool(), exclude: ["dashboard-embed.sh"]),
         // The browser listener (`[web] listen`): the dashboard's files and `GET /rpc`, a WebSocket
         // carrying the socket's JSON-RPC through PassTapServer's web sessions, on PassTapHTTP.
+        // Apple VAS as the daemon runs it: its series (docs/architecture.md, "Feature slices").
+        .target(
+            name: "PassTapVAS",
+            dependencies: [
+                "VAS", "VASSettings", "PassTapCore", "PassTapServer", .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            path: "Sources/Features/VAS/Service",
+            swiftSettings: upcoming
+        ),
         .target(
             name: "PassTapWeb",
             dependencies: ["WebSettings", "MetricsKit",
@@ -223,7 +232,8 @@ let package = Package(
             swiftSettings: upcoming
         ),
         // Each feature's settings half (docs/architecture.md, "Feature slices"): its TOML table's
-        // type, its section reader and its reload rows, on Core and ConfigKit only.
+        // type, its section reader and its reload rows, on Core and ConfigKit (and the pure
+        // libraries it names: Wallets, ISO7816, VAS, SmartTap), never NIO.
         .target(
             name: "MetricsSettings", dependencies: ["PassTapCore", "ConfigKit"], path: "Sources/Features/Metrics/Settings",
             swiftSettings: upcoming),
@@ -233,12 +243,22 @@ let package = Package(
         .target(
             name: "ForwardSettings", dependencies: ["Wallets", "PassTapCore", "ConfigKit", "ISO7816"], path: "Sources/Features/Forward/Settings",
             swiftSettings: upcoming),
+        .target(
+            name: "VASSettings", dependencies: ["Wallets", "PassTapCore", "ConfigKit", "ISO7816", "VAS"], path: "Sources/Features/VAS/Settings",
+            swiftSettings: upcoming),
+        .target(
+            name: "SmartTapSettings", dependencies: ["Wallets", "PassTapCore", "ConfigKit", "SmartTap"], path: "Sources/Features/SmartTap/Settings",
+            swiftSettings: upcoming),
+        .target(
+            name: "NDEFSettings", dependencies: ["PassTapCore", "ConfigKit"], path: "Sources/Features/NDEF/Settings",
+            swiftSettings: upcoming),
         // passtapd.toml: the core sections and each feature's section reader, assembled into
-        // PassTapCore's Configuration. Its own target so the config fuzz target builds without
-        // the daemon.
+        // PassTapCore's Configuration, and the slices' part of a tap's plan (SessionFeatures).
+        // Its own target so the config fuzz target builds without the daemon.
         .target(
             name: "PassTapConfig",
             dependencies: ["Wallets", "WebSettings", "ForwardSettings", "MetricsSettings",
+                "VASSettings", "SmartTapSettings", "NDEFSettings",
                 "PassTapCore", "ConfigKit", "ISO7816", "VAS",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -247,8 +267,8 @@ let package = Package(
         ),
         .target(
             name: "PassTapDaemon",
-            dependencies: ["WebSettings", "ForwardSettings", "MetricsSettings",
-                "PassTapCore", "PassTapProtocol", "PassTapConfig", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics",
+            dependencies: ["WebSettings", "ForwardSettings", "MetricsSettings", "VASSettings",
+                "PassTapCore", "PassTapProtocol", "PassTapConfig", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics", "PassTapVAS",
                 "PassTapWeb", "PassTapForward", "PassTapHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -260,7 +280,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "passtapd",
-            dependencies: ["WebSettings", "ForwardSettings",
+            dependencies: ["WebSettings", "ForwardSettings", "VASSettings", "SmartTapSettings",
                 "PassTapDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -284,6 +304,7 @@ let package = Package(
             name: "PassTapFuzzTargets",
             dependencies: [
                 "ISO7816", "VAS", "SmartTap", "NDEF", "PassTapCore", "PassTapProtocol", "PassTapServer", "PassTapConfig", "PassTapTestSupport",
+                "VASSettings",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -330,7 +351,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapCoreTests",
-            dependencies: ["Wallets", "WebSettings", "MetricsSettings",
+            dependencies: ["Wallets", "WebSettings", "MetricsSettings", "VASSettings", "SmartTapSettings", "NDEFSettings", "PassTapConfig",
                 "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", "SmartTap", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -338,12 +359,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapProtocolTests",
-            dependencies: ["Wallets", "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["Wallets", "VASSettings", "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", "NDEF", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "PassTapServerTests",
-            dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings", "PassTapForward",
+            dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings", "PassTapForward", "VASSettings", "SmartTapSettings",
                 "PassTapServer", "PassTapTestSupport", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS", "SmartTap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
@@ -406,9 +427,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapMetricsTests",
-            dependencies: ["Wallets", "PassTapTestNetwork", "MetricsSettings",
+            dependencies: ["Wallets", "PassTapTestNetwork", "MetricsSettings", "VASSettings",
                 "PassTapMetrics", "PassTapHTTP", "PassTapCore", "PassTapProtocol", "PassTapTestSupport", "ISO7816", "VAS", "PassTapForward",
-                "PassTapWeb",
+                "PassTapWeb", "PassTapVAS",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -420,6 +441,7 @@ let package = Package(
         .testTarget(
             name: "PassTapDaemonTests",
             dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings", "MetricsSettings",
+                "VASSettings", "SmartTapSettings", "NDEFSettings",
                 "PassTapDaemon", "PassTapCore", "PassTapTestSupport", "ISO7816", "VAS", .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -437,6 +459,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings",
+                "VASSettings", "SmartTapSettings", "NDEFSettings",
                 "PassTapProtocol", "PassTapCore", "PassTapTestSupport", "PCSCBackend", "NFCBackend", "ISO7816", "VAS",
                 "PassTapForward",
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),

@@ -21,6 +21,8 @@ KEPT_OUT = {("", name) for name in
              "PassTapTestNetwork")}
 KEPT_OUT |= {("swift-nio", "NIOHTTP1"), ("swift-nio", "NIOWebSocket"),
              ("swift-prometheus", "Prometheus"), ("swift-metrics", "Metrics"), ("swift-metrics", "CoreMetrics")}
+# Each feature's settings target: on Core, ConfigKit and the feature's own libraries only.
+SETTINGS_TARGETS = ("MetricsSettings", "WebSettings", "ForwardSettings", "VASSettings", "SmartTapSettings", "NDEFSettings")
 
 
 @functools.lru_cache(maxsize=None)
@@ -114,6 +116,16 @@ class FuzzBuildGraphTests(unittest.TestCase):
         self.assertIn(("", "PassTapTestSupport"), chains, "the fuzz targets use the test kit")
         leaks = sorted(named(chains[module]) for module in chains.keys() & KEPT_OUT)
         self.assertEqual(leaks, [], "the ASan fuzz build would compile:\n  " + "\n  ".join(leaks))
+
+    def test_feature_settings_stand_on_core_and_config_kit(self):
+        # Each feature's settings half (docs/architecture.md, "Feature slices") builds without NIO,
+        # the socket protocol, the servers and the daemon, so the config fuzz target stays light.
+        for target in SETTINGS_TARGETS:
+            chains = reached(target)
+            heavy = {module for module in chains if module[0] == "swift-nio"}
+            heavy |= chains.keys() & (KEPT_OUT | {("", "PassTapServer"), ("", "PassTapProtocol")})
+            leaks = sorted(named(chains[module]) for module in heavy)
+            self.assertEqual(leaks, [], "%s depends on:\n  " % target + "\n  ".join(leaks))
 
     def test_config_loader_stands_alone(self):
         chains = reached("PassTapConfig")

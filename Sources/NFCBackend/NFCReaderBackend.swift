@@ -2,6 +2,7 @@ public import ISO7816
 public import Logging
 public import PassTapCore
 import VAS
+import VASSettings
 
 /// Readers driven through libnfc: PN532/PN533 boards, SCL3711 sticks, ACR122U units. PassTap
 /// runs their polling loop itself, so it can send Apple's ECP frame (docs/vas-protocol.md §7).

@@ -1,5 +1,8 @@
 public import ConfigKit
 public import PassTapCore
+import NDEFSettings
+import SmartTapSettings
+import VASSettings
 
 extension ConfigLoader {
     /// Every key `passtapd.toml` takes, dotted from the file's root (`socket.path`,
@@ -20,21 +23,24 @@ extension ConfigLoader {
         "libnfc.ecp_frame",
         "session.aids", "session.ppse", "session.budget_ms",
         "reader.match", "reader.aids",
-        "ndef.enabled",
-        "vas.enabled", "vas.mode", "vas.order", "vas.stop_on_first_pass", "vas.freshness_s",
-        "vas.publish_stale",
-        "vas.merchants.pass_type_id", "vas.merchants.keys", "vas.merchants.url", "vas.merchants.filter",
-        "smarttap.enabled", "smarttap.collector_id", "smarttap.key_version", "smarttap.key",
     ]
 
     /// Every setting a reload compares, in the order `config.reloaded` lists them (`changed`,
-    /// then `restart_required`, each keeps this order): the core tables' rows, then each
-    /// feature section's, in ``sections`` order. Each row is declared once, by the table that
-    /// reads it (docs/architecture.md, "Feature slices").
-    public static let settings: [ConfigSetting] = coreSettings + sections.flatMap { $0.settings }
+    /// then `restart_required`, each keeps this order): the core tables' rows, the rows of the
+    /// tables a tap reads with (``tapSections``), the backends' rows, then every other feature
+    /// section's, in ``sections`` order. Each row is declared once, by the table that reads it
+    /// (docs/architecture.md, "Feature slices").
+    public static let settings: [ConfigSetting] =
+        coreSettings + tapSections.flatMap { $0.settings } + backendSettings
+        + sections.filter { section in !tapSections.contains { ObjectIdentifier($0) == ObjectIdentifier(section) } }
+            .flatMap { $0.settings }
 
-    /// `[log]`, `[access]`, `[socket]`, `[events]`, `[session]`, `[[reader]]`, `[vas]`,
-    /// `[smarttap]`, `[ndef]`, `[pcsc]` and `[libnfc]`.
+    /// The feature tables a tap reads with, in the order of their rows: `config.reloaded` has
+    /// always listed them after `[[reader]]` and before the backends, `[ndef]` last (the keys
+    /// list it first, in ``sections`` order).
+    package static let tapSections: [any ConfigSection.Type] = [VASSection.self, SmartTapSection.self, NDEFSection.self]
+
+    /// `[log]`, `[access]`, `[socket]`, `[events]`, `[session]` and `[[reader]]`.
     static let coreSettings: [ConfigSetting] = [
         // The Unix socket is bound once, at start.
         .restartOnly("socket.path", \.socket.path),
@@ -54,21 +60,10 @@ extension ConfigLoader {
         ConfigSetting("session.ppse", \.ppse),
         ConfigSetting("session.budget_ms", \.sessionBudgetMilliseconds),
         ConfigSetting("reader", \.readerOverrides),
-        ConfigSetting("vas.enabled", \.vas.enabled),
-        ConfigSetting("vas.mode", \.vas.mode),
-        ConfigSetting("vas.order", \.vas.order),
-        ConfigSetting("vas.stop_on_first_pass", \.vas.stopOnFirstPass),
-        ConfigSetting("vas.freshness_s", \.vas.freshnessSeconds),
-        ConfigSetting("vas.publish_stale", \.vas.publishStale),
-        ConfigSetting("vas.merchants", \.vas.merchants),
-        ConfigSetting("smarttap.enabled", \.smartTap.enabled),
-        ConfigSetting("smarttap.collector_id", differs: { $0.smartTap.collectorID != $1.smartTap.collectorID }),
-        ConfigSetting("smarttap.key_version", differs: { $0.smartTap.keyVersion != $1.smartTap.keyVersion }),
-        // The key file is read again on every reload: a new key in the same file is a change.
-        ConfigSetting(
-            "smarttap.key",
-            differs: { $0.smartTap.keyPath != $1.smartTap.keyPath || $0.smartTap.publicKeyPEM != $1.smartTap.publicKeyPEM }),
-        ConfigSetting("ndef.enabled", \.ndef.enabled),
+    ]
+
+    /// `[pcsc]` and `[libnfc]`.
+    static let backendSettings: [ConfigSetting] = [
         // A change restarts that backend (`ReloadPlan.backendDiffers`).
         ConfigSetting("pcsc", differs: { $0.section(.pcsc) != $1.section(.pcsc) }),
         ConfigSetting("libnfc", differs: { $0.section(.nfc) != $1.section(.nfc) || $0.libnfc != $1.libnfc }),

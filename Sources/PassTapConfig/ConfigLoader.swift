@@ -9,6 +9,9 @@ import Wallets
 import MetricsSettings
 import WebSettings
 import ForwardSettings
+import NDEFSettings
+import SmartTapSettings
+import VASSettings
 
 /// Reads and validates `passtapd.toml`.
 ///
@@ -18,8 +21,10 @@ public enum ConfigLoader {
     /// The features' tables, each read by its own section reader after the core tables: those
     /// that open no file in this order, then (after unknown tables are refused) those that do, in
     /// this order. A feature's new table is one more entry here (docs/architecture.md, "Feature
-    /// slices").
-    package static let sections: [any ConfigSection.Type] = [MetricsSection.self, WebSection.self, ForwardSection.self]
+    /// slices"); one a tap reads with goes into ``tapSections`` as well.
+    package static let sections: [any ConfigSection.Type] = [
+        NDEFSection.self, VASSection.self, SmartTapSection.self, MetricsSection.self, WebSection.self, ForwardSection.self,
+    ]
 
     /// Where `passtapd` looks when `--config` is not given.
     public static let defaultPath = "/etc/passtap/passtapd.toml"
@@ -148,10 +153,6 @@ public enum ConfigLoader {
             try session.rejectUnknownKeys()
         }
         configuration.readerOverrides = try readerOverrides(of: &root)
-        if var ndef = try root.subtable("ndef") {
-            configuration.ndef.enabled = try ndef.bool("enabled") ?? configuration.ndef.enabled
-            try ndef.rejectUnknownKeys()
-        }
         let keyPolicy = keyFilePolicy(for: configuration.socket, listening: listening)
         let context = ConfigSectionContext(keyPolicy: keyPolicy)
         for section in sections where !section.opensFiles {
@@ -159,17 +160,10 @@ public enum ConfigLoader {
                 try section.read(&table, into: &configuration, context: context)
             }
         }
-        // Checked before [vas], [smarttap] and the sections that open files read their key, token and
-        // secret files, so a file's error cannot hide a misspelt table.
-        root.declare("vas", "smarttap")
+        // Checked before the sections that open files ([vas], [smarttap], [web], [forward]) read
+        // their key, token and secret files, so a file's error cannot hide a misspelt table.
         for section in sections where section.opensFiles { root.declare(section.table) }
         try root.rejectUnknownKeys()
-        if var vas = try root.subtable("vas") {
-            configuration.vas = try readVAS(&vas, keyPolicy: keyPolicy)
-        }
-        if var smartTap = try root.subtable("smarttap") {
-            configuration.smartTap = try readSmartTap(&smartTap, keyPolicy: keyPolicy)
-        }
         for section in sections where section.opensFiles {
             if var table = try root.subtable(section.table) {
                 try section.read(&table, into: &configuration, context: context)

@@ -12,6 +12,7 @@ import ServiceLifecycle
 import UnixSignals
 import NIOPosix
 import Synchronization
+import PassTapVAS
 
 #if canImport(Glibc)
 import Glibc
@@ -140,7 +141,7 @@ public struct Daemon: Sendable {
         let vasReads = PassReadQueue()
         let hooks = slices.readerHooks
         let coordinator = TapCoordinator(
-            live: live, vasReads: vasReads, logger: logger, events: events, observer: features.metrics.recorder?.sessionObserver, hooks: hooks)
+            live: live, features: .standard, vasReads: vasReads, logger: logger, events: events, observer: features.metrics.recorder?.sessionObserver, hooks: hooks)
         let factory = BackendFactory(tapHandler: coordinator, events: events, logger: logger)
         if !configuration.section(.pcsc).enabled {
             logger.notice("[pcsc] enabled = false: no PC/SC readers will be driven")
@@ -214,11 +215,11 @@ public struct Daemon: Sendable {
     /// observers, socket methods, hooks, problems, services): metrics first, as the others report
     /// to it.
     func slices(instance: String, events: EventSink) -> Slices {
-        let metrics = MetricsSlice(
-            live: live, merchants: live.current.vas.passTypeIDs, histogramBuckets: ForwardSlice.histogramBuckets, logger: logger)
+        let metrics = MetricsSlice(live: live, histogramBuckets: ForwardSlice.histogramBuckets, logger: logger)
+        let vas = VASSlice(live: live, metrics: metrics.factory)
         let web = WebSlice(live: live, metrics: metrics.factory, logger: logger)
         let forward = ForwardSlice(instance: instance, live: live, events: events, metrics: metrics.factory, logger: logger)
-        return Slices(metrics: metrics, all: [metrics, web, forward])
+        return Slices(metrics: metrics, all: [metrics, vas, web, forward])
     }
 
     /// The registered slices, and the metrics slice the core reports to (sessions, clients).

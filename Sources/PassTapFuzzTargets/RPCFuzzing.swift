@@ -7,6 +7,7 @@ import PassTapProtocol
 import PassTapServer
 import Synchronization
 import VAS
+import VASSettings
 
 /// `rpc`: request lines through the socket's dispatcher, as a connection hands them over, with
 /// the daemon's own handlers on a fake reader backend, an event hub with a fixed wall clock, a
@@ -33,7 +34,7 @@ final class RPCFuzzing: Sendable {
         var configuration = Configuration()
         configuration.socket.path = "/nonexistent/fuzz.sock"
         configuration.socket.allowTransmit = true
-        configuration.vas = SessionFuzzing.plan.vas?.settings ?? Configuration.VAS()
+        configuration.vas = SessionFuzzing.settings
         dispatcher = MethodDispatcher(
             hub: hub, backends: ReaderBackends([FuzzBackend(reader: info)]), vasReads: PassReadQueue(timer: { _, fire in fire() }),
             daemon: DaemonInfo(version: "0.0.0-fuzz", instance: "fuzz", started: started),

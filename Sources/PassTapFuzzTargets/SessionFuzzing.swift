@@ -6,6 +6,7 @@ import PassTapCore
 import PassTapProtocol
 import PassTapTestSupport
 import VAS
+import VASSettings
 
 /// The card-facing fuzz targets. Each runs the real session engine on one tap of a phone (a
 /// `ScriptedCard` with fixed answers by command) whose answer at one step is the fuzzer's, then
@@ -27,15 +28,18 @@ enum SessionFuzzing {
     static let now = Date(timeIntervalSince1970: TimeInterval(Int64(timestamp) + VASPayload.appleEpochOffset))
     static let payment = try! AID(hex: "A0000000041010")
 
-    static let plan: SessionPlan = {
+    /// `[vas]` on, with the one merchant whose key seals the fuzzed passes.
+    static let settings: Configuration.VAS = {
         var settings = Configuration.VAS()
         settings.enabled = true
         settings.merchants = [
-            try! Configuration.VASMerchant(
+            try! VASMerchant(
                 passTypeIdentifier: PassTypeIdentifier(passType), url: nil, filter: nil, keys: [key], keyPaths: ["/fuzz/merchant.pem"])
         ]
-        return SessionPlan(aids: [payment, try! AID(hex: "D2760000850101")], ppse: true, vas: VASPlan(settings: settings), budget: .seconds(2))
+        return settings
     }()
+
+    static let plan = SessionPlan(aids: [payment, try! AID(hex: "D2760000850101")], ppse: true, vas: settings.plan(), budget: .seconds(2))
 
     /// A correct SELECT `OSE.VAS.01` answer: ApplePay, version 0100, capabilities `0000003E`.
     static let vasSelectAnswer: [UInt8] = VASPhone().selectAnswer + [0x90, 0x00]
@@ -96,7 +100,7 @@ enum SessionFuzzing {
             phone.card.followUps = remainingChunks(&input)
             _ = try run(phone, input: bytes)
             if let response = try? ResponseAPDU(bytes: phone.vasData), let cryptogram = VASDataResponse(response).cryptogram {
-                _ = plan.vas?.settings.merchants.first?.decryptor?.decrypt(cryptogram)
+                _ = plan.vas?.merchants.first?.decryptor?.decrypt(cryptogram)
             }
         case 1:
             let message = Array(input.chunk().prefix(VASPayload.maximumMessageLength))
@@ -112,7 +116,7 @@ enum SessionFuzzing {
             let cryptogram = key.keyID.bytes + input.chunk()
             phone.vasData = vasDataAnswer(cryptogram)
             _ = try run(phone, input: bytes)
-            _ = plan.vas?.settings.merchants.first?.decryptor?.decrypt(cryptogram)
+            _ = plan.vas?.merchants.first?.decryptor?.decrypt(cryptogram)
         }
     }
 

@@ -6,6 +6,8 @@ import Logging
 import NIOCore
 import PassTapCore
 import PassTapProtocol
+import SmartTapSettings
+import VASSettings
 
 /// Turns one request line into its answer: checks the JSON-RPC envelope, finds the method's
 /// handler in a table, checks the connection's role, decodes the params (absent params as `{}`,

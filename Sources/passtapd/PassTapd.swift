@@ -5,6 +5,8 @@ import Foundation
 import Logging
 import PassTapCore
 import PassTapDaemon
+import SmartTapSettings
+import VASSettings
 
 /// `passtapd`: the PassTap daemon. All behaviour lives in `PassTapDaemon`; this only parses
 /// arguments and sets up logging.

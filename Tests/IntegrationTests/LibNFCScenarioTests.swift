@@ -6,6 +6,7 @@ import VAS
 #if canImport(Glibc)
 import Glibc
 import Wallets
+import VASSettings
 #endif
 
 /// The libnfc backend through the real stack: libnfc 1.8's own `pn532_uart` driver talking to our

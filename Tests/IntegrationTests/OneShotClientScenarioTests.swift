@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import VASSettings
 #endif
 
 /// Shell one-liners against the built passtapd, as `docs/socket-api.md` shows them: requests

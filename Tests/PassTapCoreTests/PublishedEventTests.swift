@@ -3,6 +3,7 @@ import ISO7816
 import PassTapCore
 import PassTapTestSupport
 import Testing
+import VASSettings
 
 /// One stored event per published event, shared by the replay ring and every subscriber queue,
 /// whose lines the hub makes once per view when it publishes it.

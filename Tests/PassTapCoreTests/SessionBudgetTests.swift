@@ -4,6 +4,7 @@ import PassTapCore
 import PassTapTestSupport
 import Testing
 import VAS
+import VASSettings
 
 /// `[session] budget_ms`: a session over its budget ends between two exchanges with
 /// `session_timeout`, keeping what it learnt. Time is a test clock that each exchange moves on.
@@ -65,7 +66,7 @@ import VAS
         let settings = VASSessionTests.settings()
         let date = phone.date
         let engine = SessionEngine(clock: DaemonClock(date: { date }, now: { clock.now }))
-        let plan = SessionPlan(aids: Self.aids, vas: VASPlan(settings: settings), budget: .milliseconds(700))
+        let plan = SessionPlan(aids: Self.aids, vas: settings.plan(), budget: .milliseconds(700))
         let outcome = engine.run(plan, on: card)
         // SELECT OSE.VAS.01 at 0 ms, the loyalty GET VAS DATA at 400 ms; at 800 ms the budget is spent.
         #expect(card.received.count == 2)

@@ -7,6 +7,7 @@ import SmartTap
 import Wallets
 import Testing
 import VAS
+import VASSettings
 
 /// The wallet dispatch of the session engine: one SELECT `OSE.VAS.01` whose wallet label sends
 /// Apple phones to VAS (as before) and Android phones to Smart Tap; the VAS modes as Smart Tap's,
@@ -22,7 +23,7 @@ import VAS
     static let smartTapAID = "A000000476D0000111"
 
     /// `[vas]` with the coffee merchant, on or off.
-    static func vas(enabled: Bool = true, order: Configuration.VASOrder = .beforeAIDs, stop: Bool = false, mode: PassMode = .vasOrPayment) -> Configuration.VAS {
+    static func vas(enabled: Bool = true, order: WalletOrder = .beforeAIDs, stop: Bool = false, mode: PassMode = .vasOrPayment) -> Configuration.VAS {
         var vas = Configuration.VAS()
         vas.enabled = enabled
         vas.order = order
@@ -47,8 +48,13 @@ import VAS
 
     static func plan(vas: Configuration.VAS?, smartTap: Bool = true, wallets: Configuration.VAS = vas()) -> SessionPlan {
         SessionPlan(
-            aids: [mastercard], vas: vas.map { VASPlan(settings: $0) },
-            smartTap: smartTap ? SmartTapPlan(collector: collector, wallets: wallets) : nil)
+            aids: [mastercard], vas: vas.map { $0.plan() },
+            smartTap: smartTap ? smartTapPlan(wallets: wallets) : nil)
+    }
+
+    /// The collector's Smart Tap part with the mode, order and stop of `wallets` (`[vas]`).
+    static func smartTapPlan(wallets: Configuration.VAS) -> SmartTapPlan {
+        SmartTapPlan(collector: collector, mode: wallets.mode, order: wallets.order, stopOnFirstPass: wallets.stopOnFirstPass)
     }
 
     static func oseSelects(_ card: ScriptedCard) -> Int { card.received.filter { $0 == VASApplication.selectCommand.bytes }.count }
@@ -137,7 +143,7 @@ import VAS
 
     @Test(arguments: [(PassMode.vasOnly, SmartTapMode.passOnly), (.vasOrPayment, .passOverPayment), (.vasAndPayment, .passAndPayment)])
     func theVASModeIsSmartTapsPOSCapability(mode: PassMode, expected: SmartTapMode) {
-        #expect(SmartTapPlan(collector: Self.collector, wallets: Self.vas(mode: mode)).smartTapMode == expected)
+        #expect(Self.smartTapPlan(wallets: Self.vas(mode: mode)).smartTapMode == expected)
     }
 
     @Test func aCardLostDuringSmartTapKeepsTheRecordAndReportsTheError() throws {

@@ -1,10 +1,10 @@
 import PassTapCore
 import VAS
 
-extension Configuration.VASMerchant {
+extension VASMerchant {
     /// A full-VAS merchant with in-memory keys.
     static func test(_ passTypeID: String, keys: [MerchantKey]) -> Self {
-        try! Configuration.VASMerchant(
+        try! VASMerchant(
             passTypeIdentifier: PassTypeIdentifier(passTypeID), url: nil, filter: nil, keys: keys,
             keyPaths: keys.map { "/keys/\($0.keyID.hex).pem" })
     }

@@ -5,6 +5,7 @@ import PassTapTestSupport
 import Synchronization
 import Testing
 import VAS
+import VASSettings
 
 /// A cryptogram whose one-time phone key was already read is `replayed` and its message withheld;
 /// `stale` wins when both apply. The engine's replay cache is shared, as the daemon shares it
@@ -24,7 +25,7 @@ import VAS
     static func tap(_ phone: VASPhone, _ engine: SessionEngine, _ settings: Configuration.VAS = VASSessionTests.settings(freshness: 60)) throws -> VASEntry {
         let card = ScriptedCard()
         phone.install(on: card)
-        let outcome = engine.run(SessionPlan(aids: [], vas: VASPlan(settings: settings)), on: card)
+        let outcome = engine.run(SessionPlan(aids: [], vas: settings.plan()), on: card)
         return try #require(outcome.vas?.entries[1])
     }
 

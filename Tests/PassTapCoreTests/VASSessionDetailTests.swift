@@ -4,6 +4,7 @@ import PassTapCore
 import PassTapTestSupport
 import Testing
 import VAS
+import VASSettings
 
 /// Finer points of the VAS session: request order on the wire, the published timestamp, nonces,
 /// URL-only merchants with `stop_on_first_pass`, an Apple answer that breaks §2.3, and the exact
@@ -46,7 +47,7 @@ import VAS
         var settings = VASSessionTests.settings()
         settings.stopOnFirstPass = true
         settings.merchants = [
-            try Configuration.VASMerchant(
+            try VASMerchant(
                 passTypeIdentifier: PassTypeIdentifier("pass.com.example.join"), url: "https://example.com/join",
                 filter: nil, keys: [], keyPaths: [])
         ]
@@ -60,7 +61,7 @@ import VAS
         let card = ScriptedCard()
         // ApplePay with VAS version 0200 (§2.3 refuses anything but 0100).
         card.applications[VASApplication.aid.hex] = try [UInt8](hex: "6F1650084170706C655061799F210202009F23040000003E")
-        let outcome = SessionEngine().run(SessionPlan(aids: [], vas: VASPlan(settings: VASSessionTests.settings())), on: card)
+        let outcome = SessionEngine().run(SessionPlan(aids: [], vas: VASSessionTests.settings().plan()), on: card)
         let vas = try #require(outcome.vas)
         #expect(vas.offered && vas.wallet == "ApplePay" && vas.version == "0200" && vas.capabilities?.hex == "0000003E")
         #expect(vas.problem?.contains("0200") == true, "\(vas.problem ?? "nil")")

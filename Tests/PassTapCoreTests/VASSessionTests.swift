@@ -5,6 +5,7 @@ import PassTapTestSupport
 import Testing
 import VAS
 import Wallets
+import VASSettings
 
 /// The VAS part of the session engine against an in-process phone: request order and bytes,
 /// per-merchant statuses, decryption, freshness, order with the AID list, and lost cards.
@@ -40,7 +41,7 @@ import Wallets
         let card = ScriptedCard()
         card.applications[Self.mastercard.hex] = Self.fci
         phone.install(on: card)
-        let plan = SessionPlan(aids: aids, vas: VASPlan(settings: settings, requested: requested))
+        let plan = SessionPlan(aids: aids, vas: settings.plan(requested: requested))
         return (engine(now: phone, skew: skew).run(plan, on: card), card)
     }
 
@@ -210,7 +211,7 @@ import Wallets
     @Test func aTagWithoutTheVASAppletIsNotOfferedAndTheAIDsStillRun() throws {
         let card = ScriptedCard()
         card.applications[Self.mastercard.hex] = Self.fci
-        let plan = SessionPlan(aids: [Self.mastercard], vas: VASPlan(settings: Self.settings()))
+        let plan = SessionPlan(aids: [Self.mastercard], vas: Self.settings().plan())
         let outcome = SessionEngine().run(plan, on: card)
         let vas = try #require(outcome.vas)
         #expect(!vas.offered && vas.wallet == nil && vas.problem?.contains("6A82") == true)
@@ -243,7 +244,7 @@ import Wallets
         let card = ScriptedCard()
         card.applications[VASApplication.aid.hex] = [0x6F, 0x05, 0x50, 0x08]
         card.applications[Self.mastercard.hex] = Self.fci
-        let outcome = SessionEngine().run(SessionPlan(aids: [Self.mastercard], vas: VASPlan(settings: Self.settings())), on: card)
+        let outcome = SessionEngine().run(SessionPlan(aids: [Self.mastercard], vas: Self.settings().plan()), on: card)
         #expect(outcome.vas?.offered == true && outcome.vas?.problem != nil)
         #expect(outcome.aid.selected == Self.mastercard)
     }
@@ -254,7 +255,7 @@ import Wallets
         card.applications[Self.mastercard.hex] = Self.fci
         card.failOnExchange = (3, CardTransportError(.cardRemoved, "the card left the field"))
         let outcome = SessionEngine().run(
-            SessionPlan(aids: [Self.mastercard], vas: VASPlan(settings: Self.settings())), on: card)
+            SessionPlan(aids: [Self.mastercard], vas: Self.settings().plan()), on: card)
         #expect(outcome.error?.code == .cardRemoved)
         #expect(outcome.vas?.entries.map(\.status) == [.dataNotFound, .notRequested])
         // The coffee merchant was asked (exchange 3) but never answered: it says so.
@@ -266,7 +267,7 @@ import Wallets
     @Test func aURLOnlyMerchantSendsP2ZeroWithoutAPassHash() throws {
         var settings = Self.settings()
         settings.merchants = [
-            try Configuration.VASMerchant(
+            try VASMerchant(
                 passTypeIdentifier: PassTypeIdentifier("pass.com.example.join"), url: "https://example.com/join", filter: nil,
                 keys: [], keyPaths: [])
         ]

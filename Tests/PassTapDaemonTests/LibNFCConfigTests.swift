@@ -2,6 +2,7 @@ import PassTapCore
 import PassTapDaemon
 import Testing
 import VAS
+import VASSettings
 
 /// `[libnfc]`: every key read, the ECP frame derived from `[vas]` or checked against it, and
 /// every refusal naming the file, line, key and what was expected.

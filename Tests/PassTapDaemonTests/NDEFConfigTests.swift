@@ -1,6 +1,7 @@
 import PassTapCore
 import PassTapDaemon
 import Testing
+import NDEFSettings
 
 /// `[ndef] enabled`: on by default, read from the file, refused when misspelt or mistyped (with
 /// file, line and key), and a reload puts a change in force.

@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import VASSettings
 #endif
 
 /// On a reload, a key file must suit the socket passtapd listens on (its group and mode change only

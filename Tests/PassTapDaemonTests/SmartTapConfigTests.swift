@@ -5,6 +5,7 @@ import SmartTap
 import Testing
 import VAS
 import Wallets
+import SmartTapSettings
 
 /// `[smarttap]`: every key read, the collector key loaded and checked as VAS keys are, every
 /// refusal naming the file, line, key and what was expected, and reload rotating the key.

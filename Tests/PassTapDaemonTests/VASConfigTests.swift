@@ -5,6 +5,7 @@ import PassTapDaemon
 import Testing
 import VAS
 import Wallets
+import VASSettings
 
 /// `[vas]` and `[[vas.merchants]]`: every key read, key files loaded and checked at start, and
 /// every refusal naming the file, line, key path, merchant and key file.

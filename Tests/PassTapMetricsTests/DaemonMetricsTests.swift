@@ -5,11 +5,13 @@ import PassTapCore
 import PassTapForward
 import PassTapProtocol
 import PassTapMetrics
+import PassTapVAS
 import PassTapWeb
 import Prometheus
 import Testing
 import VAS
 import Wallets
+import VASSettings
 
 /// The recorder against a real swift-prometheus registry, read back through its text output.
 @Suite(.timeLimit(.minutes(1))) struct DaemonMetricsTests {
@@ -18,7 +20,7 @@ import Wallets
     let loyalty = "pass.com.example.loyalty"
 
     func metrics() -> DaemonMetrics {
-        DaemonMetrics(registry: PrometheusCollectorRegistry(), merchants: [loyalty], version: "9.8.7")
+        DaemonMetrics(registry: PrometheusCollectorRegistry(), version: "9.8.7")
     }
 
     func scrape(_ metrics: DaemonMetrics) throws -> PrometheusText {
@@ -55,8 +57,25 @@ import Wallets
         #expect(text.series(Name.taps).count == 2)
     }
 
+    /// The core's recorder and the VAS slice's series (``VASMetrics``) on its factory, both seeing
+    /// each event, as the daemon's hub shows them.
+    struct Recorders {
+        let core: DaemonMetrics
+        let vas: VASMetrics
+        var registry: PrometheusCollectorRegistry { core.registry }
+        func observe(_ kind: EventKind, _ reader: ReaderID?, _ payload: EventPayload) {
+            core.observe(kind, reader, payload)
+            vas.observe(kind, reader, payload)
+        }
+    }
+
+    func recorders() -> Recorders {
+        let core = metrics()
+        return Recorders(core: core, vas: VASMetrics(factory: core.factory, merchants: [loyalty]))
+    }
+
     @Test func aTapIsCountedByReaderAndOutcomeAndEachVASStatusByMerchant() throws {
-        let metrics = metrics()
+        let metrics = recorders()
         metrics.observe(.readerAdded, reader, .reader(info(.empty)))
         metrics.observe(
             .readResult, reader,
@@ -65,14 +84,14 @@ import Wallets
                 VASEntry(passTypeID: "pass.com.attacker.chosen", status: .noMatchingKey),
             ]))
         metrics.observe(.readResult, reader, .readResult(ReadResult(card: CardInfo(atr: "3B", uid: "0411"), target: .memory, session: nil)))
-        let text = try scrape(metrics)
+        let text = try scrape(metrics.core)
         #expect(text.types[Name.taps] == "counter")
         #expect(text.value(Name.taps, ["reader": reader.rawValue, "outcome": "nothing"]) == 1)
         #expect(text.value(Name.taps, ["reader": reader.rawValue, "outcome": "memory_card"]) == 1)
         #expect(text.series(Name.taps).count == 2)
-        #expect(text.value(Name.vasReads, ["merchant": loyalty, "status": "data_not_found"]) == 1)
+        #expect(text.value(VASMetrics.Name.vasReads, ["merchant": loyalty, "status": "data_not_found"]) == 1)
         // A pass type id that is not configured never becomes a label.
-        #expect(text.value(Name.vasReads, ["merchant": "other", "status": "no_matching_key"]) == 1)
+        #expect(text.value(VASMetrics.Name.vasReads, ["merchant": "other", "status": "no_matching_key"]) == 1)
         #expect(!text.samples.contains { $0.labels.values.contains("pass.com.attacker.chosen") })
         // Nor does a card's identity.
         let raw = metrics.registry.emitToString()
@@ -84,7 +103,7 @@ import Wallets
         var configuration = Configuration()
         configuration.vas.enabled = true
         configuration.vas.merchants = try merchants.map {
-            try Configuration.VASMerchant(
+            try VASMerchant(
                 passTypeIdentifier: try PassTypeIdentifier($0), url: "https://example.com/join", filter: nil, keys: [], keyPaths: [])
         }
         return configuration
@@ -93,17 +112,17 @@ import Wallets
     /// A reload's merchants label the reads that follow: one it adds is counted by name, one it
     /// removes as `other` (once, a merchant added by a reload stayed `other`).
     @Test func aReloadRelabelsTheMerchantsOfTheReadsThatFollow() async throws {
-        let metrics = metrics()
+        let metrics = recorders()
         let coffee = "pass.com.example.coffee"
         let before = try Self.configuration(merchants: [loyalty])
         let after = try Self.configuration(merchants: [coffee])
-        await metrics.configurationChanged(from: before, to: after)
+        await metrics.vas.configurationChanged(from: before, to: after)
         metrics.observe(
             .readResult, reader, vasTap([VASEntry(passTypeID: coffee, status: .success), VASEntry(passTypeID: loyalty, status: .dataNotFound)]))
-        let text = try scrape(metrics)
-        #expect(text.value(Name.vasReads, ["merchant": coffee, "status": "success"]) == 1)
-        #expect(text.value(Name.vasReads, ["merchant": "other", "status": "data_not_found"]) == 1)
-        #expect(text.value(Name.vasReads, ["merchant": loyalty, "status": "data_not_found"]) == nil)
+        let text = try scrape(metrics.core)
+        #expect(text.value(VASMetrics.Name.vasReads, ["merchant": coffee, "status": "success"]) == 1)
+        #expect(text.value(VASMetrics.Name.vasReads, ["merchant": "other", "status": "data_not_found"]) == 1)
+        #expect(text.value(VASMetrics.Name.vasReads, ["merchant": loyalty, "status": "data_not_found"]) == nil)
     }
 
     @Test func readerStateFollowsItsEventsAndItsSeriesGoWithIt() throws {
@@ -191,7 +210,7 @@ import Wallets
     /// slice's factory and scraped with the rest.
     @Test func theForwardersSeriesAreLabelledBySinkAndReason() throws {
         let scraped = DaemonMetrics(
-            registry: PrometheusCollectorRegistry(), merchants: [loyalty], version: "9.8.7", histogramBuckets: ForwardMetrics.histogramBuckets)
+            registry: PrometheusCollectorRegistry(), version: "9.8.7", histogramBuckets: ForwardMetrics.histogramBuckets)
         let metrics = ForwardMetrics(factory: scraped.factory)
         metrics.forwardBacklogs([
             ForwardBacklog(sink: "loyalty", pending: 3, oldestPendingAge: .milliseconds(1500)),

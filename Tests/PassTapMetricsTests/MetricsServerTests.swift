@@ -47,7 +47,7 @@ import Testing
     }
 
     func metrics() -> DaemonMetrics {
-        DaemonMetrics(registry: PrometheusCollectorRegistry(), merchants: [], version: "1.2.3")
+        DaemonMetrics(registry: PrometheusCollectorRegistry(), version: "1.2.3")
     }
 
     @Test func getMetricsAnswersWithTheRegistryInPrometheusTextFormat() async throws {

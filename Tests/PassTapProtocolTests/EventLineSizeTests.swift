@@ -7,6 +7,7 @@ import PassTapTestSupport
 import Testing
 import NDEF
 import VAS
+import VASSettings
 
 /// Every event line is at most 64 KiB (`NDJSON.maximumLineBytes`) whatever a card answers: each
 /// field a card fills is capped, and what is left out says so (docs/socket-api.md, "What a card can
@@ -35,11 +36,11 @@ import VAS
         var settings = Configuration.VAS()
         settings.enabled = true
         settings.merchants = [
-            try Configuration.VASMerchant(
+            try VASMerchant(
                 passTypeIdentifier: PassTypeIdentifier("pass.com.example.loyalty"), url: nil, filter: nil, keys: [MerchantKey.generate()],
                 keyPaths: ["/keys/loyalty.pem"])
         ]
-        return VASPlan(settings: settings)
+        return settings.plan()
     }
 
     /// A SELECT OSE.VAS.01 answer: `6F { 50 label, 9F21 version, 9F23 capabilities }`.

@@ -6,6 +6,7 @@ import PassTapServer
 import PassTapTestNetwork
 import SmartTap
 import Testing
+import SmartTapSettings
 
 @Suite(.timeLimit(.minutes(1))) struct MethodTests {
     @Test func statusReportsVersionProtocolInstanceUptimeAndReaders() async throws {

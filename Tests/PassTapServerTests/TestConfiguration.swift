@@ -1,5 +1,6 @@
 import PassTapCore
 import VAS
+import VASSettings
 
 @testable import PassTapServer
 
@@ -20,7 +21,7 @@ extension Configuration {
     mutating func enableVAS(merchants: [String]) {
         vas.enabled = true
         vas.merchants = merchants.map {
-            try! Configuration.VASMerchant(
+            try! VASMerchant(
                 passTypeIdentifier: try PassTypeIdentifier($0), url: "https://example.com/join", filter: nil, keys: [], keyPaths: [])
         }
     }

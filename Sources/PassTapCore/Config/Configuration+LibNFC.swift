@@ -1,5 +1,5 @@
 public import VAS
-import Wallets
+public import Wallets
 
 extension Configuration {
     /// `[libnfc]`: PN532/PN533 boards, SCL3711 sticks and ACR122U units driven through libnfc,
@@ -32,18 +32,19 @@ extension Configuration {
         public init() {}
 
         /// The frame every poll cycle sends, or `nil` for none: with `ecp = "auto"`, `ecp_frame`
-        /// when set, else the VASUP-A frame of `[vas] mode` while VAS is on.
-        public func pollingFrame(vas: VAS) -> ECPFrame? {
+        /// when set, else the VASUP-A frame of `vasMode` (`[vas] mode` while VAS is on, `nil`
+        /// while it is off).
+        public func pollingFrame(vasMode: PassMode?) -> ECPFrame? {
             guard ecp == .auto else { return nil }
             if let ecpFrame { return ecpFrame }
-            return vas.enabled ? ECPFrame(mode: vas.mode) : nil
+            return vasMode.map(ECPFrame.init(mode:))
         }
 
         /// Whether a session that failed for RF reasons still ends with S(DESELECT): not in the
         /// VAS-and-payment modes, where the phone would stop routing to VAS until the customer
-        /// authenticates again (docs/vas-protocol.md §4.3).
-        public static func deselectsAfterRFFailure(vas: VAS) -> Bool {
-            !vas.enabled || vas.mode == .vasOnly
+        /// authenticates again (docs/vas-protocol.md §4.3). `vasMode` as for ``pollingFrame(vasMode:)``.
+        public static func deselectsAfterRFFailure(vasMode: PassMode?) -> Bool {
+            vasMode == nil || vasMode == .vasOnly
         }
     }
 }

@@ -96,18 +96,13 @@ public struct Configuration: Sendable, Hashable {
     /// `[session] budget_ms`: a tap's time budget; past it the session ends between two exchanges
     /// with `session_timeout`.
     public var sessionBudgetMilliseconds: Int = 2000
-    /// `[vas]`: Apple VAS.
-    public var vas = VAS()
-    /// `[ndef]`: tags' NDEF messages.
-    public var ndef = NDEF()
-    /// `[smarttap]`: Google Wallet Smart Tap.
-    public var smartTap = SmartTap()
     /// `[libnfc]`: the libnfc backend's devices and polling (whether it runs: `backends[.nfc]`).
     public var libnfc = LibNFC()
     /// `[[reader]]` entries, in file order; the first whose `match` fits a reader applies.
     public var readerOverrides: [ReaderOverride] = []
-    /// Each feature's table (`[metrics]`, `[web]`, `[forward]`), by its settings type: the feature's
-    /// settings target adds the property (`configuration.web`) that reads it here.
+    /// Each feature's table (`[vas]`, `[smarttap]`, `[ndef]`, `[metrics]`, `[web]`, `[forward]`), by
+    /// its settings type: the feature's settings target adds the property (`configuration.web`)
+    /// that reads it here.
     public var features = FeatureSettingsStore()
 
     /// The built-in defaults (what an empty file means).

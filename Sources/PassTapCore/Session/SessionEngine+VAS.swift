@@ -14,10 +14,9 @@ extension SessionEngine {
         _ plan: VASPlan, on channel: any CardChannel, within budget: SessionBudget, into outcome: inout SessionOutcome,
         selectOSE: () throws(CardTransportError) -> ResponseAPDU
     ) throws(CardTransportError) {
-        let settings = plan.settings
         var result = VASSessionResult(
-            offered: false, wallet: nil, version: nil, capabilities: nil, mode: settings.mode, problem: nil,
-            entries: settings.merchants.map { VASEntry(passTypeID: $0.passTypeIdentifier.value, status: .notRequested) })
+            offered: false, wallet: nil, version: nil, capabilities: nil, mode: plan.mode, problem: nil,
+            entries: plan.merchants.map { VASEntry(passTypeID: $0.passTypeIdentifier.value, status: .notRequested) })
         defer { outcome.vas = result }
         let select = try selectOSE()
         guard select.statusWord.isSuccess else {
@@ -48,8 +47,8 @@ extension SessionEngine {
             result.problem = "the phone says VAS may not be performed now (9F23 bit vas_may_be_performed clear)"
             return
         }
-        let asked = settings.merchants.indices.filter { plan.asks(settings.merchants[$0]) }
-        let commands = GetVASDataCommand.sequence(for: asked.map { settings.merchants[$0].request }, mode: settings.mode)
+        let asked = plan.merchants.indices.filter { plan.asks(plan.merchants[$0]) }
+        let commands = GetVASDataCommand.sequence(for: asked.map { plan.merchants[$0].request }, mode: plan.mode)
         for (index, command) in zip(asked, commands) {
             try budget.check()
             let response: ResponseAPDU
@@ -60,7 +59,7 @@ extension SessionEngine {
                     "asked, but the tap ended without a usable answer (\(error.code.rawValue): see the read.result error)"
                 throw error
             }
-            result.entries[index] = entry(for: settings.merchants[index], response, settings: settings)
+            result.entries[index] = entry(for: plan.merchants[index], response, plan: plan)
         }
     }
 
@@ -68,7 +67,7 @@ extension SessionEngine {
     /// freshness, replay. A decrypted cryptogram's one-time phone key goes into the replay cache;
     /// one seen before is `replayed` and its message withheld, unless it is `stale` (which says
     /// more: stale wins).
-    private func entry(for merchant: Configuration.VASMerchant, _ response: ResponseAPDU, settings: Configuration.VAS) -> VASEntry {
+    private func entry(for merchant: VASMerchant, _ response: ResponseAPDU, plan: VASPlan) -> VASEntry {
         let answer = VASDataResponse(response, expectsCryptogram: merchant.request.isFullVAS)
         var entry = VASEntry(
             passTypeID: merchant.passTypeIdentifier.value, status: answer.status, sw: response.statusWord,
@@ -86,12 +85,12 @@ extension SessionEngine {
         guard decryption.status == .success, let payload = decryption.payload else { return entry }
         let now = clock.date
         let firstSeen = replays.record(cryptogram, at: now)
-        if payload.freshness(windowSeconds: settings.freshnessSeconds, now: now) == .stale {
+        if payload.freshness(windowSeconds: plan.freshnessSeconds, now: now) == .stale {
             let skew = Int64(now.timeIntervalSince1970.rounded()) - payload.unixTime
             entry.status = .stale
             entry.problem =
-                "the pass timestamp is \(abs(skew)) s \(skew >= 0 ? "old" : "in the future"), outside the \(settings.freshnessSeconds) s freshness window (a replayed read, or the phone's clock is wrong)"
-            guard settings.publishStale else { return entry }
+                "the pass timestamp is \(abs(skew)) s \(skew >= 0 ? "old" : "in the future"), outside the \(plan.freshnessSeconds) s freshness window (a replayed read, or the phone's clock is wrong)"
+            guard plan.publishStale else { return entry }
         } else if let firstSeen {
             let ago = max(0, Int(now.timeIntervalSince(firstSeen).rounded()))
             entry.status = .replayed

@@ -1,6 +1,7 @@
 import Foundation
 public import ISO7816
 public import VAS
+import Wallets
 
 /// Runs one tap's session over a card channel: the wallet exchanges (Apple VAS, or Google Smart
 /// Tap for an Android phone; before or after the AID list, as configured), the PPSE lookup when

@@ -1,4 +1,5 @@
 public import ISO7816
+public import Wallets
 
 /// What the session engine does on one tap: the optional wallet exchanges (Apple VAS, Google
 /// Smart Tap), the optional PPSE lookup, and the SELECT-by-AID order for this reader.
@@ -30,8 +31,8 @@ public struct SessionPlan: Sendable, Hashable {
 
     /// Whether the wallets come before or after the AID list; `nil` when neither wallet is
     /// planned. VAS's settings win when both are (the daemon gives both the same `[vas]` ones).
-    public var walletOrder: Configuration.VASOrder? { vas?.settings.order ?? smartTap?.order }
+    public var walletOrder: WalletOrder? { vas?.order ?? smartTap?.order }
 
     /// Whether a pass read by either wallet ends the session before the AID list.
-    public var stopsOnFirstPass: Bool { vas?.settings.stopOnFirstPass ?? smartTap?.stopOnFirstPass ?? false }
+    public var stopsOnFirstPass: Bool { vas?.stopOnFirstPass ?? smartTap?.stopOnFirstPass ?? false }
 }

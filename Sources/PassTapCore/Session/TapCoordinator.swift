@@ -13,6 +13,7 @@ public import Logging
 /// from a ``LiveConfiguration`` that a reload swaps; each tap takes one snapshot at its start.
 public final class TapCoordinator: TapHandler {
     private let live: LiveConfiguration
+    private let features: SessionFeatures
     private let engine: SessionEngine
     private let vasReads: PassReadQueue
     private let events: EventSink
@@ -24,26 +25,28 @@ public final class TapCoordinator: TapHandler {
 
     /// Creates a coordinator for a validated configuration that never changes.
     public convenience init(
-        configuration: Configuration, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(),
+        configuration: Configuration, features: SessionFeatures, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(),
         logger: Logger, events: EventSink, observer: SessionObserver? = nil, clock: DaemonClock = .system, hooks: ReaderHooks = ReaderHooks()
     ) {
         self.init(
-            live: LiveConfiguration(configuration), engine: engine, vasReads: vasReads, logger: logger, events: events, observer: observer,
+            live: LiveConfiguration(configuration), features: features, engine: engine, vasReads: vasReads, logger: logger, events: events, observer: observer,
             clock: clock, hooks: hooks)
     }
 
     /// Creates a coordinator reading its settings from `live` at the start of each tap. Each
     /// session is timed on `clock`'s monotonic time (its `read.result`'s `duration_ms`); `observer` (the metrics
-    /// recorder) gets that duration and each APDU round trip. `hooks` run on the reader's thread
-    /// once each tap's result is published (``ReaderHook``).
+    /// recorder) gets that duration and each APDU round trip. `features` makes each tap's wallet
+    /// and NDEF parts from the configuration. `hooks` run on the reader's thread once each tap's
+    /// result is published (``ReaderHook``).
     public init(
-        live: LiveConfiguration, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(),
+        live: LiveConfiguration, features: SessionFeatures, engine: SessionEngine = SessionEngine(), vasReads: PassReadQueue = PassReadQueue(),
         logger: Logger, events: EventSink, observer: SessionObserver? = nil, clock: DaemonClock = .system, hooks: ReaderHooks = ReaderHooks()
     ) {
         self.hooks = hooks
         self.observer = observer
         self.clock = clock
         self.live = live
+        self.features = features
         self.engine = engine
         self.vasReads = vasReads
         self.events = events
@@ -62,7 +65,7 @@ public final class TapCoordinator: TapHandler {
         guard tap.target == .isoDep, let channel = tap.channel else {
             // No APDU session for a card without ISO-DEP: its identity, and a Type 2 tag's NDEF
             // message, are the whole result; a waiting vas.read is left for a tap that can answer it.
-            let ndef = configuration.ndef.enabled ? tap.memory.map {
+            let ndef = features.readsNDEF(configuration) ? tap.memory.map {
                 engine.readType2($0, budget: .milliseconds(configuration.sessionBudgetMilliseconds))
             } : nil
             let result = ReadResult(card: tap.card, target: tap.target, session: nil, ndef: ndef)
@@ -74,12 +77,11 @@ public final class TapCoordinator: TapHandler {
             return result
         }
         // A waiting vas.read is answered by either wallet: VAS for an iPhone, Smart Tap for Android.
-        let smartTap = configuration.smartTap.activeCollector.map { SmartTapPlan(collector: $0, wallets: configuration.vas) }
-        let claim = configuration.vas.enabled || smartTap != nil ? vasReads.claim(reader: reader) : nil
-        let vas = configuration.vas.enabled ? VASPlan(settings: configuration.vas, requested: claim?.merchants) : nil
+        let claim = features.readsPasses(configuration) ? vasReads.claim(reader: reader) : nil
+        let wallets = features.wallets(configuration, claim?.merchants)
         let plan = SessionPlan(
-            aids: configuration.aids(for: reader), ppse: configuration.ppse, vas: vas, smartTap: smartTap, ndef: configuration.ndef.enabled,
-            budget: .milliseconds(configuration.sessionBudgetMilliseconds))
+            aids: configuration.aids(for: reader), ppse: configuration.ppse, vas: wallets.vas, smartTap: wallets.smartTap,
+            ndef: features.readsNDEF(configuration), budget: .milliseconds(configuration.sessionBudgetMilliseconds))
         // The session is always timed (its read.result carries duration_ms); the round trips
         // only for an observer.
         let start = clock.now

@@ -1,6 +1,7 @@
 import ConfigKit
 import PassTapConfig
 public import PassTapCore
+import VASSettings
 
 /// What a reload does with a new, valid configuration: the configuration to put in force (the new
 /// one, with the running value of every restart-only setting), what changed, and which

@@ -4,6 +4,8 @@ import Logging
 import PassTapCore
 import PassTapTestSupport
 import Testing
+import NDEFSettings
+import PassTapConfig
 
 /// `[ndef]` through the tap coordinator: a Type 2 memory tag gets its NDEF read over its pages (no
 /// APDU), an ISO-DEP tag gets Type 4 after the AID list found nothing, and `enabled = false` (or a
@@ -18,7 +20,7 @@ import Testing
         configuration.ndef.enabled = ndef
         var logger = Logger(label: "passtap.test.coordinator")
         logger.logLevel = .critical
-        return TapCoordinator(configuration: configuration, logger: logger, events: events.sink).read(reader: reader, tap: tap)
+        return TapCoordinator(configuration: configuration, features: .standard, logger: logger, events: events.sink).read(reader: reader, tap: tap)
     }
 
     @Test func aType2TagGetsItsNDEFReadWithoutAnyAPDU() throws {

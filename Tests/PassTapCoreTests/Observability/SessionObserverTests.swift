@@ -5,6 +5,8 @@ import PassTapCore
 import PassTapTestSupport
 import Synchronization
 import Testing
+import NDEFSettings
+import PassTapConfig
 
 /// The tap coordinator times each session and each APDU round trip on its injected clock.
 @Suite(.timeLimit(.minutes(1))) struct SessionObserverTests {
@@ -32,7 +34,7 @@ import Testing
         var logger = Logger(label: "passtap.test.observer")
         logger.logLevel = .critical
         let coordinator = TapCoordinator(
-            configuration: configuration, logger: logger, events: EventRecorder().sink, observer: measurements.observer, clock: DaemonClock(now: { clock.now }))
+            configuration: configuration, features: .standard, logger: logger, events: EventRecorder().sink, observer: measurements.observer, clock: DaemonClock(now: { clock.now }))
         let result = coordinator.read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3"), target: .isoDep, channel: card))
 
         #expect(result.durationMilliseconds == Double(7 * card.received.count))
@@ -55,7 +57,7 @@ import Testing
         card.onExchange = { clock.advance(by: .microseconds(12_345_678)) }
         let events = EventRecorder()
         let coordinator = TapCoordinator(
-            configuration: configuration, logger: Logger(label: "passtap.test.observer"), events: events.sink, clock: DaemonClock(now: { clock.now }))
+            configuration: configuration, features: .standard, logger: Logger(label: "passtap.test.observer"), events: events.sink, clock: DaemonClock(now: { clock.now }))
         let result = coordinator.read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8180018080", uid: "04A1B2C3"), target: .isoDep, channel: card))
         #expect(result.durationMilliseconds == 12_345.678)
         guard case .readResult(let published) = try #require(events.payloads.first) else { Issue.record("not a read.result"); return }
@@ -65,7 +67,7 @@ import Testing
     @Test func aMemoryCardHasNoSessionToTime() {
         let measurements = Measurements()
         let coordinator = TapCoordinator(
-            configuration: Configuration(), logger: Logger(label: "passtap.test.observer"), events: EventRecorder().sink,
+            configuration: Configuration(), features: .standard, logger: Logger(label: "passtap.test.observer"), events: EventRecorder().sink,
             observer: measurements.observer)
         let result = coordinator.read(
             reader: reader, tap: Tap(card: CardInfo(atr: "3B8F8001804F0CA0000003060300030000000068", uid: "0411"), target: .memory, channel: nil))

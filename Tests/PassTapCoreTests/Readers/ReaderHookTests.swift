@@ -1,5 +1,6 @@
 import ISO7816
 import Logging
+import PassTapConfig
 import PassTapCore
 import PassTapTestSupport
 import Synchronization
@@ -77,7 +78,7 @@ import Testing
         configuration.aids = [try AID(hex: "A0000000041010")]
         var logger = Logger(label: "passtap.test.hooks")
         logger.logLevel = .critical
-        return TapCoordinator(configuration: configuration, logger: logger, events: events.sink, hooks: ReaderHooks(hooks))
+        return TapCoordinator(configuration: configuration, features: .standard, logger: logger, events: events.sink, hooks: ReaderHooks(hooks))
     }
 
     @Test func aHookRunsAfterTheResultIsPublishedOnTheReadersConnection() throws {

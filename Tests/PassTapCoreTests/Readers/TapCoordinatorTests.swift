@@ -4,6 +4,8 @@ import Logging
 import PassTapCore
 import PassTapTestSupport
 import Testing
+import PassTapConfig
+import VASSettings
 
 /// The tap coordinator without pcscd: an ISO-DEP card gets the APDU session, a memory card its
 /// identity alone, and a waiting `vas.read` is left for a tap that can answer it.
@@ -17,7 +19,7 @@ import Testing
     ) -> TapCoordinator {
         var logger = Logger(label: "passtap.test.coordinator")
         logger.logLevel = .critical
-        return TapCoordinator(configuration: configuration, engine: engine, vasReads: vasReads, logger: logger, events: events.sink)
+        return TapCoordinator(configuration: configuration, features: .standard, engine: engine, vasReads: vasReads, logger: logger, events: events.sink)
     }
 
     private func configuration() throws -> Configuration {

@@ -5,6 +5,8 @@ import PassTapCore
 import PassTapTestSupport
 import Testing
 import VAS
+import PassTapConfig
+import VASSettings
 
 /// `vas.read`s waiting on one reader share its next tap: another `read` holder that waits first
 /// for its own merchant cannot take the till's tap, and each read gets only what it asked for.
@@ -31,7 +33,7 @@ import VAS
         var logger = Logger(label: "passtap.test.coordinator")
         logger.logLevel = .critical
         let coordinator = TapCoordinator(
-            configuration: configuration, engine: SessionEngine(clock: DaemonClock(date: { date })), vasReads: vasReads, logger: logger, events: EventRecorder().sink)
+            configuration: configuration, features: .standard, engine: SessionEngine(clock: DaemonClock(date: { date })), vasReads: vasReads, logger: logger, events: EventRecorder().sink)
         let result = coordinator.read(reader: reader, tap: Tap(card: CardInfo(atr: "3B8080010101", uid: "04A1B2C3D4E5F6"), target: .isoDep, channel: card))
         return (result, card)
     }

@@ -4,21 +4,19 @@ public import MetricsKit
 public import PassTapCore
 public import Prometheus
 import Synchronization
-import VAS
 
-/// The daemon's Prometheus metrics, derived from its own events (``observe(_:_:_:)``), the tap
-/// coordinator's timings (``sessionObserver``) and the socket server's clients.
+/// The daemon's core Prometheus metrics, derived from its own events (``observe(_:_:_:)``), the tap
+/// coordinator's timings (``sessionObserver``) and the socket server's clients. The feature
+/// slices make their own series on ``factory`` (VAS reads, the web listener, forwarding).
 ///
 /// Every series lives in the ``registry`` given at creation (the daemon makes its own; tests each
 /// make one), through swift-metrics' API and swift-prometheus' factory: nothing here is global.
-/// Labels are bounded: a reader id (what the reader stack names, gone with the reader), a
-/// configured merchant's pass type id or `other`, and fixed words; never a UID, a payload, a
-/// message or a client. See docs/operations.md, "Metrics", for the list.
-public final class DaemonMetrics: ConfigurationObserver {
+/// Labels are bounded: a reader id (what the reader stack names, gone with the reader) and fixed
+/// words; never a UID, a payload, a message or a client. See docs/operations.md, "Metrics", for the list.
+public final class DaemonMetrics: Sendable {
     /// The metric names, as scraped.
     public enum Name {
         public static let taps = "passtap_taps_total"
-        public static let vasReads = "passtap_vas_reads_total"
         public static let sessionDuration = "passtap_session_duration_seconds"
         public static let apduRoundTrip = "passtap_apdu_round_trip_seconds"
         public static let clients = "passtap_clients_connected"
@@ -29,8 +27,6 @@ public final class DaemonMetrics: ConfigurationObserver {
         public static let buildInfo = "passtap_build_info"
     }
 
-    /// The `merchant` label of a pass type id that is not configured.
-    public static let otherMerchant = "other"
 
     /// The event kinds (of the config reloader) counted by ``Name/reloads``, by their wire names,
     /// and the `outcome` label each gives.
@@ -47,16 +43,8 @@ public final class DaemonMetrics: ConfigurationObserver {
         var taps: [TapOutcome: CoreMetrics.Counter] = [:]
     }
 
-    private struct VASKey: Hashable {
-        var merchant: String
-        var status: String
-    }
-
     private struct State {
-        /// The configured merchants' pass type ids: the `merchant` labels other than `other`.
-        var merchants: Set<String>
         var readers: [ReaderID: ReaderSeries] = [:]
-        var vas: [VASKey: CoreMetrics.Counter] = [:]
         var backends: [String: Meter] = [:]
     }
 
@@ -73,18 +61,16 @@ public final class DaemonMetrics: ConfigurationObserver {
     /// Reload outcomes.
     private let labelled: LabelledCounters
 
-    /// Metrics in `registry`, labelling VAS reads by the pass type ids of `merchants` (others
-    /// are `other`; a reload sets the list, ``configurationChanged(from:to:)``), with `version` in
-    /// `passtap_build_info`. `histogramBuckets` are the other slices' (forwarding's latency:
-    /// ``factory`` makes their series).
-    public init(registry: PrometheusCollectorRegistry, merchants: [String], version: String, histogramBuckets: HistogramBuckets = [:]) {
+    /// Metrics in `registry`, with `version` in `passtap_build_info`. `histogramBuckets` are the
+    /// other slices' (forwarding's latency: ``factory`` makes their series).
+    public init(registry: PrometheusCollectorRegistry, version: String, histogramBuckets: HistogramBuckets = [:]) {
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets = [Name.sessionDuration: Self.sessionBuckets, Name.apduRoundTrip: Self.roundTripBuckets].merging(
             histogramBuckets, uniquingKeysWith: { own, _ in own })
         self.factory = factory
         labelled = LabelledCounters(factory: factory)
-        state = Mutex(State(merchants: Set(merchants)))
+        state = Mutex(State())
         sessionDuration = CoreMetrics.Timer(label: Name.sessionDuration, dimensions: [], factory: factory)
         roundTrip = CoreMetrics.Timer(label: Name.apduRoundTrip, dimensions: [], factory: factory)
         clients = Meter(label: Name.clients, dimensions: [], factory: factory)
@@ -138,13 +124,6 @@ public final class DaemonMetrics: ConfigurationObserver {
         labelled.counter(Name.reloads, ("outcome", outcome)).increment()
     }
 
-    /// A reload: VAS reads are labelled by the merchants of `new` from now on. Series already
-    /// counted keep their labels (a merchant the reload removed keeps its counts until a restart).
-    public func configurationChanged(from old: Configuration, to new: Configuration) {
-        let merchants = Set(new.vas.passTypeIDs)
-        state.withLock { $0.merchants = merchants }
-    }
-
     // MARK: Series
 
     private func setState(_ current: ReaderInfo.State, of reader: ReaderID) {
@@ -171,25 +150,16 @@ public final class DaemonMetrics: ConfigurationObserver {
 
     private func count(_ result: ReadResult, on reader: ReaderID) {
         let outcome = TapOutcome(result)
-        let entries = result.vas?.entries ?? []
-        let counters = state.withLock { state -> [CoreMetrics.Counter] in
+        let tap = state.withLock { state -> CoreMetrics.Counter in
             var series = state.readers[reader] ?? ReaderSeries()
             let tap =
                 series.taps[outcome]
                 ?? CoreMetrics.Counter(label: Name.taps, dimensions: [("reader", reader.rawValue), ("outcome", outcome.rawValue)], factory: factory)
             series.taps[outcome] = tap
             state.readers[reader] = series
-            var counters = [tap]
-            for entry in entries {
-                let key = VASKey(merchant: state.merchants.contains(entry.passTypeID) ? entry.passTypeID : Self.otherMerchant, status: entry.status.rawValue)
-                let counter =
-                    state.vas[key] ?? CoreMetrics.Counter(label: Name.vasReads, dimensions: [("merchant", key.merchant), ("status", key.status)], factory: factory)
-                state.vas[key] = counter
-                counters.append(counter)
-            }
-            return counters
+            return tap
         }
-        for counter in counters { counter.increment() }
+        tap.increment()
     }
 
     private func backendMeter(_ name: String) -> Meter {

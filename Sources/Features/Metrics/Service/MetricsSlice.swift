@@ -8,7 +8,8 @@ public import PassTapServer
 import Prometheus
 
 /// Metrics as the daemon runs them (docs/operations.md, "Metrics"): with `[metrics] listen`, the
-/// recorder (an event observer, a reload observer, the session observer) and the `/metrics`
+/// recorder (an event observer, the session observer, and the factory the other slices make
+/// their series on) and the `/metrics`
 /// listener, whose being down is its problem in `status`. Without it, a slice that adds nothing.
 package struct MetricsSlice: FeatureSlice {
     package let name = "metrics"
@@ -21,14 +22,14 @@ package struct MetricsSlice: FeatureSlice {
     /// The listener's problem, once its service exists.
     private let server = LateBound<MetricsServer>()
 
-    /// Metrics for the listener `live` was started with, labelling VAS reads by `merchants`, with
-    /// the other slices' `histogramBuckets` (forwarding's latency).
-    package init(live: LiveConfiguration, merchants: [String], histogramBuckets: HistogramBuckets, logger: Logger) {
+    /// Metrics for the listener `live` was started with, with the other slices'
+    /// `histogramBuckets` (forwarding's latency).
+    package init(live: LiveConfiguration, histogramBuckets: HistogramBuckets, logger: Logger) {
         listen = live.bound.metrics.listen
         maximumConnections = live.bound.metrics.maxConnections
         recorder = listen.map { _ in
             DaemonMetrics(
-                registry: PrometheusCollectorRegistry(), merchants: merchants, version: PassTapVersion.string, histogramBuckets: histogramBuckets)
+                registry: PrometheusCollectorRegistry(), version: PassTapVersion.string, histogramBuckets: histogramBuckets)
         }
         self.logger = logger
     }
@@ -44,7 +45,6 @@ package struct MetricsSlice: FeatureSlice {
     package var factory: (any MetricsFactory)? { recorder?.factory }
 
     package var eventObserver: (any PublishedEventObserver)? { recorder }
-    package var configurationObserver: (any ConfigurationObserver)? { recorder }
     package func problems() -> [String] { server.value?.problem.map { [$0] } ?? [] }
 
     /// The listener, on the sockets systemd passed as `metrics` or bound here. Not awaited

@@ -1,4 +1,6 @@
+public import PassTapCore
 public import SmartTap
+public import Wallets
 
 extension Configuration {
     /// `[smarttap]`: Google Wallet Smart Tap on every tap, for one collector (docs/smarttap.md).
@@ -7,7 +9,7 @@ extension Configuration {
     /// so a new `key_version` and `key` rotate it. Equal when the switch, the collector id, the
     /// key version, the key file and the key (by its public half) are; the key never appears in
     /// its description.
-    public struct SmartTap: Sendable, Hashable, CustomStringConvertible {
+    public struct SmartTap: FeatureSettings, CustomStringConvertible {
         /// `enabled`: whether sessions run Smart Tap for Android phones.
         public var enabled: Bool = false
         /// `collector_id`, `key_version` and the loaded `key`; `nil` when `[smarttap]` names none
@@ -36,6 +38,12 @@ extension Configuration {
         /// The collector when Smart Tap is on; `nil` when it is off.
         public var activeCollector: SmartTapCollector? { enabled ? collector : nil }
 
+        /// A tap's Smart Tap exchange with the wallets' `mode`, `order` and `stopOnFirstPass`
+        /// (`[vas]`, whether VAS is on or not); `nil` while Smart Tap is off.
+        public func plan(mode: PassMode, order: WalletOrder, stopOnFirstPass: Bool) -> SmartTapPlan? {
+            activeCollector.map { SmartTapPlan(collector: $0, mode: mode, order: order, stopOnFirstPass: stopOnFirstPass) }
+        }
+
         public var description: String {
             guard let collector else { return "Smart Tap off" }
             return "Smart Tap \(enabled ? "on" : "off"): collector \(collector.collectorID), key version \(collector.keyVersion)"
@@ -52,5 +60,12 @@ extension Configuration {
             hasher.combine(collectorID)
             hasher.combine(keyVersion)
         }
+    }
+
+    /// `[smarttap]`, kept in ``PassTapCore/Configuration/features`` (its defaults when the file
+    /// has no such table).
+    public var smartTap: SmartTap {
+        get { self[SmartTap.self] }
+        set { self[SmartTap.self] = newValue }
     }
 }

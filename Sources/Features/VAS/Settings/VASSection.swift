@@ -1,17 +1,36 @@
-import ConfigKit
-import Foundation
+package import ConfigKit
+public import PassTapCore
 import ISO7816
-import PassTapCore
 import VAS
-import Wallets
+package import Wallets
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+/// `[vas]`: Apple VAS and its `[[vas.merchants]]`, with their key files (docs/vas-keys.md).
+package enum VASSection: ConfigSection {
+    package static let table = "vas"
+    package static let opensFiles = true
+    package static let keys = [
+        "vas.enabled", "vas.mode", "vas.order", "vas.stop_on_first_pass", "vas.freshness_s",
+        "vas.publish_stale",
+        "vas.merchants.pass_type_id", "vas.merchants.keys", "vas.merchants.url", "vas.merchants.filter",
+    ]
+    /// A reload puts each in force at the next tap; the key files are read again on every reload.
+    package static let settings: [ConfigSetting] = [
+        ConfigSetting("vas.enabled", \.vas.enabled),
+        ConfigSetting("vas.mode", \.vas.mode),
+        ConfigSetting("vas.order", \.vas.order),
+        ConfigSetting("vas.stop_on_first_pass", \.vas.stopOnFirstPass),
+        ConfigSetting("vas.freshness_s", \.vas.freshnessSeconds),
+        ConfigSetting("vas.publish_stale", \.vas.publishStale),
+        ConfigSetting("vas.merchants", \.vas.merchants),
+    ]
 
-extension ConfigLoader {
+    /// Reads `[vas]`, loading every merchant's key files with the context's key policy.
+    package static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)
+        throws(ConfigurationError)
+    {
+        configuration.vas = try readVAS(&table, keyPolicy: context.keyPolicy)
+    }
+
     /// The most merchants one tap asks for (VTAP and IDTech readers hold 6; the phone answers each
     /// in a few milliseconds, so more only slows every tap).
     static let maximumMerchants = 16
@@ -29,8 +48,8 @@ extension ConfigLoader {
             vas.mode = parsed
         }
         if let order = try table.string("order") {
-            guard let parsed = Configuration.VASOrder(rawValue: order) else {
-                let names = Configuration.VASOrder.allCases.map(\.rawValue).joined(separator: ", ")
+            guard let parsed = WalletOrder(rawValue: order) else {
+                let names = WalletOrder.allCases.map(\.rawValue).joined(separator: ", ")
                 throw table.error("order", "expected one of \(names), found \"\(order)\"")
             }
             vas.order = parsed
@@ -53,7 +72,7 @@ extension ConfigLoader {
         return vas
     }
 
-    private static func merchants(of table: inout TableReader, keyPolicy: MerchantKeyFilePolicy) throws(ConfigurationError) -> [Configuration.VASMerchant] {
+    private static func merchants(of table: inout TableReader, keyPolicy: MerchantKeyFilePolicy) throws(ConfigurationError) -> [VASMerchant] {
         guard let node = table.node("merchants") else { return [] }
         guard case .array(let elements) = node else {
             throw table.error("merchants", "expected [[vas.merchants]] tables, found \(node.typeName)")
@@ -61,7 +80,7 @@ extension ConfigLoader {
         guard elements.count <= maximumMerchants else {
             throw table.error("merchants", "expected at most \(maximumMerchants) merchants (one GET VAS DATA each per tap), found \(elements.count)")
         }
-        var merchants: [Configuration.VASMerchant] = []
+        var merchants: [VASMerchant] = []
         for (index, element) in elements.enumerated() {
             guard case .table(let entries) = element else {
                 throw table.error("merchants", element: index, "expected a table, found \(element.typeName)")
@@ -76,7 +95,7 @@ extension ConfigLoader {
         return merchants
     }
 
-    private static func merchant(_ entry: inout TableReader, keyPolicy: MerchantKeyFilePolicy) throws(ConfigurationError) -> Configuration.VASMerchant {
+    private static func merchant(_ entry: inout TableReader, keyPolicy: MerchantKeyFilePolicy) throws(ConfigurationError) -> VASMerchant {
         let given = try entry.string("pass_type_id")
         // A misspelt key (`pass_type = ...`, `ulr = ...`) is named before anything else is judged.
         entry.declare("url", "filter", "keys")
@@ -127,46 +146,10 @@ extension ConfigLoader {
             }
         }
         do {
-            return try Configuration.VASMerchant(passTypeIdentifier: pass, url: url, filter: filter, keys: keys, keyPaths: resolved)
+            return try VASMerchant(passTypeIdentifier: pass, url: url, filter: filter, keys: keys, keyPaths: resolved)
         } catch {
             let key = error.code == .invalidFilter ? "filter" : "url"
             throw entry.error(key, "merchant \(name): \(error.detail)")
         }
-    }
-
-    /// The key-file rules for a daemon running as this process with these socket settings: keys
-    /// owned by root or this process's user, readable by its own group only, and never by the
-    /// socket's group. The socket's group is `[socket] group`, or, without one, the group the
-    /// socket file is created with: this process's own (so then no group may read a key). A
-    /// socket mode that gives its group nothing has no socket group.
-    ///
-    /// On a reload, `listening` is the running daemon's `[socket]`: its socket keeps that group and
-    /// mode until a restart, so that socket's group may not read a key either (the stricter policy
-    /// of the two wins). `nil` judges `socket` alone.
-    ///
-    /// A `[socket] group` this system does not have is no key's group; the socket server refuses it
-    /// at start.
-    static func keyFilePolicy(for socket: Configuration.Socket, listening: Configuration.Socket? = nil) -> MerchantKeyFilePolicy {
-        var policy = MerchantKeyFilePolicy(socketGroup: socketGroup(of: socket))
-        if let listening, let group = socketGroup(of: listening), group != policy.socketGroup {
-            policy.listeningSocketGroup = group
-        }
-        return policy
-    }
-
-    /// The group that may open a socket with these settings, if any (see ``keyFilePolicy(for:listening:)``).
-    private static func socketGroup(of socket: Configuration.Socket) -> UInt32? {
-        guard socket.mode & 0o070 != 0 else { return nil }
-        guard let name = socket.group else { return UInt32(getegid()) }
-        return groupID(named: name)
-    }
-
-    /// The gid of group `name`, or `nil` if there is none (or it cannot be looked up).
-    private static func groupID(named name: String) -> UInt32? {
-        var entry = group()
-        var result: UnsafeMutablePointer<group>? = nil
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        guard getgrnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        return UInt32(entry.gr_gid)
     }
 }

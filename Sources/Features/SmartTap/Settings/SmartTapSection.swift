@@ -1,10 +1,32 @@
-import ConfigKit
-import PassTapCore
+package import ConfigKit
+public import PassTapCore
 import SmartTap
-import Wallets
-import VAS
+package import Wallets
 
-extension ConfigLoader {
+/// `[smarttap]`: Google Wallet Smart Tap's switch and its one collector, with its key file
+/// (docs/configuration.md, "[smarttap]").
+package enum SmartTapSection: ConfigSection {
+    package static let table = "smarttap"
+    package static let opensFiles = true
+    package static let keys = ["smarttap.enabled", "smarttap.collector_id", "smarttap.key_version", "smarttap.key"]
+    /// A reload puts each in force at the next tap.
+    package static let settings: [ConfigSetting] = [
+        ConfigSetting("smarttap.enabled", \.smartTap.enabled),
+        ConfigSetting("smarttap.collector_id", differs: { $0.smartTap.collectorID != $1.smartTap.collectorID }),
+        ConfigSetting("smarttap.key_version", differs: { $0.smartTap.keyVersion != $1.smartTap.keyVersion }),
+        // The key file is read again on every reload: a new key in the same file is a change.
+        ConfigSetting(
+            "smarttap.key",
+            differs: { $0.smartTap.keyPath != $1.smartTap.keyPath || $0.smartTap.publicKeyPEM != $1.smartTap.publicKeyPEM }),
+    ]
+
+    /// Reads `[smarttap]`, loading the collector's key file with the context's key policy.
+    package static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)
+        throws(ConfigurationError)
+    {
+        configuration.smartTap = try readSmartTap(&table, keyPolicy: context.keyPolicy)
+    }
+
     /// The collector ids and key versions Smart Tap carries: 4 bytes each on the wire
     /// (docs/smarttap.md, "Configuration"); 0 is no collector.
     static let smartTapNumbers = 1...Int(UInt32.max)
