@@ -33,15 +33,6 @@ extension ConfigLoader {
     private static func socketGroup(of socket: Configuration.Socket) -> UInt32? {
         guard socket.mode & 0o070 != 0 else { return nil }
         guard let name = socket.group else { return UInt32(getegid()) }
-        return groupID(named: name)
-    }
-
-    /// The gid of group `name`, or `nil` if there is none (or it cannot be looked up).
-    private static func groupID(named name: String) -> UInt32? {
-        var entry = group()
-        var result: UnsafeMutablePointer<group>? = nil
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        guard getgrnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        return UInt32(entry.gr_gid)
+        return KeyFileOwner.Accounts.system.group(name)
     }
 }

@@ -34,6 +34,9 @@ extension Configuration {
         public var keyVersion: UInt32? { collector?.keyVersion }
         /// The public half of `key`, as PEM; `nil` without a collector.
         public var publicKeyPEM: String? { collector?.publicKeyPEM }
+        /// The key file and the key read from it (by its public half): a reload that reads a new
+        /// key from the same file changes it.
+        public var keyIdentity: [String?] { [keyPath, publicKeyPEM] }
 
         /// The collector when Smart Tap is on; `nil` when it is off.
         public var activeCollector: SmartTapCollector? { enabled ? collector : nil }

@@ -12,13 +12,24 @@ package enum SmartTapSection: ConfigSection {
     /// A reload puts each in force at the next tap.
     package static let settings: [ConfigSetting] = [
         ConfigSetting("smarttap.enabled", \.smartTap.enabled),
-        ConfigSetting("smarttap.collector_id", differs: { $0.smartTap.collectorID != $1.smartTap.collectorID }),
-        ConfigSetting("smarttap.key_version", differs: { $0.smartTap.keyVersion != $1.smartTap.keyVersion }),
+        // Through `differs(by:)`: Swift 6.3.1's optimizer crashes on a closure that reads
+        // `smartTap` of both configurations inline, in a release build ("Found ownership error").
+        ConfigSetting("smarttap.collector_id", differs: differs(by: \.collectorID)),
+        ConfigSetting("smarttap.key_version", differs: differs(by: \.keyVersion)),
         // The key file is read again on every reload: a new key in the same file is a change.
-        ConfigSetting(
-            "smarttap.key",
-            differs: { $0.smartTap.keyPath != $1.smartTap.keyPath || $0.smartTap.publicKeyPEM != $1.smartTap.publicKeyPEM }),
+        ConfigSetting("smarttap.key", differs: differs(by: \.keyIdentity)),
     ]
+
+    /// Whether two configurations' `[smarttap]` differ in `part`.
+    private static func differs<Part: Equatable & Sendable>(
+        by part: any KeyPath<Configuration.SmartTap, Part> & Sendable
+    ) -> @Sendable (Configuration, Configuration) -> Bool {
+        { old, new in
+            let before = old.smartTap
+            let after = new.smartTap
+            return before[keyPath: part] != after[keyPath: part]
+        }
+    }
 
     /// Reads `[smarttap]`, loading the collector's key file with the context's key policy.
     package static func read(_ table: inout TableReader, into configuration: inout Configuration, context: ConfigSectionContext)
