@@ -6,7 +6,7 @@ public import PassTapServer
 public import ServiceLifecycle
 public import CoreMetrics
 
-/// Forwarding as the daemon runs it (docs/forwarding.md): the outbox writer (one of the hub's
+/// Forwarding as the daemon runs it (docs/fleet.md): the outbox writer (one of the hub's
 /// observers), the forwarder (its sinks' loops, the `forward.*` methods, its reload observer and
 /// its problems in `status`), and the service that closes the outbox last.
 ///

@@ -3,7 +3,7 @@ public import PassTapCore
 public import PassTapServer
 import VASSettings
 
-/// Apple VAS as the daemon runs it (docs/vas.md): its series (``VASMetrics``: an event observer,
+/// Apple VAS as the daemon runs it (docs/vas-keys.md): its series (``VASMetrics``: an event observer,
 /// and a reload observer for the merchant labels) when `/metrics` is served. The session's VAS
 /// exchange is the tap coordinator's (Core), planned from `[vas]` (``Configuration/VAS``); the
 /// `pass.read` method is the core's, since either wallet answers it.
