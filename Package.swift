@@ -186,6 +186,13 @@ let package = Package(
             path: "Sources/Features/VAS/Service",
             swiftSettings: upcoming
         ),
+        // Reader feedback (LED, buzzer) as the daemon runs it (docs/feedback.md).
+        .target(
+            name: "PassTapFeedback",
+            dependencies: ["PassTapCore"],
+            path: "Sources/Features/Feedback/Service",
+            swiftSettings: upcoming
+        ),
         .target(
             name: "PassTapWeb",
             dependencies: ["WebSettings", "MetricsKit",
@@ -390,6 +397,7 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .testTarget(name: "PassTapFeedbackTests", dependencies: ["PassTapFeedback", "PassTapCore"], swiftSettings: upcoming),
         .testTarget(
             name: "PassTapForwardTests",
             dependencies: ["Wallets", "ForwardSettings",
