@@ -186,6 +186,15 @@ let package = Package(
             path: "Sources/Features/VAS/Service",
             swiftSettings: upcoming
         ),
+        // Reader feedback (LED, buzzer) as the daemon runs it (docs/feedback.md).
+        .target(
+            name: "PassTapFeedback",
+            dependencies: [
+                "FeedbackSettings", "PassTapCore", "PassTapServer", "ISO7816", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Features/Feedback/Service",
+            swiftSettings: upcoming
+        ),
         .target(
             name: "PassTapWeb",
             dependencies: ["WebSettings", "MetricsKit",
@@ -235,6 +244,9 @@ let package = Package(
         // type, its section reader and its reload rows, on Core and ConfigKit (and the pure
         // libraries it names: Wallets, ISO7816, VAS, SmartTap), never NIO.
         .target(
+            name: "FeedbackSettings", dependencies: ["PassTapCore", "ConfigKit"], path: "Sources/Features/Feedback/Settings",
+            swiftSettings: upcoming),
+        .target(
             name: "MetricsSettings", dependencies: ["PassTapCore", "ConfigKit"], path: "Sources/Features/Metrics/Settings",
             swiftSettings: upcoming),
         .target(
@@ -257,7 +269,7 @@ let package = Package(
         // Its own target so the config fuzz target builds without the daemon.
         .target(
             name: "PassTapConfig",
-            dependencies: ["Wallets", "WebSettings", "ForwardSettings", "MetricsSettings",
+            dependencies: ["FeedbackSettings", "Wallets", "WebSettings", "ForwardSettings", "MetricsSettings",
                 "VASSettings", "SmartTapSettings", "NDEFSettings",
                 "PassTapCore", "ConfigKit", "ISO7816", "VAS",
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -267,7 +279,7 @@ let package = Package(
         ),
         .target(
             name: "PassTapDaemon",
-            dependencies: ["WebSettings", "ForwardSettings", "MetricsSettings", "VASSettings",
+            dependencies: ["PassTapFeedback", "WebSettings", "ForwardSettings", "MetricsSettings", "VASSettings",
                 "PassTapCore", "PassTapProtocol", "PassTapConfig", "PassTapServer", "PCSCBackend", "NFCBackend", "VAS", "PassTapMetrics", "PassTapVAS",
                 "PassTapWeb", "PassTapForward", "PassTapHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -390,6 +402,13 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .testTarget(
+            name: "PassTapFeedbackTests",
+            dependencies: [
+                "PassTapFeedback", "FeedbackSettings", "PassTapCore", "PassTapConfig", "PassTapTestSupport", "ISO7816",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming),
         .testTarget(
             name: "PassTapForwardTests",
             dependencies: ["Wallets", "ForwardSettings",

@@ -50,6 +50,30 @@ extension TableReader {
     }
 }
 
+extension TableReader {
+    /// The entries of the array of tables `key` (`[[feedback.patterns]]`), each as a reader of its
+    /// own (`feedback.patterns[1].led`); none when the file has none. Refused: `key` not an array
+    /// of tables, or more than `maximum` entries (`what` names them in the error).
+    package mutating func arrayOfTables(_ key: String, maximum: Int, what: String) throws(ConfigurationError) -> [TableReader] {
+        guard let node = node(key) else { return [] }
+        let name = (table + [key]).joined(separator: ".")
+        guard case .array(let elements) = node else {
+            throw error(key, "expected [[\(name)]] tables, found \(node.typeName)")
+        }
+        guard elements.count <= maximum else {
+            throw error(key, "expected at most \(maximum) \(what), found \(elements.count)")
+        }
+        var readers: [TableReader] = []
+        for (index, element) in elements.enumerated() {
+            guard case .table(let entries) = element else {
+                throw error(key, element: index, "expected a table, found \(element.typeName)")
+            }
+            readers.append(TableReader(file: file, locator: locator, table: table + [key], index: index, entries: entries))
+        }
+        return readers
+    }
+}
+
 /// Paths and hosts as the section readers take them.
 package enum ConfigPaths {
     /// Key and token file paths are taken as written when absolute, else relative to the config

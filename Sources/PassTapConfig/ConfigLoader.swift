@@ -12,6 +12,7 @@ import ForwardSettings
 import NDEFSettings
 import SmartTapSettings
 import VASSettings
+import FeedbackSettings
 
 /// Reads and validates `passtapd.toml`.
 ///
@@ -24,6 +25,7 @@ public enum ConfigLoader {
     /// slices"); one a tap reads with goes into ``tapSections`` as well.
     package static let sections: [any ConfigSection.Type] = [
         NDEFSection.self, VASSection.self, SmartTapSection.self, MetricsSection.self, WebSection.self, ForwardSection.self,
+        FeedbackSection.self,
     ]
 
     /// Where `passtapd` looks when `--config` is not given.

@@ -13,6 +13,7 @@ import UnixSignals
 import NIOPosix
 import Synchronization
 import PassTapVAS
+import PassTapFeedback
 
 #if canImport(Glibc)
 import Glibc
@@ -213,13 +214,14 @@ public struct Daemon: Sendable {
 
     /// The daemon's feature slices, in the one order every part follows (event observers, reload
     /// observers, socket methods, hooks, problems, services): metrics first, as the others report
-    /// to it.
+    /// to it; feedback last, so its pattern follows every other slice's work on the tap.
     func slices(instance: String, events: EventSink) -> Slices {
         let metrics = MetricsSlice(live: live, histogramBuckets: ForwardSlice.histogramBuckets, logger: logger)
         let vas = VASSlice(live: live, metrics: metrics.factory)
         let web = WebSlice(live: live, metrics: metrics.factory, logger: logger)
         let forward = ForwardSlice(instance: instance, live: live, events: events, metrics: metrics.factory, logger: logger)
-        return Slices(metrics: metrics, all: [metrics, vas, web, forward])
+        let feedback = FeedbackSlice(live: live, logger: logger)
+        return Slices(metrics: metrics, all: [metrics, vas, web, forward, feedback])
     }
 
     /// The registered slices, and the metrics slice the core reports to (sessions, clients).

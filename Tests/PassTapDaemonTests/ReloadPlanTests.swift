@@ -36,7 +36,8 @@ import Testing
                 "web.max_pending_per_uid", "web.vas_reads_per_token", "web.idle_timeout_ms",
                 "web.auth_timeout_ms", "web.auth_failures_per_origin", "web.auth_failures_total",
                 "forward.max_pending_bytes", "forward.sync", "forward.source",
-                "forward.removed_sink_keep_hours", "forward.webhooks", "forward.postgres"
+                "forward.removed_sink_keep_hours", "forward.webhooks", "forward.postgres",
+                "feedback.enabled", "feedback.silence_detection_beep", "feedback.patterns", "feedback.readers",
             ])
     }
 

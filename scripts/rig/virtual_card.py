@@ -19,6 +19,10 @@ Modes:
                          card is in the field); the card stays until `remove` or `quit`
         delay MS         answer every APDU MS milliseconds late, this tap and later ones
                          (`delay 0`: on time again)
+        reader MODE      the reader's answer to the LED and buzzer pseudo-APDU FF 00 40:
+                         acr122u (90 and the LED state), refuse (63 00), none (the card's
+                         answer, as before)
+        feedback         JSON: every FF 00 40 the reader was sent, in hex, oldest first
         stats            JSON: taps, and timings (CLOCK_MONOTONIC ns) of the last tap
         profile NAME     with no card in the field: the next taps are the card NAME (a built-in
                          profile or a profile file), with this command line's options
@@ -88,14 +92,35 @@ class Timing:
             return stall
 
 
+class ReaderFeedback:
+    """The reader's part of the LED and buzzer pseudo-APDU FF 00 40 (ACR122U API 6.2), which a
+    real reader answers itself and vpcd hands to the card: with `reader acr122u` it is answered
+    90 and the LED state, with `reader refuse` 63 00 (a reader that refuses it); every such
+    command is recorded for the `feedback` line command. Shared by every tap."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.mode = None
+        self.commands = []
+
+    def answer(self, apdu):
+        """The reader's answer to `apdu`, or None when it is the card's to answer."""
+        if self.mode is None or apdu[:3] != b"\xFF\x00\x40":
+            return None
+        with self.lock:
+            self.commands.append(apdu.hex().upper())
+        return b"\x63\x00" if self.mode == "refuse" else bytes([0x90, apdu[3] & 0x03 if len(apdu) > 3 else 0])
+
+
 class Tap:
     """One connection to vpcd: serves control messages and APDUs until closed."""
 
-    def __init__(self, host, port, card, verbose, pull_after=None, timing=None):
+    def __init__(self, host, port, card, verbose, pull_after=None, timing=None, feedback=None):
         self.card = card
         self.verbose = verbose
         self.pull_after = pull_after
         self.timing = timing or Timing()
+        self.feedback = feedback or ReaderFeedback()
         self.stats = {"connect_ns": None, "first_apdu_ns": None, "last_response_ns": None, "apdus": 0}
         self.sock = socket.create_connection((host, port))
         self.stats["connect_ns"] = time.monotonic_ns()
@@ -150,7 +175,7 @@ class Tap:
                     break
                 if self.timing.delay_s and self.closed.wait(self.timing.delay_s):
                     break
-                answer = self.card.answer(payload)
+                answer = self.feedback.answer(payload) or self.card.answer(payload)
                 log(self.verbose, ">>", payload.hex().upper(), "<<", answer.hex().upper())
                 self.send(answer)
                 self.stats["last_response_ns"] = time.monotonic_ns()
@@ -180,6 +205,7 @@ class Controller:
         self.pull_after = None
         self.last_stats = None
         self.timing = Timing()
+        self.feedback = ReaderFeedback()
 
     def remove(self):
         if self.tap is not None:
@@ -190,7 +216,7 @@ class Controller:
 
     def start_tap(self):
         self.remove()
-        self.tap = Tap(self.args.host, self.args.port, self.card, self.args.verbose, self.pull_after, self.timing)
+        self.tap = Tap(self.args.host, self.args.port, self.card, self.args.verbose, self.pull_after, self.timing, self.feedback)
         self.pull_after = None
         self.taps += 1
 
@@ -235,13 +261,23 @@ class Controller:
             current = dict(self.tap.stats) if self.tap is not None else self.last_stats
             present = self.tap is not None and not self.tap.closed.is_set()
             return dict({"ok": True, "taps": self.taps, "present": present, "last": current}, **self.card.status())
+        if command == "reader":
+            if rest not in (["acr122u"], ["refuse"], ["none"]):
+                raise ValueError("usage: reader acr122u|refuse|none")
+            with self.feedback.lock:
+                self.feedback.mode = None if rest[0] == "none" else rest[0]
+            return {"ok": True, "reader": rest[0]}
+        if command == "feedback":
+            with self.feedback.lock:
+                return {"ok": True, "commands": list(self.feedback.commands)}
         if command == "quit":
             self.remove()
             return {"ok": True, "quit": True}
         reply = self.card.control(command, rest)
         if reply is not None:
             return reply
-        known = ", ".join(filter(None, ["tap, tap-for MS, remove, pull-after N, stall, delay MS, stats, quit", self.card.control_commands]))
+        known = ", ".join(
+            filter(None, ["tap, tap-for MS, remove, pull-after N, stall, delay MS, reader MODE, feedback, stats, quit", self.card.control_commands]))
         return {"ok": False, "error": "unknown command %r (%s)" % (command, known)}
 
     def serve(self, path):

@@ -1,0 +1,65 @@
+import Foundation
+import PassTapTestNetwork
+import Testing
+
+// Nested in `PCSCScenarioTests` (`.serialized`): these start the machine's only pcscd too.
+extension PCSCScenarioTests {
+    /// Reader feedback through the real stack (docs/feedback.md): pcscd, vpcd and the virtual
+    /// card, whose reader side answers the ACR122U's `FF 00 40` (`reader acr122u` in
+    /// `scripts/rig/virtual_card.py`) and records it; vpcd's reader is named an ACR122U in
+    /// `[[feedback.readers]]`.
+    @Suite(.serialized) struct FeedbackScenarioTests {
+        static let config = """
+            [session]
+            aids = ["A0000000041010"]
+            [feedback]
+            enabled = true
+            [[feedback.readers]]
+            name = "Virtual PCD"
+            model = "acr122u"
+            """
+
+        /// What the virtual reader was sent, oldest first.
+        static func feedback(_ rig: Rig) throws -> [String] {
+            try #require(try rig.cardCommand("feedback")["commands"] as? [String])
+        }
+
+        /// The reader's `hooks` member in `readers.list`.
+        static func hooks(_ rig: Rig) throws -> [String: String]? {
+            let lister = try LineClient(path: rig.socketPath)
+            try lister.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"readers.list"}"#)
+            let answer = try lister.readJSON(what: "readers.list") { $0["id"] as? Int == 1 }
+            let readers = try #require((answer["result"] as? [String: Any])?["readers"] as? [[String: Any]])
+            let reader = try #require(readers.first { $0["id"] as? String == rig.readerID })
+            return reader["hooks"] as? [String: String]
+        }
+
+        /// A card whose application answers plays `no_pass` after its result; a reader that refuses
+        /// the pattern still has the next tap read, and says so in `readers.list`.
+        @Test func eachTapPlaysItsPatternAfterItsResultAndARefusalCostsNoRead() throws {
+            let rig = try Rig(config: Self.config)
+            defer { rig.stop() }
+            let ledger = try EventLedger(rig: rig)
+            try ledger.next("reader.added")
+            try rig.cardCommand("reader acr122u")
+            try rig.cardCommand("tap")
+            let first = try ledger.next("read.result", timeout: 30)
+            #expect((first["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010", "\(first)")
+            // no_pass's built-in pattern: both LEDs, 500 ms, once, no buzzer.
+            try rig.waitFor("the reader's feedback") { (try? Self.feedback(rig))?.count == 1 }
+            #expect(try Self.feedback(rig) == ["FF0040FC0405000100"])
+            #expect(try Self.hooks(rig) == ["feedback": "on"])
+            try rig.cardCommand("remove")
+            try ledger.next("card.removed")
+
+            try rig.cardCommand("reader refuse")
+            try rig.cardCommand("tap")
+            let second = try ledger.next("read.result", timeout: 30)
+            #expect((second["aid"] as? [String: Any])?["selected"] as? String == "A0000000041010", "\(second)")
+            try rig.waitFor("the refusal in readers.list") { (try? Self.hooks(rig))??["feedback"]?.hasPrefix("refused") == true }
+            #expect(try Self.hooks(rig) == ["feedback": "refused: the reader answered 6300 to FF 00 40"])
+            try rig.cardCommand("remove")
+            try ledger.next("card.removed")
+        }
+    }
+}
