@@ -22,7 +22,7 @@ KEPT_OUT = {("", name) for name in
 KEPT_OUT |= {("swift-nio", "NIOHTTP1"), ("swift-nio", "NIOWebSocket"),
              ("swift-prometheus", "Prometheus"), ("swift-metrics", "Metrics"), ("swift-metrics", "CoreMetrics")}
 # Each feature's settings target: on Core, ConfigKit and the feature's own libraries only.
-SETTINGS_TARGETS = ("MetricsSettings", "WebSettings", "ForwardSettings", "VASSettings", "SmartTapSettings", "NDEFSettings")
+SETTINGS_TARGETS = ("MetricsSettings", "WebSettings", "ForwardSettings", "VASSettings", "SmartTapSettings", "NDEFSettings", "FeedbackSettings")
 
 
 @functools.lru_cache(maxsize=None)

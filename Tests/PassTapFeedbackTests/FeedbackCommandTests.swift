@@ -1,3 +1,5 @@
+import FeedbackSettings
+import ISO7816
 import PassTapCore
 import PassTapFeedback
 import Testing

@@ -12,7 +12,7 @@ import Testing
 
     func refusal(_ text: String) -> ConfigurationError? {
         do {
-            _ = try parse(text)
+            _ = try ConfigLoader.parse(text, file: "t.toml")
             return nil
         } catch {
             return error

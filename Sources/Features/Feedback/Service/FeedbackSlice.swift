@@ -1,7 +1,7 @@
 public import Logging
 public import PassTapCore
 public import PassTapServer
-import FeedbackSettings
+public import FeedbackSettings
 
 /// Reader feedback as the daemon runs it (docs/feedback.md): its reader-side hook, which plays
 /// each tap's pattern once the result is published and says per reader whether the reader takes
