@@ -122,7 +122,7 @@ public struct Daemon: Sendable {
     /// Runs until SIGTERM or SIGINT (or a service fails, which is thrown).
     ///
     /// The daemon is its core (the event hub, the readers and their tap coordinator, the socket
-    /// server, systemd's notifier and the reloader) and the feature slices in ``slices(of:)``'s
+    /// server, systemd's notifier and the reloader) and the feature slices in ``slices(instance:events:)``'s
     /// list: each adds its event observer, reload observer, socket methods, reader hooks, status
     /// part and services (``FeatureSlice``).
     public func run() async throws {
