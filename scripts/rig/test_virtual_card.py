@@ -195,6 +195,25 @@ class TimingCommandTests(unittest.TestCase):
         self.assertEqual(self.vpcd.receive(), b"")
         self.assertLess(time.monotonic() - started, DEADLINE_S)
 
+    def test_the_reader_answers_its_led_command_and_records_it(self):
+        led = bytes.fromhex("FF0040A80401000101")
+        self.tap()
+        # As before: without `reader`, the card answers (6D00: not its instruction).
+        self.vpcd.send(led)
+        self.assertEqual(self.vpcd.receive(), b"\x6D\x00")
+        self.assertEqual(self.controller.handle("reader acr122u"), {"ok": True, "reader": "acr122u"})
+        self.vpcd.send(led)
+        self.assertEqual(self.vpcd.receive(), b"\x90\x00")
+        self.assertEqual(self.controller.handle("reader refuse")["ok"], True)
+        self.vpcd.send(led)
+        self.assertEqual(self.vpcd.receive(), b"\x63\x00")
+        # Other APDUs are still the card's.
+        self.vpcd.send(GET_UID)
+        self.assertEqual(self.vpcd.receive(), bytes.fromhex("04A1B2C3D4E5F6") + b"\x90\x00")
+        self.assertEqual(self.controller.handle("feedback"), {"ok": True, "commands": ["FF0040A80401000101"] * 2})
+        with self.assertRaises(ValueError):
+            self.controller.handle("reader acr38")
+
     def test_bad_delays_are_refused(self):
         with self.assertRaises(ValueError):
             self.controller.handle("delay -1")

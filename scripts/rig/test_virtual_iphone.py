@@ -534,7 +534,7 @@ class ControlTests(PhoneTestCase):
     def test_plain_card_controller_is_unchanged(self):
         controller = virtual_card.Controller(None, card_model.Card({}))
         self.assertEqual(controller.handle("stats"), {"ok": True, "taps": 0, "present": False, "last": None})
-        self.assertEqual(controller.handle("apdus"), {"ok": False, "error": "unknown command 'apdus' (tap, tap-for MS, remove, pull-after N, stall, delay MS, stats, quit)"})
+        self.assertEqual(controller.handle("apdus"), {"ok": False, "error": "unknown command 'apdus' (tap, tap-for MS, remove, pull-after N, stall, delay MS, reader MODE, feedback, stats, quit)"})
 
 
 ECP_VAS = bytes.fromhex("6A01000000")  # VAS or payment (§7.2), without CRC
