@@ -74,3 +74,21 @@ import Testing
         #expect(FeedbackOutcome(ReadResult(card: card, target: .memory, session: nil, ndef: tag)) == .tag)
     }
 }
+
+/// The driver's feature list, as libccid and acsccid give it.
+@Suite struct ReaderFeaturesTests {
+    @Test func theEscapeCodeIsTheOneTheDriverLists() throws {
+        // libccid with ifdDriverOptions 0x0001: FEATURE_CCID_ESC_COMMAND at SCARD_CTL_CODE(1),
+        // after another feature (FEATURE_IFD_PIN_PROPERTIES 0x0A).
+        let libccid = try #require(ReaderFeatures(answer: [0x0A, 0x04, 0x42, 0x33, 0x00, 0x0A, 0x13, 0x04, 0x42, 0x00, 0x00, 0x01]))
+        #expect(libccid.escapeCode == 0x4200_0001)
+        #expect(try #require(ReaderFeatures(answer: [0x13, 0x04, 0x42, 0x00, 0x0D, 0xAC])).escapeCode == 0x4200_0000 + 3500)
+        // libccid without the option lists no escape.
+        #expect(try #require(ReaderFeatures(answer: [])).escapeCode == nil)
+    }
+
+    @Test(arguments: [[0x13], [0x13, 0x04, 0x42], [0x13, 0x02, 0x42, 0x00], [0x13, 0x04, 0x42, 0x00, 0x00, 0x01, 0x0A]])
+    func aMalformedListIsRefused(_ answer: [UInt8]) {
+        #expect(ReaderFeatures(answer: answer) == nil)
+    }
+}

@@ -70,3 +70,35 @@ public enum FeedbackCommand {
         UInt8(clamping: max(0, milliseconds) / 100)
     }
 }
+
+/// What a reader's driver says it can do (PC/SC part 10 `CM_IOCTL_GET_FEATURE_REQUEST`,
+/// `SCARD_CTL_CODE(3400)`): TLVs of a feature tag, a length of 4 and the control code, big-endian.
+/// The escape path is `FEATURE_CCID_ESC_COMMAND` (0x13): libccid lists it, at `SCARD_CTL_CODE(1)`,
+/// only with `ifdDriverOptions` 0x0001 in its Info.plist; ACS's acsccid lists it at
+/// `SCARD_CTL_CODE(3500)`. Ask, never guess: the same reader can be behind either driver.
+public struct ReaderFeatures: Sendable, Hashable {
+    /// The control code of each listed feature, by tag.
+    public let codes: [UInt8: UInt32]
+
+    /// `CM_IOCTL_GET_FEATURE_REQUEST`'s control code.
+    public static let requestCode: UInt32 = 0x4200_0000 + 3400
+    /// `FEATURE_CCID_ESC_COMMAND`.
+    public static let escapeTag: UInt8 = 0x13
+
+    /// The features in a driver's answer; `nil` for an answer that is not whole TLVs of 4-byte
+    /// codes (a driver's bytes are data: refused, never trusted).
+    public init?(answer: [UInt8]) {
+        var codes: [UInt8: UInt32] = [:]
+        var index = 0
+        while index < answer.count {
+            guard index + 6 <= answer.count, answer[index + 1] == 4 else { return nil }
+            let code = answer[(index + 2)..<(index + 6)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            codes[answer[index]] = codes[answer[index]] ?? code
+            index += 6
+        }
+        self.codes = codes
+    }
+
+    /// The control code escape commands go to; `nil` when the driver lists none.
+    public var escapeCode: UInt32? { codes[Self.escapeTag] }
+}
