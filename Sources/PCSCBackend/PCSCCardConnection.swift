@@ -131,22 +131,10 @@ final class PCSCCardConnection: CardChannel {
 }
 
 extension PCSCCardConnection: ReaderControl {
-    /// The largest answer `SCardControl` is given room for (pcsc-lite's `MAX_BUFFER_SIZE`).
-    static let maximumControlAnswerBytes = 264
-
     /// One `SCardControl` on this connection's handle: a command to the reader (its driver must
     /// allow escape commands for vendor codes, as the CCID driver's `ifdDriverOptions` says).
     func control(code: UInt32, _ command: [UInt8]) throws(CardTransportError) -> [UInt8] {
-        var answer = [UInt8](repeating: 0, count: Self.maximumControlAnswerBytes)
-        var length: DWORD = 0
-        do {
-            try pcsc("SCardControl") {
-                SCardControl(handle, DWORD(code), command, DWORD(command.count), &answer, DWORD(answer.count), &length)
-            }
-        } catch {
-            throw error.transportError
-        }
-        return Array(answer.prefix(Int(length)))
+        try pcscControl(handle, code: code, command)
     }
 }
 

@@ -94,6 +94,9 @@ final class PCSCReaderDriver: ReaderDriver {
         return .present
     }
 
+    /// A direct connection per call (``PCSCDirectControl``): no card needed.
+    var readerControl: (any ReaderControl)? { PCSCDirectControl(context: context, readerName: port.readerName) }
+
     func endTap(stopping: Bool) {
         // LEAVE when the card went (nothing to reset, and another client may still hold it);
         // RESET when PassTap stops with a card in the field, so a phone's session is released.

@@ -25,12 +25,12 @@ extension PCSCScenarioTests {
         }
 
         /// The reader's `hooks` member in `readers.list`.
-        static func hooks(_ rig: Rig) throws -> [String: String]? {
+        static func hooks(_ rig: Rig, _ id: String? = nil) throws -> [String: String]? {
             let lister = try LineClient(path: rig.socketPath)
             try lister.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"readers.list"}"#)
             let answer = try lister.readJSON(what: "readers.list") { $0["id"] as? Int == 1 }
             let readers = try #require((answer["result"] as? [String: Any])?["readers"] as? [[String: Any]])
-            let reader = try #require(readers.first { $0["id"] as? String == rig.readerID })
+            let reader = try #require(readers.first { $0["id"] as? String == (id ?? rig.readerID) })
             return reader["hooks"] as? [String: String]
         }
 
@@ -60,6 +60,26 @@ extension PCSCScenarioTests {
             #expect(try Self.hooks(rig) == ["feedback": "refused: the reader answered 6300 to FF 00 40"])
             try rig.cardCommand("remove")
             try ledger.next("card.removed")
+        }
+
+        /// An ACR1252U behind libccid (the rig's escape reader): when it appears, its default
+        /// behaviour byte is read and written back with the detection beep off, through pcscd's
+        /// direct connection; `hidden` (libccid without the escape option) is reported with the fix.
+        @Test(arguments: [("libccid", true), ("hidden", false)])
+        func theDetectionBeepIsTurnedOffWhenTheReaderAppears(_ mode: String, _ escapes: Bool) throws {
+            let rig = try Rig(config: "[feedback]\nenabled = true\n", escapeReader: mode)
+            defer { rig.stop() }
+            let reader = "pcsc:ACS ACR1252 1S CL Reader 00 00"
+            if escapes {
+                try rig.waitFor("the default behaviour written back") {
+                    ((try? String(contentsOfFile: rig.escapeLog, encoding: .utf8)) ?? "").contains("42000001 E000002101F3")
+                }
+                let calls = try String(contentsOfFile: rig.escapeLog, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("42000001") }
+                #expect(calls.prefix(2) == ["42000001 E000002100", "42000001 E000002101F3"])
+            } else {
+                try rig.waitFor("the missing escape in readers.list") { (try? Self.hooks(rig, reader))??["feedback"] != nil }
+                #expect(try Self.hooks(rig, reader)?["feedback"]?.contains("ifdDriverOptions") == true)
+            }
         }
     }
 }

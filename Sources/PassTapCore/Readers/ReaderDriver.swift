@@ -34,6 +34,15 @@ public protocol ReaderDriver: AnyObject {
     /// Ends the tap: lets go of the card. `stopping` is true when the daemon stops with the card
     /// still in the field (a backend then resets it, so a phone's session is released).
     func endTap(stopping: Bool)
+    /// The reader's control channel without a card (PC/SC: a direct connection and
+    /// `SCardControl`), for the hooks' work when the reader appears; `nil` where the backend has
+    /// none (libnfc).
+    var readerControl: (any ReaderControl)? { get }
+}
+
+extension ReaderDriver {
+    /// No control channel.
+    public var readerControl: (any ReaderControl)? { nil }
 }
 
 /// What ``ReaderDriver/waitForCard()`` saw.

@@ -15,6 +15,9 @@ public protocol ReaderHook: Sendable {
     /// Acts on the reader that just read `result`. Runs on that reader's thread; errors are the
     /// hook's to record (``state(of:)``): the tap is over and nothing a hook does can change it.
     func tapFinished(_ reader: ReaderAccess, result: ReadResult)
+    /// Acts on a reader that just opened, before its first tap, with no card (`reader`'s channel
+    /// is `nil`; its control channel, if any, is a direct connection). Runs on its thread.
+    func readerOpened(_ reader: ReaderAccess)
     /// What the hook has to say about `reader` in `readers.list` and `status` (a short phrase: "on",
     /// "failed: …"); `nil` leaves the reader's `hooks` member without this hook.
     func state(of reader: ReaderID) -> String?
@@ -23,6 +26,7 @@ public protocol ReaderHook: Sendable {
 }
 
 extension ReaderHook {
+    public func readerOpened(_ reader: ReaderAccess) {}
     public func state(of reader: ReaderID) -> String? { nil }
     public func problems() -> [String] { [] }
 }
@@ -73,6 +77,11 @@ public struct ReaderHooks: Sendable {
     /// Runs every hook for the tap that read `result` on `reader`.
     func tapFinished(_ reader: ReaderAccess, result: ReadResult) {
         for hook in hooks { hook.tapFinished(reader, result: result) }
+    }
+
+    /// Runs every hook for a reader that just opened.
+    func readerOpened(_ reader: ReaderAccess) {
+        for hook in hooks { hook.readerOpened(reader) }
     }
 
     /// `readers` with each one's `hooks` member filled from the hooks' states (left out when no

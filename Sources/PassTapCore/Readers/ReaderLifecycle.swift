@@ -58,6 +58,7 @@ public struct ReaderLifecycle: Sendable {
             let fault: ReaderFault
             do {
                 let driver = try slot.busy(.open) { () throws(ReaderFault) in try port.open() }
+                slot.busy(.open) { tapHandler.readerOpened(reader: slot.id, control: driver.readerControl) }
                 fault = serve(driver, delay: &delay)
             } catch {
                 fault = error

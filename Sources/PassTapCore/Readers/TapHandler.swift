@@ -7,4 +7,12 @@ public protocol TapHandler: Sendable {
     /// Runs the tap's session over the tap's channel (an ISO-DEP card) or records the card's
     /// identity alone (a memory card), and publishes its `read.result`.
     func handleTap(reader: ReaderID, tap: Tap)
+    /// The reader just opened on its thread (at start, after a replug, after a fault), before its
+    /// first wait for a card; `control` is its control channel, if the backend has one.
+    func readerOpened(reader: ReaderID, control: (any ReaderControl)?)
+}
+
+extension TapHandler {
+    /// Nothing to do when a reader opens.
+    public func readerOpened(reader: ReaderID, control: (any ReaderControl)?) {}
 }

@@ -57,6 +57,11 @@ public final class TapCoordinator: TapHandler {
         _ = read(reader: reader, tap: tap)
     }
 
+    /// The hooks' work on a reader that just opened (the reader feedback's detection beep).
+    public func readerOpened(reader: ReaderID, control: (any ReaderControl)?) {
+        hooks.readerOpened(ReaderAccess(reader: reader, channel: nil, control: control))
+    }
+
     /// Runs the tap and returns what it published (for tests).
     @discardableResult
     public func read(reader: ReaderID, tap: Tap) -> ReadResult {

@@ -29,6 +29,8 @@ final class Rig {
     let directory: URL
     let port: Int
     var socketPath: String { directory.appendingPathComponent("passtapd.sock").path }
+    /// The escape reader's calls, one line each (`Rig(escapeReader:)`).
+    var escapeLog: String { directory.appendingPathComponent("escape.log").path }
     /// The reader of the first card: vpcd on ``port``.
     var readerID: String { "pcsc:Virtual PCD 00 00" }
     /// The reader of the second card: vpcd on ``port`` + 1.
@@ -54,7 +56,7 @@ final class Rig {
     init(
         config: String, cardArguments: [String] = [], secondCardArguments: [String]? = nil,
         pcscd: Bool = true, emulatorArguments: [String]? = nil, daemonEnvironment: [String: String] = [:], journalStream: Bool = false,
-        openFileLimit: (soft: Int, hard: Int)? = nil, prepare: (URL) throws -> Void = { _ in }
+        openFileLimit: (soft: Int, hard: Int)? = nil, escapeReader: String? = nil, prepare: (URL) throws -> Void = { _ in }
     ) throws {
         self.daemonEnvironment = daemonEnvironment
         self.journalStream = journalStream
@@ -64,7 +66,11 @@ final class Rig {
         try prepare(directory)
         if pcscd {
             try Self.waitForNoForeignPcscd()
-            let output = try Self.run(Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path, ["start", directory.path])
+            // With `escapeReader` (libccid, acsccid, hidden), a third reader pair answers
+            // SCardControl as an ACR1252U (scripts/rig/ifd_escape_wrapper.c); its calls go to
+            // `escapeLog`.
+            let rigScript = Self.repository.appendingPathComponent("scripts/rig/pcscd-rig").path
+            let output = try Self.run("/usr/bin/env", ["PASSTAP_RIG_ESCAPE=\(escapeReader ?? "")", rigScript, "start", directory.path])
             guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("port=") }), let port = Int(line.dropFirst(5)) else {
                 throw Failure(description: "pcscd-rig did not report a port: \(output)")
             }

@@ -60,6 +60,43 @@ public final class FeedbackHook: ReaderHook {
         }
     }
 
+    /// What the log and `readers.list` say when the driver takes no escape commands.
+    static let noEscape =
+        "the reader's driver takes no escape commands: add 0x0001 to ifdDriverOptions in /etc/libccid_Info.plist and restart pcscd, or install libacsccid1"
+
+    /// With `silence_detection_beep`, turns off the reader's own beep on card detection, through
+    /// its control channel (a direct connection) and the escape code its driver lists: the
+    /// ACR122U takes `FF 00 52 00 00`; the ACR1252U's default behaviour byte is read, and written
+    /// with bit 3 cleared only when it is set (the byte is kept in the reader's flash).
+    public func readerOpened(_ reader: ReaderAccess) {
+        let settings = settings()
+        guard settings.enabled, settings.silenceDetectionBeep, reader.reader.backend == .pcsc,
+            let model = settings.model(ofReaderNamed: reader.reader.name), let control = reader.control
+        else { return }
+        do {
+            let features = try control.control(code: ReaderFeatures.requestCode, [])
+            guard let escape = ReaderFeatures(answer: features)?.escapeCode else {
+                return note(.refused(Self.noEscape), on: reader.reader)
+            }
+            switch model {
+            case .acr122u:
+                _ = try control.control(code: escape, FeedbackCommand.detectionBeepOff)
+            case .acr1252u:
+                let current = try control.control(code: escape, FeedbackCommand.escapeReadDefaults)
+                guard current.count == 6, current[0] == 0xE1 else {
+                    return note(.refused("the reader answered \(current.hexString) to E0 00 00 21 00"), on: reader.reader)
+                }
+                let byte = current[5]
+                if byte & FeedbackCommand.detectionBeepBit != 0 {
+                    _ = try control.control(code: escape, FeedbackCommand.escapeWriteDefaults(byte & ~FeedbackCommand.detectionBeepBit))
+                }
+            }
+            note(.playing, on: reader.reader)
+        } catch {
+            note(.refused("SCardControl failed: \(error.code.rawValue)"), on: reader.reader)
+        }
+    }
+
     public func state(of reader: ReaderID) -> String? {
         states.withLock { $0[reader]?.text }
     }
