@@ -82,13 +82,13 @@ package enum ForwardSection: ConfigSection {
         table.declare("webhooks", "postgres")
         try table.rejectUnknownKeys()
         var names: [String: String] = [:]
-        for (index, element) in try sinkTables("webhooks", of: &table).enumerated() {
+        for (index, element) in try table.arrayOfTables("webhooks", maximum: maximumForwardSinks, what: "[[forward.webhooks]] sinks").enumerated() {
             var entry = element
             let webhook = try webhook(&entry, keyPolicy: keyPolicy)
             try claim(webhook.name, "[[forward.webhooks]] \(index + 1)", in: &names, entry: entry)
             forward.webhooks.append(webhook)
         }
-        for (index, element) in try sinkTables("postgres", of: &table).enumerated() {
+        for (index, element) in try table.arrayOfTables("postgres", maximum: maximumForwardSinks, what: "[[forward.postgres]] sinks").enumerated() {
             var entry = element
             let postgres = try postgres(&entry, keyPolicy: keyPolicy)
             try claim(postgres.name, "[[forward.postgres]] \(index + 1)", in: &names, entry: entry)
@@ -103,25 +103,6 @@ package enum ForwardSection: ConfigSection {
             throw entry.error("name", "sink \"\(name)\" is configured twice (first in \(first)): give each sink its own name, unique across webhooks and postgres")
         }
         names[name] = place
-    }
-
-    /// The entries of `[[forward.KEY]]`, each as its own table reader.
-    private static func sinkTables(_ key: String, of table: inout TableReader) throws(ConfigurationError) -> [TableReader] {
-        guard let node = table.node(key) else { return [] }
-        guard case .array(let elements) = node else {
-            throw table.error(key, "expected [[forward.\(key)]] tables, found \(node.typeName)")
-        }
-        guard elements.count <= maximumForwardSinks else {
-            throw table.error(key, "expected at most \(maximumForwardSinks) [[forward.\(key)]] sinks, found \(elements.count)")
-        }
-        var readers: [TableReader] = []
-        for (index, element) in elements.enumerated() {
-            guard case .table(let entries) = element else {
-                throw table.error(key, element: index, "expected a table, found \(element.typeName)")
-            }
-            readers.append(TableReader(file: table.file, locator: table.locator, table: ["forward", key], index: index, entries: entries))
-        }
-        return readers
     }
 
     private static func webhook(_ entry: inout TableReader, keyPolicy: MerchantKeyFilePolicy) throws(ConfigurationError) -> Configuration.ForwardWebhook {

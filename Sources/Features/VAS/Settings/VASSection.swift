@@ -73,19 +73,9 @@ package enum VASSection: ConfigSection {
     }
 
     private static func merchants(of table: inout TableReader, keyPolicy: MerchantKeyFilePolicy) throws(ConfigurationError) -> [VASMerchant] {
-        guard let node = table.node("merchants") else { return [] }
-        guard case .array(let elements) = node else {
-            throw table.error("merchants", "expected [[vas.merchants]] tables, found \(node.typeName)")
-        }
-        guard elements.count <= maximumMerchants else {
-            throw table.error("merchants", "expected at most \(maximumMerchants) merchants (one GET VAS DATA each per tap), found \(elements.count)")
-        }
         var merchants: [VASMerchant] = []
-        for (index, element) in elements.enumerated() {
-            guard case .table(let entries) = element else {
-                throw table.error("merchants", element: index, "expected a table, found \(element.typeName)")
-            }
-            var entry = TableReader(file: table.file, locator: table.locator, table: ["vas", "merchants"], index: index, entries: entries)
+        let entries = try table.arrayOfTables("merchants", maximum: maximumMerchants, what: "merchants (one GET VAS DATA each per tap)")
+        for var entry in entries {
             let merchant = try merchant(&entry, keyPolicy: keyPolicy)
             if merchants.contains(where: { $0.passTypeIdentifier == merchant.passTypeIdentifier }) {
                 throw entry.error("pass_type_id", "\(merchant.passTypeIdentifier) is configured twice: list each pass once, with all its keys")

@@ -79,19 +79,8 @@ package enum WebSection: ConfigSection {
     }
 
     private static func webTokens(of table: inout TableReader, keyPolicy: MerchantKeyFilePolicy) throws(ConfigurationError) -> [Configuration.WebToken] {
-        guard let node = table.node("tokens") else { return [] }
-        guard case .array(let elements) = node else {
-            throw table.error("tokens", "expected [[web.tokens]] tables, found \(node.typeName)")
-        }
-        guard elements.count <= maximumWebTokens else {
-            throw table.error("tokens", "expected at most \(maximumWebTokens) tokens, found \(elements.count)")
-        }
         var tokens: [Configuration.WebToken] = []
-        for (index, element) in elements.enumerated() {
-            guard case .table(let entries) = element else {
-                throw table.error("tokens", element: index, "expected a table, found \(element.typeName)")
-            }
-            var entry = TableReader(file: table.file, locator: table.locator, table: ["web", "tokens"], index: index, entries: entries)
+        for var entry in try table.arrayOfTables("tokens", maximum: maximumWebTokens, what: "tokens") {
             let token = try webToken(&entry, keyPolicy: keyPolicy)
             if tokens.contains(where: { $0.name == token.name }) {
                 throw entry.error("name", "token \"\(token.name)\" is configured twice: give each token its own name")
