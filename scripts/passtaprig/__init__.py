@@ -17,7 +17,8 @@ Modules:
 - `passtaprig.perfdoc`: `write_section`, one bench's marked section of docs/performance.md;
 - `passtaprig.vcard`: the private pcscd (`PcscdRig`), the virtual card's launch
   (`start_virtual_card`) and its control socket (`CardControl`);
-- `passtaprig.daemon`: `Daemon`, a passtapd with a socket client subscribed to events.
+- `passtaprig.daemon`: `Daemon`, a passtapd with a socket client subscribed to events;
+- `passtaprig.uinput`: the /dev/uinput stand-in's build (`build_shim`), its log and the key stream.
 """
 
 import os
