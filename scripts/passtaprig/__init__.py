@@ -18,7 +18,8 @@ Modules:
 - `passtaprig.vcard`: the private pcscd (`PcscdRig`), the virtual card's launch
   (`start_virtual_card`) and its control socket (`CardControl`);
 - `passtaprig.daemon`: `Daemon`, a passtapd with a socket client subscribed to events;
-- `passtaprig.uinput`: the /dev/uinput stand-in's build (`build_shim`), its log and the key stream.
+- `passtaprig.uinput`: the /dev/uinput stand-in's build (`build_shim`), its log and the key stream;
+- `passtaprig.xsession`: `Xvfb` with a chosen keyboard layout, and `ChromiumPage`, a focused text field on it.
 """
 
 import os
