@@ -406,7 +406,8 @@ let package = Package(
             name: "PassTapFeedbackTests",
             dependencies: [
                 "PassTapFeedback", "FeedbackSettings", "PassTapCore", "PassTapConfig", "PassTapTestSupport", "ISO7816",
-                .product(name: "Logging", package: "swift-log"),
+                "PassTapServer", "PassTapProtocol",
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: upcoming),
         .testTarget(

@@ -148,6 +148,7 @@ public struct Daemon: Sendable {
             logger.notice("[pcsc] enabled = false: no PC/SC readers will be driven")
         }
         let readers = ReaderBackends(BackendFactory.names.compactMap { factory.make($0, for: configuration) })
+        features.feedback.readers.value = readers
         let watchdog = WatchdogSettings()
         // The health check's pace: half the watchdog's timeout, or 10 s; `status` calls a last
         // healthy check older than three of these stale.
@@ -221,12 +222,14 @@ public struct Daemon: Sendable {
         let web = WebSlice(live: live, metrics: metrics.factory, logger: logger)
         let forward = ForwardSlice(instance: instance, live: live, events: events, metrics: metrics.factory, logger: logger)
         let feedback = FeedbackSlice(live: live, logger: logger)
-        return Slices(metrics: metrics, all: [metrics, vas, web, forward, feedback])
+        return Slices(metrics: metrics, feedback: feedback, all: [metrics, vas, web, forward, feedback])
     }
 
     /// The registered slices, and the metrics slice the core reports to (sessions, clients).
     struct Slices {
         let metrics: MetricsSlice
+        /// Feedback, whose `feedback.signal` is given the readers once they exist.
+        let feedback: FeedbackSlice
         let all: [any FeatureSlice]
     }
 

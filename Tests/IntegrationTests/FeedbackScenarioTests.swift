@@ -84,5 +84,65 @@ extension PCSCScenarioTests {
                 #expect(try Self.hooks(rig, reader)?["feedback"]?.contains("ifdDriverOptions") == true)
             }
         }
+        /// `feedback.signal` on the real socket: one answer line, by id.
+        static func signal(_ rig: Rig, reader: String, verdict: String) throws -> [String: Any] {
+            let client = try LineClient(path: rig.socketPath)
+            try client.sendLine(#"{"jsonrpc":"2.0","id":7,"method":"feedback.signal","params":{"reader":"\#(reader)","verdict":"\#(verdict)"}}"#)
+            return try client.readJSON(what: "feedback.signal") { $0["id"] as? Int == 7 }
+        }
+
+        /// The POS's verdict: with the card still in the field it goes through the card
+        /// (`FF 00 40`, the ACR122U's pattern for `accepted`); with no card, through the escape
+        /// code on a direct connection (the ACR1252U's LED and buzzer commands, and the LED off
+        /// once the pattern's time is over); a reader whose driver takes no control command
+        /// answers `feedback_unavailable` with the reason.
+        @Test func thePOSVerdictIsPlayedThroughTheCardOrTheEscapeCode() throws {
+            let rig = try Rig(config: Self.config, escapeReader: "libccid")
+            defer { rig.stop() }
+            let ledger = try EventLedger(rig: rig)
+            try ledger.next("reader.added")
+            try rig.cardCommand("reader acr122u")
+            try rig.cardCommand("tap")
+            _ = try ledger.next("read.result", timeout: 30)
+            try rig.waitFor("the tap's pattern") { (try? Self.feedback(rig))?.count == 1 }
+
+            let card = try Self.signal(rig, reader: rig.readerID, verdict: "accepted")
+            #expect((card["result"] as? [String: Any])?["path"] as? String == "card", "\(card)")
+            // accepted's built-in pattern: green, 1 s, once, silent.
+            #expect(try Self.feedback(rig) == ["FF0040FC0405000100", "FF0040A8040A000100"])
+            try rig.cardCommand("remove")
+            try ledger.next("card.removed")
+
+            // vpcd has no IFDHControl: without a card, its reader cannot take the verdict.
+            let vpcd = try Self.signal(rig, reader: rig.readerID, verdict: "refused")
+            let vpcdError = try #require(vpcd["error"] as? [String: Any], "\(vpcd)")
+            #expect(vpcdError["code"] as? Int == -32026, "\(vpcd)")
+            #expect((vpcdError["data"] as? [String: Any])?["code"] as? String == "refused", "\(vpcd)")
+
+            // refused's built-in pattern on the ACR1252U, through libccid's escape code: red, and
+            // one 300 ms beep; the LEDs off after (300 + 200) ms x 2.
+            let escape = try Self.signal(rig, reader: "pcsc:ACS ACR1252 1S CL Reader 00 00", verdict: "refused")
+            #expect((escape["result"] as? [String: Any])?["path"] as? String == "escape", "\(escape)")
+            try rig.waitFor("the LEDs turned off") {
+                ((try? String(contentsOfFile: rig.escapeLog, encoding: .utf8)) ?? "").contains("42000001 E00000290100")
+            }
+            let calls = try String(contentsOfFile: rig.escapeLog, encoding: .utf8).split(separator: "\n")
+                .filter { $0.hasPrefix("42000001 E0000029") || $0.hasPrefix("42000001 E0000028") }
+            #expect(calls == ["42000001 E00000290101", "42000001 E0000028011E", "42000001 E00000290100"], "\(calls)")
+        }
+        /// A reload that removes `[feedback]` gives the ACR1252U its own detection beep back: its
+        /// behaviour byte is read again and written with bit 3 set (F3 back to FB).
+        @Test func removingFeedbackTurnsTheReadersOwnBeepBackOn() throws {
+            let rig = try Rig(config: "[feedback]\nenabled = true\n", escapeReader: "libccid")
+            defer { rig.stop() }
+            let ledger = try EventLedger(rig: rig)
+            let log = { (try? String(contentsOfFile: rig.escapeLog, encoding: .utf8)) ?? "" }
+            try rig.waitFor("the detection beep turned off") { log().contains("42000001 E000002101F3") }
+            try rig.reload(config: "")
+            _ = try ledger.next("config.reloaded")
+            try rig.waitFor("the detection beep turned back on") { log().contains("42000001 E000002101FB") }
+            let writes = log().split(separator: "\n").filter { $0.hasPrefix("42000001 E000002101") }
+            #expect(writes.last == "42000001 E000002101FB", "\(writes)")
+        }
     }
 }

@@ -86,6 +86,14 @@ public final class ReaderBackends: Sendable {
         return try await backend.transmit(apdu, raw: raw, on: reader)
     }
 
+    /// Runs `work` on `reader`'s own thread, card or not (``ReaderSlot/perform(_:)``): a
+    /// feature's work with the reader itself. `unknown_reader` for a backend without reader
+    /// threads of its own.
+    public func perform<T: Sendable>(on reader: ReaderID, _ work: @escaping @Sendable (ReaderAccess) -> T) async throws(ReaderCommandError) -> T {
+        guard let registry = backend(for: reader)?.registry else { throw .unknownReader(reader) }
+        return try await registry.perform(on: reader, work)
+    }
+
     private func backend(for reader: ReaderID) -> (any ReaderBackend)? {
         state.withLock { $0.backends.first { $0.name == reader.backend } }
     }

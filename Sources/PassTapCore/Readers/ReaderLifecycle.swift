@@ -84,6 +84,7 @@ public struct ReaderLifecycle: Sendable {
         var working = false
         while !slot.isStopping {
             let wait = slot.busy(.waitForCard) { driver.waitForCard() }
+            runJobs(driver, channel: nil)
             if !working, !wait.isFailure {
                 working = true
                 markAvailable()
@@ -120,6 +121,7 @@ public struct ReaderLifecycle: Sendable {
             while let request = slot.takeRequest() {
                 request.reply.resume(returning: slot.busy(.request) { execute(request, on: tap.channel) })
             }
+            runJobs(driver, channel: tap.channel)
             switch slot.busy(.waitForRemoval, { driver.waitForRemoval() }) {
             case .present: continue
             case .removed: break presence
@@ -134,6 +136,14 @@ public struct ReaderLifecycle: Sendable {
         slot.busy(.endTap) { driver.endTap(stopping: stopping && slot.resetsCardOnStop) }
         publish(.cardRemoved, .cardRemoved)
         return fault
+    }
+
+    /// Runs the features' queued work (``ReaderSlot/perform(_:)``), with the card's channel when a
+    /// card is in the field.
+    private func runJobs(_ driver: any ReaderDriver, channel: (any CardChannel)?) {
+        while let job = slot.takeJob() {
+            slot.busy(.request) { job.run(ReaderAccess(reader: slot.id, channel: channel, control: driver.readerControl)) }
+        }
     }
 
     private func execute(_ request: ReaderRequest, on channel: (any CardChannel)?) -> Result<ResponseAPDU, ReaderCommandError> {
@@ -154,6 +164,7 @@ public struct ReaderLifecycle: Sendable {
     }
 
     private func markUnavailable(_ fault: ReaderFault) {
+        slot.failJobs(.readerUnavailable(slot.id, reason: fault.reason))
         if slot.setState(.unavailable, reason: fault.reason) {
             logger.warning("Reader unavailable", metadata: ["reader.id": "\(slot.id)", "reason": "\(fault.reason)"])
             publish(.readerChanged, .reader(slot.info))
@@ -169,6 +180,7 @@ public struct ReaderLifecycle: Sendable {
     private func finish(reason: String?) {
         slot.setState(.unavailable, reason: reason)
         slot.failPending(slot.isStopping ? slot.stopAnswer : .readerUnavailable(slot.id, reason: reason))
+        slot.failJobs(slot.isStopping ? slot.stopAnswer : .readerUnavailable(slot.id, reason: reason))
         publish(.readerRemoved, .reader(slot.info))
         logger.debug("Reader thread ended", metadata: ["reader.id": "\(slot.id)"])
     }

@@ -109,6 +109,12 @@ public final class ReaderRegistry: Sendable {
         return try await slot.transmit(apdu, raw: raw)
     }
 
+    /// Runs `work` on `reader`'s thread (``ReaderSlot/perform(_:)``).
+    public func perform<T: Sendable>(on reader: ReaderID, _ work: @escaping @Sendable (ReaderAccess) -> T) async throws(ReaderCommandError) -> T {
+        guard let slot = slot(for: reader) else { throw .unknownReader(reader) }
+        return try await slot.perform(work)
+    }
+
     // MARK: For the discovery
 
     /// Whether ``stop()`` was called.

@@ -10,6 +10,8 @@ public final class ReaderSlot: Sendable {
         var state: ReaderInfo.State = .empty
         var reason: String?
         var queue: [ReaderRequest] = []
+        /// Features' work for the reader's thread, card or not (``perform(_:)``).
+        var jobs: [ReaderJob] = []
         /// The request the reader's thread is carrying out.
         var inFlight: ReaderRequest?
         var nextRequest: UInt64 = 0
@@ -84,6 +86,44 @@ public final class ReaderSlot: Sendable {
             cancel(request: id)
         }
         return try result.get()
+    }
+
+    /// Runs `work` on the reader's thread, between sessions or with the card in the field, and
+    /// returns what it returned: a feature's work with the reader itself (the POS's verdict played
+    /// on it, `feedback.signal`). `work` gets the card's channel when a card is in the field, and
+    /// the reader's control channel; it must be short, as the reader's next tap waits for it.
+    ///
+    /// Answered at once with an error when the reader is unavailable or the slot is stopping.
+    public func perform<T: Sendable>(_ work: @escaping @Sendable (ReaderAccess) -> T) async throws(ReaderCommandError) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, ReaderCommandError>, Never>) in
+            let job = ReaderJob(work, continuation: continuation)
+            let refusal: ReaderCommandError? = shared.withLock { shared in
+                if shared.stopping { return Self.stopAnswer(id, shared.stopReason) }
+                if shared.state == .unavailable { return .readerUnavailable(id, reason: shared.reason) }
+                shared.jobs.append(job)
+                return nil
+            }
+            if let refusal {
+                job.fail(refusal)
+            } else {
+                port.wake()
+            }
+        }
+        return try result.get()
+    }
+
+    /// Takes the oldest queued job; `nil` when none waits.
+    func takeJob() -> ReaderJob? {
+        shared.withLock { $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }
+    }
+
+    /// Answers every queued job with `error` (the reader stopped or failed).
+    func failJobs(_ error: ReaderCommandError) {
+        let jobs: [ReaderJob] = shared.withLock { shared in
+            defer { shared.jobs.removeAll() }
+            return shared.jobs
+        }
+        for job in jobs { job.fail(error) }
     }
 
     private func enqueue(_ request: ReaderRequest) {
@@ -171,6 +211,7 @@ public final class ReaderSlot: Sendable {
         }
         guard first else { return }
         failPending(stopAnswer)
+        failJobs(stopAnswer)
         port.stop()
         pause.stop()
     }

@@ -112,6 +112,12 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
     /// -32024: on `/rpc`, `auth.hello` named a protocol version passtapd does not speak;
     /// `data.supported` lists the ones it does. The connection is closed.
     public static let protocolUnsupported = JSONRPCErrorCode(rawValue: -32024)
+    /// -32025: the peer (a user, or a web token) called the method more often than it allows;
+    /// `data.retry_after_ms` says when a call is taken again (`feedback.signal`).
+    public static let rateLimited = JSONRPCErrorCode(rawValue: -32025)
+    /// -32026: `feedback.signal` could not play the pattern: `[feedback]` is off, the reader has
+    /// no feedback model, or it refused the command (`data.detail` says which).
+    public static let feedbackUnavailable = JSONRPCErrorCode(rawValue: -32026)
 
     /// Every code PassTap sends, in the order of the table above (`docs/socket-api.md`, "Error
     /// codes", and the web listener's in `docs/web.md`): a test checks each is documented.
@@ -120,7 +126,7 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
         .noCard, .unknownReader, .readerUnavailable, .transportError, .transmitDisabled, .tooManyClients,
         .lineTooLong, .shuttingDown, .alreadySubscribed, .timeout, .vasDisabled, .notISODep, .cancelled,
         .forbidden, .idleTimeout, .busy, .unauthenticated, .authFailed, .authRateLimited, .authTimeout,
-        .unknownSink, .outboxUnavailable, .authOutdated, .protocolUnsupported,
+        .unknownSink, .outboxUnavailable, .authOutdated, .protocolUnsupported, .rateLimited, .feedbackUnavailable,
     ]
 
     /// The snake_case reason PassTap sends in `error.data.reason` for this code.
@@ -155,6 +161,8 @@ public struct JSONRPCErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
         case .outboxUnavailable: return "outbox_unavailable"
         case .authOutdated: return "auth_outdated"
         case .protocolUnsupported: return "protocol_unsupported"
+        case .rateLimited: return "rate_limited"
+        case .feedbackUnavailable: return "feedback_unavailable"
         default: return "error_\(-rawValue)"
         }
     }

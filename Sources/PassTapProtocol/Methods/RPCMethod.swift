@@ -30,4 +30,8 @@ public enum RPCMethod: String, Sendable, CaseIterable, Codable {
     /// included (a removed sink's backlog, or a backlog no longer wanted), announced with
     /// `forward.dropped`. Params: ``ForwardSinkParams``. Result: ``ForwardDropResult``.
     case forwardDrop = "forward.drop"
+    /// `feedback.signal` (role `read`): play the POS's verdict (`accepted`, `refused`) on a
+    /// reader, rate-limited per peer. Params: ``FeedbackSignalParams``. Result:
+    /// ``FeedbackSignalResult``.
+    case feedbackSignal = "feedback.signal"
 }

@@ -54,6 +54,20 @@ public enum FeedbackCommand {
         [0xE0, 0x00, 0x00, 0x28, 0x01, UInt8(clamping: max(0, milliseconds) / 10)]
     }
 
+    /// An ACR1252U's escape commands for `pattern` without a card: its LEDs in the pattern's
+    /// colour, then, with `buzzer`, one beep of the pattern's lit time. It has no blink command:
+    /// the LEDs stay lit until turned off (``escapeLED(_:)`` with `.off`).
+    public static func escapePattern(_ pattern: FeedbackPattern) -> [[UInt8]] {
+        var commands = [escapeLED(pattern.led)]
+        if pattern.buzzer { commands.append(escapeBuzzer(milliseconds: min(pattern.onMilliseconds, 2550))) }
+        return commands
+    }
+
+    /// Whether an ACR1252U's answer to an escape command says it took it: `E1 00 00 00 …`.
+    public static func tookEscape(_ answer: [UInt8]) -> Bool {
+        answer.count >= 5 && answer[0] == 0xE1 && answer[1] == 0 && answer[2] == 0 && answer[3] == 0
+    }
+
     /// `E0 00 00 21 00`: reads an ACR1252U's default behaviour byte.
     public static let escapeReadDefaults: [UInt8] = [0xE0, 0x00, 0x00, 0x21, 0x00]
 

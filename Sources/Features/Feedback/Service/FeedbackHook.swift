@@ -1,6 +1,7 @@
 public import FeedbackSettings
 public import Logging
 public import PassTapCore
+public import PassTapProtocol
 import ISO7816
 import Synchronization
 
@@ -17,6 +18,9 @@ public final class FeedbackHook: ReaderHook {
     private let logger: Logger
     /// What the hook last found on each reader it spoke to.
     private let states = Mutex<[ReaderID: ReaderState]>([:])
+    /// The readers whose own detection beep this run turned off, and their model: what a reload
+    /// that removes `[feedback]` (or `silence_detection_beep`) turns back on.
+    private let silenced = Mutex<[ReaderID: FeedbackModel]>([:])
 
     /// Where one reader stands.
     enum ReaderState: Equatable {
@@ -81,6 +85,7 @@ public final class FeedbackHook: ReaderHook {
             switch model {
             case .acr122u:
                 _ = try control.control(code: escape, FeedbackCommand.detectionBeepOff)
+                silenced.withLock { $0[reader.reader] = model }
             case .acr1252u:
                 let current = try control.control(code: escape, FeedbackCommand.escapeReadDefaults)
                 guard current.count == 6, current[0] == 0xE1 else {
@@ -89,12 +94,143 @@ public final class FeedbackHook: ReaderHook {
                 let byte = current[5]
                 if byte & FeedbackCommand.detectionBeepBit != 0 {
                     _ = try control.control(code: escape, FeedbackCommand.escapeWriteDefaults(byte & ~FeedbackCommand.detectionBeepBit))
+                    silenced.withLock { $0[reader.reader] = model }
                 }
             }
             note(.playing, on: reader.reader)
         } catch {
             note(.refused("SCardControl failed: \(error.code.rawValue)"), on: reader.reader)
         }
+    }
+
+    /// The readers whose detection beep this run turned off (``readerOpened(_:)``).
+    public var silencedReaders: [ReaderID] { silenced.withLock { Array($0.keys).sorted() } }
+
+    /// Turns `reader`'s own detection beep back on, as this run found it: the ACR122U's with
+    /// `FF 00 52 FF 00`; the ACR1252U's behaviour byte is read and written with bit 3 set, only
+    /// when it is clear (it is kept in flash). For a reload that removes `[feedback]` or
+    /// `silence_detection_beep`; runs on the reader's thread. Returns whether the reader took it.
+    @discardableResult
+    public func restoreDetectionBeep(_ reader: ReaderAccess) -> Bool {
+        guard let model = silenced.withLock({ $0[reader.reader] }), let control = reader.control else { return false }
+        do {
+            let features = try control.control(code: ReaderFeatures.requestCode, [])
+            guard let escape = ReaderFeatures(answer: features)?.escapeCode else { return false }
+            switch model {
+            case .acr122u:
+                _ = try control.control(code: escape, FeedbackCommand.detectionBeepOn)
+            case .acr1252u:
+                let current = try control.control(code: escape, FeedbackCommand.escapeReadDefaults)
+                guard current.count == 6, current[0] == 0xE1 else { return false }
+                if current[5] & FeedbackCommand.detectionBeepBit == 0 {
+                    _ = try control.control(code: escape, FeedbackCommand.escapeWriteDefaults(current[5] | FeedbackCommand.detectionBeepBit))
+                }
+            }
+            silenced.withLock { $0[reader.reader] = nil }
+            states.withLock { $0[reader.reader] = nil }
+            logger.info("Reader's own detection beep turned back on", metadata: ["reader.id": "\(reader.reader)"])
+            return true
+        } catch {
+            logger.warning(
+                "Reader's own detection beep could not be turned back on", metadata: ["reader.id": "\(reader.reader)", "error": "\(error.code.rawValue)"])
+            return false
+        }
+    }
+
+    /// Why the POS's verdict was not played (`feedback.signal`'s `feedback_unavailable`, with
+    /// ``code`` as `data.code`).
+    public enum SignalRefusal: Error, Hashable, Sendable {
+        /// `[feedback]` is off.
+        case disabled
+        /// The reader has no feedback model (not an ACS reader PassTap knows, a libnfc reader, or
+        /// `model = "none"`).
+        case noModel
+        /// The reader or its driver refused the command: why, for a person.
+        case refused(String)
+
+        /// `data.code`: `disabled`, `no_model` or `refused`.
+        public var code: String {
+            switch self {
+            case .disabled: return "disabled"
+            case .noModel: return "no_model"
+            case .refused: return "refused"
+            }
+        }
+
+        /// The error's message, with what to do.
+        public var message: String {
+            switch self {
+            case .disabled: return "reader feedback is off: set [feedback] enabled = true in passtapd.toml and reload passtapd"
+            case .noModel:
+                return "this reader has no feedback model PassTap knows (ACS ACR122U, ACR1252U): name it in [[feedback.readers]] if it is one"
+            case .refused(let why): return "the reader did not take the pattern: \(why)"
+            }
+        }
+    }
+
+    /// Plays `outcome`'s pattern on the reader now (the POS's verdict, `feedback.signal`), on the
+    /// reader's thread: through the card when one is still in the field (`FF 00 40`), else, as
+    /// the phone has usually left by then, through the driver's escape code on a direct
+    /// connection: the ACR122U takes the same `FF 00 40` as an escape; the ACR1252U its own LED
+    /// and buzzer commands (``FeedbackCommand/escapePattern(_:)``), the LED lit until
+    /// ``escapeLEDOff(_:)``. Returns how it was sent.
+    public func signal(_ outcome: FeedbackOutcome, on reader: ReaderAccess) -> Result<FeedbackSignalResult.Path, SignalRefusal> {
+        let settings = settings()
+        guard settings.enabled else { return .failure(.disabled) }
+        guard reader.reader.backend == .pcsc, let model = settings.model(ofReaderNamed: reader.reader.name) else { return .failure(.noModel) }
+        guard let pattern = settings.patterns[outcome] else { return .failure(.disabled) }
+        if let channel = reader.channel {
+            do {
+                let answer = try channel.transmit(FeedbackCommand.ledAndBuzzer(pattern))
+                guard FeedbackCommand.tookLEDAndBuzzer(answer) else {
+                    return refuse("the reader answered \(answer.hexString) to FF 00 40", on: reader.reader)
+                }
+                note(.playing, on: reader.reader)
+                return .success(.card)
+            } catch where error.code == .cardRemoved {
+                // The phone left in the meantime: the escape path needs no card.
+            } catch {
+                return refuse("FF 00 40 failed: \(error.code.rawValue)", on: reader.reader)
+            }
+        }
+        guard let control = reader.control else { return refuse("the reader has no control channel", on: reader.reader) }
+        do {
+            let features = try control.control(code: ReaderFeatures.requestCode, [])
+            guard let escape = ReaderFeatures(answer: features)?.escapeCode else { return refuse(Self.noEscape, on: reader.reader) }
+            switch model {
+            case .acr122u:
+                let answer = try control.control(code: escape, FeedbackCommand.ledAndBuzzer(pattern))
+                guard FeedbackCommand.tookLEDAndBuzzer(answer) else {
+                    return refuse("the reader answered \(answer.hexString) to FF 00 40 (escape)", on: reader.reader)
+                }
+            case .acr1252u:
+                for command in FeedbackCommand.escapePattern(pattern) {
+                    let answer = try control.control(code: escape, command)
+                    guard FeedbackCommand.tookEscape(answer) else {
+                        return refuse("the reader answered \(answer.hexString) to \(command.hexString)", on: reader.reader)
+                    }
+                }
+            }
+            note(.playing, on: reader.reader)
+            return .success(.escape)
+        } catch {
+            return refuse("SCardControl failed: \(error.code.rawValue)", on: reader.reader)
+        }
+    }
+
+    /// Turns an ACR1252U's LEDs off after an escape pattern (``signal(_:on:)``): the ACR1252U has
+    /// no timed LED command, so its lit time is the caller's wait. Nothing for other readers.
+    public func escapeLEDOff(_ reader: ReaderAccess) {
+        guard settings().model(ofReaderNamed: reader.reader.name) == .acr1252u, let control = reader.control,
+            let features = try? control.control(code: ReaderFeatures.requestCode, []),
+            let escape = ReaderFeatures(answer: features)?.escapeCode
+        else { return }
+        _ = try? control.control(code: escape, FeedbackCommand.escapeLED(.off))
+    }
+
+    private func refuse(_ why: String, on reader: ReaderID) -> Result<FeedbackSignalResult.Path, SignalRefusal> {
+        note(.refused(why), on: reader)
+        return .failure(.refused(why))
     }
 
     public func state(of reader: ReaderID) -> String? {
