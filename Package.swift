@@ -49,6 +49,19 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // libxkbcommon and libevdev, for passtap keyboard alone (Sources/Keyboard): layouts and
+        // the uinput device. Neither is an X library.
+        .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        // passtap keyboard's X11 output: libX11, libX11-xcb, libxkbcommon-x11 and libXtst opened with
+        // dlopen, so a headless till's passtap links no X library.
+        .target(name: "CKeyboardX11", linkerSettings: [.linkedLibrary("xkbcommon"), .linkedLibrary("dl")]),
+        // passtap keyboard (docs/keyboard.md): its settings, layouts, filter and outputs; one home.
+        .target(
+            name: "PassTapKeyboard",
+            dependencies: ["CXKBCommon", "CEvdev", "CKeyboardX11", "ConfigKit", "PassTapCore", "PassTapProtocol",
+                .product(name: "TOMLKit", package: "TOMLKit")],
+            path: "Sources/Keyboard", swiftSettings: upcoming),
         // <sys/timex.h> (adjtimex), for `status`'s clock check; C library only, nothing to link.
         .systemLibrary(name: "CTimex"),
         // <linux/inet_diag.h> (NETLINK_SOCK_DIAG), for the owner of a loopback TCP peer; headers only.
@@ -300,7 +313,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "passtap",
-            dependencies: ["Wallets", "WebSettings", "ForwardSettings",
+            dependencies: ["Wallets", "WebSettings", "ForwardSettings", "PassTapKeyboard",
                 "PassTapProtocol", "ISO7816", "PassTapCore", "VAS", "SmartTap",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -402,6 +415,10 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .testTarget(
+            name: "PassTapKeyboardTests",
+            dependencies: ["PassTapKeyboard", "ConfigKit", "PassTapCore", "PassTapTestSupport"],
+            swiftSettings: upcoming),
         .testTarget(
             name: "PassTapFeedbackTests",
             dependencies: [
