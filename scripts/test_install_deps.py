@@ -34,7 +34,7 @@ class InstallSetTests(unittest.TestCase):
         # The system-library targets' pkg-config names, as Package.swift gives them, and their -dev packages.
         with open(os.path.join(ROOT, "Package.swift")) as file:
             providers = set(re.findall(r'\.apt\(\["([^"]+)"\]\)', file.read()))
-        self.assertEqual(providers, {"libpcsclite-dev", "libnfc-dev", "zlib1g-dev"})
+        self.assertEqual(providers, {"libpcsclite-dev", "libnfc-dev", "zlib1g-dev", "libxkbcommon-dev", "libevdev-dev"})
         self.assertLessEqual(providers | {"pkg-config", "pcscd", "vsmartcard-vpcd", "python3-cryptography"}, demo)
 
     def test_the_tests_set_holds_the_demos(self):

@@ -954,3 +954,44 @@ class SyscallFilterTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+KEYBOARD_UNIT = ROOT / "systemd" / "passtap-keyboard.service"
+USER_KEYBOARD_UNIT = ROOT / "systemd" / "user" / "passtap-keyboard.service"
+# docs/keyboard.md states it; the unit's own comment says it too.
+KEYBOARD_EXPOSURE_LIMIT = 1.0
+
+
+class KeyboardUnitTests(unittest.TestCase):
+    """passtap keyboard's system unit (uinput): verify in a root with the binaries, its exposure,
+    and that the one device it may open is /dev/uinput; the user unit (X11) verifies as well."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = InstallRoot(binaries_folder())
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.root.remove()
+
+    def test_the_system_unit_passes_verify(self):
+        self.root.install(KEYBOARD_UNIT)
+        status, messages = self.root.verify(UNIT.read_text(), name="passtap-keyboard.service")
+        self.assertEqual(status, 0, messages)
+
+    def test_the_user_unit_passes_verify(self):
+        self.root.install(USER_KEYBOARD_UNIT)
+        status, messages = self.root.verify(UNIT.read_text(), name="passtap-keyboard.service")
+        self.assertEqual(status, 0, messages)
+        self.root.install(KEYBOARD_UNIT)
+
+    def test_exposure_is_within_the_stated_limit(self):
+        self.assertLessEqual(exposure(KEYBOARD_UNIT), KEYBOARD_EXPOSURE_LIMIT)
+        self.assertIn(f"says {exposure(KEYBOARD_UNIT)} (SAFE)", KEYBOARD_UNIT.read_text())
+
+    def test_the_only_device_is_uinput_and_there_is_no_network(self):
+        lines = KEYBOARD_UNIT.read_text().splitlines()
+        self.assertEqual([line for line in lines if line.startswith("DeviceAllow=")], ["DeviceAllow=/dev/uinput rw"])
+        self.assertIn("DevicePolicy=closed", lines)
+        self.assertIn("RestrictAddressFamilies=AF_UNIX", lines)
+        self.assertIn("PrivateNetwork=yes", lines)

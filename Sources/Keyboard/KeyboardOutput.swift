@@ -14,6 +14,8 @@ public protocol KeyboardOutput: AnyObject {
     func key(_ keycode: UInt32, down: Bool) throws(KeyboardError)
     /// Every key sent so far has reached its destination.
     func flush() throws(KeyboardError)
+    /// Ends the output: the uinput device is destroyed, the display closed. Called once, last.
+    func close()
 }
 
 /// A virtual keyboard through `/dev/uinput`, made with libevdev: the keys reach every session,
@@ -43,7 +45,13 @@ public final class UInputKeyboard: KeyboardOutput {
         self.layout = layout
     }
 
-    deinit {
+    private var closed = false
+
+    deinit { close() }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
         libevdev_uinput_destroy(uinput)
         libevdev_free(device)
     }
@@ -81,7 +89,15 @@ public final class X11Keyboard: KeyboardOutput {
         self.composeLocale = composeLocale
     }
 
-    deinit { passtap_x11_close(display) }
+    private var closed = false
+
+    deinit { close() }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        passtap_x11_close(display)
+    }
 
     public func currentLayout() throws(KeyboardError) -> KeyboardLayout {
         guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else { throw KeyboardError("libxkbcommon cannot start (xkb_context_new)") }
@@ -140,6 +156,16 @@ public final class KeyboardTypist: @unchecked Sendable {
             }
         }
         return try result.get()
+    }
+
+    /// Ends the output (the uinput device destroyed, the display closed), after any typing.
+    public func close() async {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                output.close()
+                continuation.resume()
+            }
+        }
     }
 
     /// Each stroke: its modifiers down, the key down and up, the modifiers up in reverse.

@@ -2,7 +2,7 @@ import ConfigKit
 import Foundation
 import TOMLKit
 
-/// `passtap keyboard`'s settings: `/etc/passtap/keyboard.toml` (docs/keyboard.md, "Settings").
+/// `passtap keyboard`'s settings: `/etc/passtap/keyboard.toml` (docs/keyboard.md, "Setup").
 ///
 /// Its own file, not a table of passtapd.toml: the typist is a separate program with its own user
 /// (a member of the uinput group, or the desktop's user), which must not read the daemon's file
@@ -37,7 +37,7 @@ public struct KeyboardSettings: Sendable, Hashable {
     /// `output`.
     public var output: Output = .uinput
     /// `socket`: passtapd's socket.
-    public var socket: String = "/run/passtapd/passtapd.sock"
+    public var socket: String = "/run/passtap/passtapd.sock"
     /// `layout` and `variant`: the XKB layout the session uses (uinput only).
     public var layout: String = "us"
     public var variant: String = ""

@@ -13,7 +13,7 @@ struct PassTap: AsyncParsableCommand {
         version: PassTapVersion.string,
         subcommands: [
             Status.self, Readers.self, Watch.self, APDU.self, Shell.self, PassRead.self,
-            Forward.self, Keygen.self, KeyInfo.self, VASDecrypt.self, WebToken.self,
+            Forward.self, Keygen.self, KeyInfo.self, VASDecrypt.self, WebToken.self, Keyboard.self,
         ]
     )
 }
