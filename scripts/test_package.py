@@ -247,6 +247,12 @@ class InstalledPackageTests(unittest.TestCase):
             UNIT: ROOT / "systemd/passtapd.service",
             "usr/share/doc/passtap/examples/tcp-listeners.conf": ROOT / "systemd/tcp-listeners.conf",
             "usr/share/doc/passtap/examples/forwarding.conf": ROOT / "systemd/forwarding.conf",
+            # passtap keyboard (docs/keyboard.md): /dev/uinput for its group, the module, its units.
+            "lib/udev/rules.d/71-passtap-keyboard.rules": ROOT / "udev/71-passtap-keyboard.rules",
+            "usr/lib/modules-load.d/passtap-keyboard.conf": ROOT / "udev/passtap-keyboard-modules.conf",
+            "lib/systemd/system/passtap-keyboard.service": ROOT / "systemd/passtap-keyboard.service",
+            "usr/lib/systemd/user/passtap-keyboard.service": ROOT / "systemd/user/passtap-keyboard.service",
+            "etc/passtap/keyboard.toml": ROOT / "Config/keyboard.toml",
         }
         polkit = ROOT / "polkit/50-passtapd-pcscd.rules"
         if polkit.exists():
@@ -275,7 +281,7 @@ class InstalledPackageTests(unittest.TestCase):
         config = self.root / "etc/passtap/passtapd.toml"
         self.assertEqual(config.read_bytes(), (ROOT / "Config/passtapd.toml").read_bytes())
         status = (self.root / "var/lib/dpkg/status").read_text()
-        self.assertRegex(status, r"Conffiles:\n /etc/passtap/passtapd.toml [0-9a-f]{32}")
+        self.assertRegex(status, r"Conffiles:\n /etc/passtap/passtapd.toml [0-9a-f]{32}\n /etc/passtap/keyboard.toml [0-9a-f]{32}")
         check = run([str(self.root / "usr/bin/passtapd"), "--check-config", str(config)])
         self.assertEqual(check.returncode, 0, check.stderr)
         self.assertIn(f"{config}: OK", check.stdout)
@@ -301,6 +307,12 @@ class InstalledPackageTests(unittest.TestCase):
         self.assertEqual([m for m in group["passtapd"][3].split(",") if m and m != "passtapd"], [])
         self.assertEqual([name for name, fields in passwd.items() if fields[3] == gid and name != "passtapd"], [])
         self.assertEqual(group["dialout"][2], "20", "dialout is base-passwd's, not a new group")
+        # /dev/uinput's group (71-passtap-keyboard.rules) has the keyboard service's user alone: a
+        # member can type into any session (docs/keyboard.md).
+        self.assertIn("passtap-keyboard", passwd)
+        self.assertLess(int(passwd["passtap-keyboard"][2]), 1000, "passtap-keyboard must be a system user")
+        self.assertEqual([m for m in group["passtap-keyboard"][3].split(",") if m and m != "passtap-keyboard"], [])
+        self.assertIn("passtap-keyboard", group["passtap"][3].split(","), "passtap-keyboard is in passtap (the socket's read role)")
         # Nothing of this machine's own accounts leaked in: only the new ones were added.
         base = entries(BASE_PASSWD / "passwd.master")
         self.assertEqual(set(passwd) - set(base), {"passtapd"})
@@ -332,6 +344,9 @@ class InstalledPackageTests(unittest.TestCase):
             self.assertNotRegex(sections.stdout, r"\.symtab|\.debug_", f"{program} is not stripped")
             # The Swift runtime is inside, not loaded from the build machine's toolchain.
             self.assertNotIn("libswiftCore", dynamic.stdout)
+            # A headless till pulls in no X library: passtap keyboard's X11 output opens them with
+            # dlopen (docs/keyboard.md); libxkbcommon and libevdev are not X libraries.
+            self.assertNotRegex(dynamic.stdout, r"\[lib(X11|X11-xcb|Xtst|xcb|xkbcommon-x11)[.-]", program)
 
     def test_the_manual_pages_have_no_warnings(self):
         environment = dict(os.environ, MANWIDTH="80", LC_ALL="C.UTF-8")

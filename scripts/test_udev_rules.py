@@ -123,6 +123,15 @@ def our_rules():
     return [(path, n, t) for path in our_rule_files() for n, t in parse_rules_file(path)]
 
 
+# passtap keyboard's rule (docs/keyboard.md): /dev/uinput, for its own group; checked on its own.
+KEYBOARD_RULES = UDEV_DIR / "71-passtap-keyboard.rules"
+
+
+def reader_rules():
+    """The rules of the readers' files: every file but the keyboard's."""
+    return [(path, n, t) for path, n, t in our_rules() if path != KEYBOARD_RULES]
+
+
 class ParserTests(unittest.TestCase):
     """The parser rejects what udev rejects, so the file checks below can fail."""
 
@@ -159,7 +168,7 @@ class RulesTests(unittest.TestCase):
         """Every rule that matches a device or sets its access: one USB device, GROUP:="passtap-nfc",
         MODE:= with group rw and nothing looser than 0660, assigned finally (":=") so that a later
         rule (Debian's 93-pn53x.rules: GROUP="plugdev", MODE="0664") cannot undo it."""
-        device_rules = [(p, n, t) for p, n, t in our_rules()
+        device_rules = [(p, n, t) for p, n, t in reader_rules()
                         if usb_ids(t) or any(k in ("MODE", "GROUP", "OWNER") for k, *_ in t)]
         self.assertTrue(device_rules)
         for path, n, t in device_rules:
@@ -179,6 +188,21 @@ class RulesTests(unittest.TestCase):
             mode = int(value, 8)
             self.assertEqual(mode & ~0o660, 0, f"{where}: MODE {value} is looser than 0660")
             self.assertEqual(mode & 0o060, 0o060, f"{where}: MODE {value} gives the group no rw")
+
+    def test_uinput_goes_to_the_keyboard_group_0660_as_a_static_node(self):
+        """/dev/uinput: group passtap-keyboard (never passtapd, never the readers' group), mode 0660,
+        static_node so the node has them before the module loads; and the module is loaded."""
+        rules = parse_rules_file(KEYBOARD_RULES)
+        self.assertEqual(len(rules), 1)
+        _, tokens = rules[0]
+        self.assertIn(("KERNEL", None, "==", "uinput"), tokens)
+        self.assertIn(("SUBSYSTEM", None, "==", "misc"), tokens)
+        self.assertEqual([(op, v) for k, _, op, v in tokens if k == "GROUP"], [("=", "passtap-keyboard")])
+        self.assertEqual([(op, v) for k, _, op, v in tokens if k == "MODE"], [("=", "0660")])
+        self.assertIn(("OPTIONS", None, "+=", "static_node=uinput"), tokens)
+        modules = [line.strip() for line in (UDEV_DIR / "passtap-keyboard-modules.conf").read_text().splitlines()
+                   if line.strip() and not line.startswith("#")]
+        self.assertEqual(modules, ["uinput"])
 
     def test_no_device_gets_the_key_group_and_the_advice_names_the_reader_group(self):
         """No rule, and no advice to a person (the rules' comments, udev/README.md), gives the readers
