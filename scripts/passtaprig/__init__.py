@@ -20,6 +20,8 @@ Modules:
 - `passtaprig.daemon`: `Daemon`, a passtapd with a socket client subscribed to events;
 - `passtaprig.uinput`: the /dev/uinput stand-in's build (`build_shim`), its log and the key stream;
 - `passtaprig.xsession`: `Xvfb` with a chosen keyboard layout, and `ChromiumPage`, a focused text field on it.
+- `passtaprig.keyboardrig`: `passtap keyboard`'s stack (`VasStack`: pcscd-rig, the virtual iPhone with a
+  pass per message, passtapd with a merchant per pass), `write_keyboard_toml` and `KeyboardClient`.
 """
 
 import os
