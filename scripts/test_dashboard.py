@@ -28,7 +28,6 @@ the three readers' taps and the forwarding panel).
 """
 import base64
 import contextlib
-import fcntl
 import functools
 import importlib.machinery
 import importlib.util
@@ -180,8 +179,7 @@ class DashboardTests(unittest.TestCase):
         cls.processes = []
         cls.rig = vcard.PcscdRig(cls.work)
         # One pcscd per machine: the same lock as the integration tests and the benches.
-        cls.lock = open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "passtap-pcscd.lock"), "a")
-        fcntl.flock(cls.lock, fcntl.LOCK_EX)
+        cls.lock = vcard.PcscdLock().acquire()
         try:
             cls.start_stack()
         except BaseException:
@@ -327,8 +325,7 @@ origins = []
                 process.kill()
                 process.wait()
         cls.rig.stop()
-        fcntl.flock(cls.lock, fcntl.LOCK_UN)
-        cls.lock.close()
+        cls.lock.release()
         shutil.rmtree(cls.work, ignore_errors=True)
         print("dashboard screenshots: %s" % cls.screenshots, file=sys.stderr)
 

@@ -16,15 +16,18 @@ pcscd lock ($TMPDIR/passtap-pcscd.lock) as the integration tests do.
 Run from the repository root: python3 -m unittest scripts/test_demo.py
 """
 
-import fcntl
 import os
 import select
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
 import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from passtaprig.vcard import PcscdLock  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOKEN_FILE = "/tmp/passtap-demo/web/demo.token"
@@ -44,9 +47,7 @@ def restore_sigint():
 class DemoTests(unittest.TestCase):
     def setUp(self):
         # One pcscd per machine: the same lock as the integration tests, the dashboard's and the benches.
-        self.lock = open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "passtap-pcscd.lock"), "a")
-        self.addCleanup(self.lock.close)
-        fcntl.flock(self.lock, fcntl.LOCK_EX)
+        self.addCleanup(PcscdLock().acquire().release)
         # The last holder's pcscd may take a moment to go (pcscd-rig stop waits up to 3 s).
         deadline = time.monotonic() + 5
         while self.pcscd_runs() and time.monotonic() < deadline:

@@ -3,10 +3,9 @@ several Apple Wallet passes of one merchant key (one pass type per message, so a
 message a tap carries), the built passtapd with a [vas] merchant per pass and its socket, and
 `passtap keyboard` with a keyboard.toml of the test's (Sources/Keyboard/KeyboardSettings.swift).
 
-`VasStack` takes the pcscd lock ($TMPDIR/passtap-pcscd.lock, as scripts/test_dashboard.py and the
+`VasStack` takes the pcscd lock (`vcard.PcscdLock`, as scripts/test_dashboard.py and the
 integration tests do), so only one pcscd runs. Python's `cryptography` is needed for the key."""
 
-import fcntl
 import json
 import os
 import re
@@ -15,7 +14,7 @@ import subprocess
 from . import ROOT
 from .daemon import Daemon
 from .keys import write_p256_key
-from .vcard import PcscdRig, VirtualCard, stop_process
+from .vcard import PcscdLock, PcscdRig, VirtualCard, stop_process
 from .waits import Failure, wait_for
 
 PASSTAPD = os.path.join(ROOT, ".build/debug/passtapd")
@@ -80,8 +79,7 @@ class VasStack:
         self.daemon = None
         self.socket_path = os.path.join(work, "passtapd.sock")
         self.daemon_starts = 0
-        self.lock = open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "passtap-pcscd.lock"), "a")
-        fcntl.flock(self.lock, fcntl.LOCK_EX)
+        self.lock = PcscdLock().acquire()
         try:
             self._start()
         except BaseException:
@@ -141,10 +139,7 @@ class VasStack:
             self.card = None
             self.card_log.close()
         self.rig.stop()
-        if self.lock is not None:
-            fcntl.flock(self.lock, fcntl.LOCK_UN)
-            self.lock.close()
-            self.lock = None
+        self.lock.release()
 
 
 class KeyboardClient:

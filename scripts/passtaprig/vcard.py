@@ -2,6 +2,7 @@
 (scripts/rig/pcscd-rig), our virtual card or phone on one of them (scripts/rig/virtual_card.py in
 test mode), and the card's control socket. scripts/rig/README.md documents the rig itself."""
 
+import fcntl
 import json
 import os
 import socket
@@ -13,6 +14,28 @@ from .waits import Failure, wait_for
 
 PCSCD_RIG = os.path.join(RIG_DIR, "pcscd-rig")
 VIRTUAL_CARD = os.path.join(RIG_DIR, "virtual_card.py")
+
+
+class PcscdLock:
+    """The machine's one pcscd, taken in turn: the lock file $TMPDIR/passtap-pcscd.lock that the
+    integration tests, the benches and the Python tests hold while their pcscd runs. `acquire`
+    waits for it; `release` gives it back (and does nothing when it is not held)."""
+
+    PATH = os.path.join(os.environ.get("TMPDIR", "/tmp"), "passtap-pcscd.lock")
+
+    def __init__(self):
+        self.file = None
+
+    def acquire(self):
+        self.file = open(self.PATH, "a")
+        fcntl.flock(self.file, fcntl.LOCK_EX)
+        return self
+
+    def release(self):
+        if self.file is not None:
+            fcntl.flock(self.file, fcntl.LOCK_UN)
+            self.file.close()
+            self.file = None
 
 
 class PcscdRig:
