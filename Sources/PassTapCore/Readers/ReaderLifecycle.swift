@@ -84,7 +84,6 @@ public struct ReaderLifecycle: Sendable {
         var working = false
         while !slot.isStopping {
             let wait = slot.busy(.waitForCard) { driver.waitForCard() }
-            runJobs(driver, channel: nil)
             if !working, !wait.isFailure {
                 working = true
                 markAvailable()
@@ -93,6 +92,9 @@ public struct ReaderLifecycle: Sendable {
             case .idle:
                 // Requests that raced with a removal: there is no card to send them to.
                 slot.failPending(.noCard(slot.id))
+                // Features' work needs no card (a job that arrives with a card runs after its
+                // session, with the card's channel).
+                runJobs(driver, channel: nil)
             case .failed(let fault):
                 return fault
             case .card(let tap):

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConfigKit
+import ISO7816
 import Foundation
 import PassTapCore
 import PassTapKeyboard
@@ -104,9 +105,18 @@ struct Keyboard: AsyncParsableCommand {
         let handled = Counter()
         let limit = count
         let socketPath = options.socketPath
+        let daemon: DaemonIdentity
+        do {
+            daemon = try DaemonIdentity.resolve(override: options.daemonUser)
+        } catch {
+            log("\(error)")
+            throw ExitCode(64)  // EX_USAGE
+        }
+        // Not CLIRunner: a lost or refused connection is not the end here. The typist waits for
+        // passtapd (a unit started before it, a restart) and subscribes afresh, live only.
         while true {
             do {
-                try await CLIRunner.run(options, timeout: false, passingDaemonErrors: true) { session in
+                try await RPCSession.run(socket: socketPath, daemon: daemon, timeout: nil) { session in
                     _ = try await session.call(.eventsSubscribe, EventsSubscribeParams(kinds: [.readResult]), as: EventsSubscribeResult.self)
                     log("subscribed to \(socketPath); typing with \(settings.output.rawValue)")
                     while let line = try await session.nextLine() {
@@ -126,10 +136,9 @@ struct Keyboard: AsyncParsableCommand {
                     throw CLIError.closed
                 }
                 return
-            } catch let error as ExitCode {
-                throw error
             } catch {
-                log("\(error); connecting again in 1 s (reads in the meantime are not typed)")
+                let text = (error as? CLIError).map { UntrustedText.escaped($0.description) } ?? "\(error)"
+                log("\(text); connecting again in 1 s; reads until then are dropped")
                 try await Task.sleep(for: .seconds(1))
             }
         }

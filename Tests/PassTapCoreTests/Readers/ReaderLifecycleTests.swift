@@ -89,6 +89,29 @@ import Testing
         await #expect(throws: ReaderCommandError.shuttingDown) { try await slot.transmit(Self.select, raw: true) }
     }
 
+    @Test func aJobRunsOnTheReaderThreadWithoutACardAndAfterTheSessionWithTheCardsChannel() async throws {
+        let handler = GatedTapHandler(holding: true)
+        let slot = try await start(handler)
+        // No card: the woken thread runs it between waits, with no card channel.
+        let idle = try await withDeadline("a job without a card", seconds: 10) {
+            try await slot.perform { access in (access.reader, access.channel == nil, Thread.current.name ?? "") }
+        }
+        #expect(idle.0 == reader)
+        #expect(idle.1)
+        #expect(idle.2 != "" && !Thread.isMainThread)
+        // During a session: queued behind it, then run with the card's channel.
+        world.insert()
+        try await events.wait(for: .cardInserted)
+        try await waitUntil("the session to start", seconds: 10) { handler.isInside }
+        async let during = slot.perform { access in (access.channel != nil, !handler.isInside) }
+        handler.release()
+        let (withChannel, afterSession) = try await during
+        #expect(withChannel)
+        #expect(afterSession, "the job ran during the session")
+        await stop()
+        await #expect(throws: ReaderCommandError.shuttingDown) { try await slot.perform { _ in true } }
+    }
+
     @Test func aCancelledRequestLeavesTheQueueAtOnceAndNeverReachesTheCard() async throws {
         let handler = GatedTapHandler(holding: true)
         let slot = try await start(handler)
