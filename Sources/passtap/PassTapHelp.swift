@@ -15,14 +15,15 @@ enum PassTapHelp {
         ExitCodeRow(code: 1, meaning: "status: degraded, running but not everything is well"),
         ExitCodeRow(code: 2, meaning: "status: down, no answer or no reader backend up"),
         ExitCodeRow(code: 64, meaning: "usage: bad arguments, no such reader or sink"),
-        ExitCodeRow(code: 65, meaning: "no pass read; not a P-256 key; does not decrypt"),
+        ExitCodeRow(code: 65, meaning: "no pass read; not a P-256 key; does not decrypt; a layout cannot type it"),
         ExitCodeRow(code: 66, meaning: "a key file missing or unreadable"),
         ExitCodeRow(code: 67, meaning: "--owner names no such user or group"),
-        ExitCodeRow(code: 69, meaning: "passtapd not running (status: 2), or it answered an error"),
+        ExitCodeRow(code: 69, meaning: "passtapd not running (status: 2), or it answered an error; no uinput or X"),
         ExitCodeRow(code: 73, meaning: "the new key, token or secret file exists or cannot be made"),
         ExitCodeRow(code: 75, meaning: "timeout: no answer in --timeout, no card in --wait"),
         ExitCodeRow(code: 76, meaning: "an answer from passtapd that passtap does not understand"),
         ExitCodeRow(code: 77, meaning: "permission: socket refused or not passtapd's; key file mode"),
+        ExitCodeRow(code: 78, meaning: "keyboard.toml refused: its file, line, key and what was expected"),
     ]
 
     /// The table as `--help` prints it: one row a line, the code right-aligned in 3 columns.

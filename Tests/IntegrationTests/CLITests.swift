@@ -65,7 +65,7 @@ import Testing
             guard line.hasPrefix("|"), cells.count == 2, Int(cells[0]) != nil else { return nil }
             return cells.joined(separator: " ")
         }
-        #expect(helpRows.count == 12, "\(helpRows)")
+        #expect(helpRows.count == 13, "\(helpRows)")
         #expect(helpRows == docRows)
         #expect(helpRows.contains { $0.hasPrefix("69 passtapd not running") } && helpRows.contains { $0.hasPrefix("2 status: down") })
     }

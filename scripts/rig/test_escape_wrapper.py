@@ -1,15 +1,18 @@
 """The rig's escape reader (ifd_escape_wrapper.c) through the real pcscd: SCardControl on a direct
 connection reaches the wrapper, which answers as an ACR1252U behind libccid, or lists no escape
 feature and refuses escapes (libccid without ifdDriverOptions 0x0001). Starts the machine's one
-pcscd: run it alone (scripts/test does)."""
+pcscd, under the pcscd lock (passtaprig.vcard.PcscdLock)."""
 
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from passtaprig.vcard import PcscdLock  # noqa: E402
 RIG = os.path.join(HERE, "pcscd-rig")
 PROBE = os.path.join(HERE, "escape_probe.py")
 DEADLINE_S = 20
@@ -19,6 +22,7 @@ class EscapeWrapperTests(unittest.TestCase):
     def rig(self, mode):
         """Starts pcscd with the escape reader in `mode`; its folder."""
         folder = tempfile.mkdtemp(prefix="passtap-escape-")
+        self.addCleanup(PcscdLock().acquire().release)
         env = dict(os.environ, PASSTAP_RIG_ESCAPE=mode)
         subprocess.run([RIG, "start", folder], env=env, check=True, timeout=DEADLINE_S, stdout=subprocess.DEVNULL)
         self.addCleanup(subprocess.run, [RIG, "stop", folder], timeout=DEADLINE_S)
