@@ -209,6 +209,16 @@ static int is_uinput(const char *path)
     return path != NULL && strcmp(path, UINPUT_PATH) == 0;
 }
 
+/* open_device for an open of /dev/uinput, with the shim's own calls (its /dev/null) passed
+ * through while it runs. */
+static int open_device_once(void)
+{
+    inside = 1;
+    int fd = open_device();
+    inside = 0;
+    return fd;
+}
+
 /* The mode argument exists only with O_CREAT or O_TMPFILE (open(2)). */
 #define MODE_ARGUMENT(flags, mode)                                 \
     mode_t mode = 0;                                               \
@@ -224,13 +234,7 @@ static int is_uinput(const char *path)
     {                                                              \
         pthread_once(&resolved, resolve);                          \
         MODE_ARGUMENT(flags, mode)                                 \
-        int fd;                                                    \
-        if (!inside && is_uinput(path)) {                          \
-            inside = 1;                                            \
-            fd = open_device();                                    \
-            inside = 0;                                            \
-            return fd;                                             \
-        }                                                          \
+        if (!inside && is_uinput(path)) return open_device_once(); \
         return real(path, flags, mode);                            \
     }
 
@@ -239,13 +243,7 @@ static int is_uinput(const char *path)
     {                                                              \
         pthread_once(&resolved, resolve);                          \
         MODE_ARGUMENT(flags, mode)                                 \
-        int fd;                                                    \
-        if (!inside && is_uinput(path)) {                          \
-            inside = 1;                                            \
-            fd = open_device();                                    \
-            inside = 0;                                            \
-            return fd;                                             \
-        }                                                          \
+        if (!inside && is_uinput(path)) return open_device_once(); \
         return real(directory, path, flags, mode);                 \
     }
 
@@ -254,13 +252,7 @@ static int is_uinput(const char *path)
     int name(const char *path, int flags)                          \
     {                                                              \
         pthread_once(&resolved, resolve);                          \
-        int fd;                                                    \
-        if (!inside && is_uinput(path)) {                          \
-            inside = 1;                                            \
-            fd = open_device();                                    \
-            inside = 0;                                            \
-            return fd;                                             \
-        }                                                          \
+        if (!inside && is_uinput(path)) return open_device_once(); \
         return real(path, flags);                                  \
     }
 
