@@ -389,7 +389,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassTapServerTests",
-            dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings", "PassTapForward", "VASSettings", "SmartTapSettings",
+            dependencies: ["Wallets", "PassTapTestNetwork", "WebSettings", "ForwardSettings", "PassTapForward", "PassTapFeedback", "VASSettings", "SmartTapSettings",
                 "PassTapServer", "PassTapTestSupport", "PassTapProtocol", "PassTapCore", "ISO7816", "VAS", "SmartTap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),

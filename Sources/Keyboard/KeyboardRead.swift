@@ -59,7 +59,7 @@ extension KeyboardSettings {
         let value = cut(raw)
         let stamp = Self.stamp(time)
         let text = prefix.replacingOccurrences(of: "{timestamp}", with: stamp)
-            + template.replacingOccurrences(of: "{value}", with: value).replacingOccurrences(of: "{uid}", with: event.uid ?? "")
+            + (templates[source] ?? template).replacingOccurrences(of: "{value}", with: value).replacingOccurrences(of: "{uid}", with: event.uid ?? "")
             .replacingOccurrences(of: "{reader}", with: reader).replacingOccurrences(of: "{timestamp}", with: stamp)
         return check(text, source: source, reader: reader)
     }

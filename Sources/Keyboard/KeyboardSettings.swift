@@ -54,6 +54,9 @@ public struct KeyboardSettings: Sendable, Hashable {
     /// `template`: the value's text; `{value}` is what the source gave (after the cut), `{uid}`
     /// the card's UID, `{reader}` the reader's id, `{timestamp}` the read's time.
     public var template: String = "{value}"
+    /// `[keyboard.templates]`: a template per source (`vas`, `smarttap`, `ndef`, `uid`), in place
+    /// of `template` for reads from that source.
+    public var templates: [Source: String] = [:]
     /// `suffix`.
     public var suffix: Suffix = .enter
     /// `cut_separator` and `cut_field`: the value split at the separator, and that field (from 0).
@@ -131,6 +134,17 @@ public struct KeyboardSettings: Sendable, Hashable {
         if let readers = try reader.strings("readers") { settings.readers = readers }
         if let prefix = try reader.string("prefix") { settings.prefix = prefix }
         if let template = try reader.string("template") { settings.template = template }
+        if let node = reader.node("templates") {
+            guard case .table(let entries) = node else { throw reader.error("templates", "expected a table [keyboard.templates], found \(node.typeName)") }
+            var templates = TableReader(file: file, locator: locator, table: ["keyboard", "templates"], entries: entries)
+            for source in Source.allCases {
+                if let template = try templates.string(source.rawValue) {
+                    try Self.refuseControlCharacters(template, key: source.rawValue, in: templates)
+                    settings.templates[source] = template
+                }
+            }
+            try templates.rejectUnknownKeys()
+        }
         if let name = try reader.string("suffix") {
             guard let suffix = Suffix(rawValue: name) else { throw reader.error("suffix", "expected \"enter\", \"tab\" or \"none\", found \"\(name)\"") }
             settings.suffix = suffix
@@ -151,10 +165,16 @@ public struct KeyboardSettings: Sendable, Hashable {
         if let age = try reader.integer("max_age_ms", in: 100...60_000) { settings.maxAgeMilliseconds = age }
         try reader.rejectUnknownKeys()
         for (key, text) in [("prefix", settings.prefix), ("template", settings.template)] {
-            if let control = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
-                throw reader.error(key, "control characters are never typed (found \(KeyboardLayout.describe(control))); the suffix key is `suffix`")
-            }
+            try refuseControlCharacters(text, key: key, in: reader)
         }
         return settings
+    }
+
+    /// A template or prefix with a control character is refused when the file is read: the only
+    /// key that is not a character is `suffix`.
+    private static func refuseControlCharacters(_ text: String, key: String, in reader: TableReader) throws(ConfigurationError) {
+        if let control = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            throw reader.error(key, "control characters are never typed (found \(KeyboardLayout.describe(control))); the suffix key is `suffix`")
+        }
     }
 }

@@ -166,6 +166,22 @@ extension PCSCScenarioTests {
 
         /// Roles as on the socket: the observe token sees the tap with the message withheld, the
         /// read token sees the message; a vas.read over /rpc gets the tap too.
+        /// `feedback.signal` over `/rpc`: a token with `read` may give the POS's verdict (here
+        /// `feedback_unavailable`, `disabled`: the rig has no `[feedback]`), one with `observe`
+        /// only may not.
+        @Test func aReadTokenMayGiveTheVerdictAndAnObserveTokenMayNot() throws {
+            let port = try MetricsScenarioTests.freePort()
+            let vas = try Self.rig(port: port)
+            defer { vas.stop() }
+            let signal = #"{"jsonrpc":"2.0","id":4,"method":"feedback.signal","params":{"reader":"\#(vas.rig.readerID)","verdict":"accepted"}}"#
+            let wall = try Self.authenticated(port: port, secret: Self.wallSecret, origin: "http://127.0.0.1:\(port)")
+            #expect(Self.errorCode(try wall.call(signal, id: 4, what: "the wall's feedback.signal")) == -32014)
+            let till = try Self.authenticated(port: port, secret: Self.tillSecret, origin: Self.pos)
+            let answer = try till.call(signal, id: 4, what: "the till's feedback.signal")
+            #expect(Self.errorCode(answer) == -32026, "\(answer)")
+            #expect(((answer["error"] as? [String: Any])?["data"] as? [String: Any])?["code"] as? String == "disabled", "\(answer)")
+        }
+
         @Test func anObserveTokenSeesTheTapWithheldAndAReadTokenSeesTheMessage() throws {
             let port = try MetricsScenarioTests.freePort()
             let vas = try Self.rig(port: port)

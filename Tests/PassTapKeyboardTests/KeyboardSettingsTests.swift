@@ -51,6 +51,15 @@ import Testing
         #expect(!why.contains(message), "the refusal must not quote the text: \(why)")
     }
 
+    @Test func eachSourceMayHaveItsOwnTemplate() throws {
+        let settings = try KeyboardSettings.parse(
+            "[keyboard]\ntemplate = \"T:{value}\"\nmax_age_ms = 3000\n[keyboard.templates]\nvas = \"V:{value}:{uid}\"\n", file: "k.toml")
+        #expect(settings.decide(line: try Self.line(message: "0042"), now: Self.readTime) == .type(text: "V:0042:04A23C1A7F2D80", source: .vas))
+        var other = settings
+        other.templates = [:]
+        #expect(other.decide(line: try Self.line(message: "0042"), now: Self.readTime) == .type(text: "T:0042", source: .vas))
+    }
+
     @Test func anOverlongMessageIsNotTyped() throws {
         let decision = Self.settings.decide(line: try Self.line(message: String(repeating: "7", count: 65)), now: Self.readTime)
         guard case .refuse(let why) = decision else {
@@ -85,5 +94,7 @@ import Testing
         }
         #expect(throws: ConfigurationError.self) { try KeyboardSettings.parse("[keyboard]\nallowed = \"abc\\n\"\n", file: "k.toml") }
         #expect(throws: ConfigurationError.self) { try KeyboardSettings.parse("[keyboard]\nkey_delay_ms = 900\n", file: "k.toml") }
+        #expect(throws: ConfigurationError.self) { try KeyboardSettings.parse("[keyboard.templates]\nvas = \"{value}\\t\"\n", file: "k.toml") }
+        #expect(throws: ConfigurationError.self) { try KeyboardSettings.parse("[keyboard.templates]\nbarcode = \"{value}\"\n", file: "k.toml") }
     }
 }

@@ -201,6 +201,7 @@ private func jsonObject<Value: Encodable>(_ value: Value) throws -> [String: Any
     @Test func theMethodCatalogueHasTheWireNames() {
         #expect(RPCMethod.allCases.map(\.rawValue) == [
             "status", "readers.list", "events.subscribe", "card.transmit", "pass.read", "vas.read", "forward.status", "forward.retry", "forward.drop",
+            "feedback.signal",
         ])
         #expect(RPCNotificationMethod.allCases.map(\.rawValue) == ["event", "events.dropped"])
     }

@@ -5,6 +5,7 @@ import Foundation
 import ISO7816
 import NIOCore
 import PassTapCore
+import PassTapFeedback
 import PassTapForward
 import PassTapProtocol
 import Synchronization
@@ -111,18 +112,21 @@ import Testing
         return configuration
     }
 
-    /// Every method has a handler (the core's and the forwarding slice's, as the daemon
-    /// registers them), and the role each needs is the documented one.
+    /// Every method has a handler (the core's and the forwarding and feedback slices', as the
+    /// daemon registers them), and the role each needs is the documented one.
     @Test func theTableCoversEveryMethodWithItsRole() {
+        let live = LiveConfiguration(Configuration())
         let dispatcher = MethodDispatcher(
             hub: EventHub(lineEncoder: EventNotificationEncoder(), capacity: 8), backends: ReaderBackends([]), vasReads: PassReadQueue(), daemon: Self.daemon,
-            live: LiveConfiguration(Configuration()), methods: ForwardSlice.methods(forward: nil, settings: { Configuration.Forward() }))
+            live: live,
+            methods: ForwardSlice.methods(forward: nil, settings: { Configuration.Forward() })
+                + FeedbackSlice(live: live, logger: Logger(label: "test")).methods)
         #expect(Set(dispatcher.handlers.keys) == Set(RPCMethod.allCases))
         let roles = Dictionary(uniqueKeysWithValues: dispatcher.handlers.map { ($0.key, type(of: $0.value).role) })
         #expect(
             roles == [
                 .status: .observe, .readersList: .observe, .eventsSubscribe: .observe, .passRead: .read, .vasRead: .read, .cardTransmit: .transmit,
-                .forwardStatus: .observe, .forwardRetry: .manage, .forwardDrop: .manage,
+                .forwardStatus: .observe, .forwardRetry: .manage, .forwardDrop: .manage, .feedbackSignal: .read,
             ])
     }
 
