@@ -315,7 +315,7 @@ class InstalledPackageTests(unittest.TestCase):
         self.assertIn("passtap-keyboard", group["passtap"][3].split(","), "passtap-keyboard is in passtap (the socket's read role)")
         # Nothing of this machine's own accounts leaked in: only the new ones were added.
         base = entries(BASE_PASSWD / "passwd.master")
-        self.assertEqual(set(passwd) - set(base), {"passtapd"})
+        self.assertEqual(set(passwd) - set(base), {"passtapd", "passtap-keyboard"})
 
     def test_the_key_folder_is_root_passtapd_0750(self):
         keys = self.root / "etc/passtap/keys"

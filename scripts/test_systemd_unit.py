@@ -538,10 +538,13 @@ class SettingsTests(unittest.TestCase):
         # USB readers: the group udev/70-passtapd-nfc.rules gives their nodes, which is not the
         # group passtapd runs as (that one reads merchant keys: 0640 root:passtapd).
         import test_udev_rules
-        reader_groups = {v for _, _, t in test_udev_rules.our_rules() for k, _, _, v in t if k == "GROUP"}
+        reader_groups = {v for _, _, t in test_udev_rules.reader_rules() for k, _, _, v in t if k == "GROUP"}
         self.assertEqual(reader_groups, {"passtap-nfc"})
         self.assertIn("passtap-nfc", groups)
         self.assertNotIn(self.value("Group"), reader_groups | {self.config["socket"]["group"]})
+        # /dev/uinput's group (udev/71-passtap-keyboard.rules) is passtap keyboard's alone: a member
+        # can type into any session.
+        self.assertNotIn("passtap-keyboard", groups)
         # A + or ! prefix would run a command with privileges.
         for key in ("ExecStartPre", "ExecStart", "ExecReload"):
             for command in self.unit[("Service", key)]:

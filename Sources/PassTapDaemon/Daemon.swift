@@ -221,7 +221,8 @@ public struct Daemon: Sendable {
         let vas = VASSlice(live: live, metrics: metrics.factory)
         let web = WebSlice(live: live, metrics: metrics.factory, logger: logger)
         let forward = ForwardSlice(instance: instance, live: live, events: events, metrics: metrics.factory, logger: logger)
-        let feedback = FeedbackSlice(live: live, logger: logger)
+        // systemd's StateDirectory= (/var/lib/passtap): where feedback keeps the readers it silenced.
+        let feedback = FeedbackSlice(live: live, logger: logger, stateDirectory: ProcessInfo.processInfo.environment["STATE_DIRECTORY"])
         return Slices(metrics: metrics, feedback: feedback, all: [metrics, vas, web, forward, feedback])
     }
 

@@ -144,5 +144,24 @@ extension PCSCScenarioTests {
             let writes = log().split(separator: "\n").filter { $0.hasPrefix("42000001 E000002101") }
             #expect(writes.last == "42000001 E000002101FB", "\(writes)")
         }
+        /// The ACR1252U keeps its behaviour byte in flash: a passtapd started after `[feedback]`
+        /// was removed gives the reader its beep back, from the list the earlier run kept in the
+        /// state directory (`$STATE_DIRECTORY`, as the unit's `StateDirectory=` sets it).
+        @Test func aRestartWithoutFeedbackTurnsTheReadersOwnBeepBackOn() throws {
+            let state = FileManager.default.temporaryDirectory.appendingPathComponent("passtap-state-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: state) }
+            let rig = try Rig(config: "[feedback]\nenabled = true\n", daemonEnvironment: ["STATE_DIRECTORY": state.path], escapeReader: "libccid")
+            defer { rig.stop() }
+            let log = { (try? String(contentsOfFile: rig.escapeLog, encoding: .utf8)) ?? "" }
+            let kept = state.appendingPathComponent("feedback-silenced.json").path
+            try rig.waitFor("the detection beep turned off and written down") {
+                log().contains("42000001 E000002101F3") && ((try? String(contentsOfFile: kept, encoding: .utf8)) ?? "").contains("ACR1252")
+            }
+            _ = rig.stopDaemon()
+            try rig.startDaemon(config: "")
+            try rig.waitFor("the detection beep turned back on") { log().contains("42000001 E000002101FB") }
+            try rig.waitFor("the list emptied") { (try? String(contentsOfFile: kept, encoding: .utf8)) == #"{"readers":{}}"# }
+        }
     }
 }

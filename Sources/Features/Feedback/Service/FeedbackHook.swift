@@ -18,9 +18,11 @@ public final class FeedbackHook: ReaderHook {
     private let logger: Logger
     /// What the hook last found on each reader it spoke to.
     private let states = Mutex<[ReaderID: ReaderState]>([:])
-    /// The readers whose own detection beep this run turned off, and their model: what a reload
-    /// that removes `[feedback]` (or `silence_detection_beep`) turns back on.
-    private let silenced = Mutex<[ReaderID: FeedbackModel]>([:])
+    /// The readers whose own detection beep passtapd turned off, and their model: what a reload
+    /// that removes `[feedback]` (or `silence_detection_beep`) turns back on, and what a reader
+    /// that appears with it removed gets back. Kept in ``silencedFile`` across restarts.
+    private let silenced: Mutex<[ReaderID: FeedbackModel]>
+    private let silencedFile: SilencedReadersFile
 
     /// Where one reader stands.
     enum ReaderState: Equatable {
@@ -37,10 +39,13 @@ public final class FeedbackHook: ReaderHook {
         }
     }
 
-    /// A hook reading `[feedback]` from `settings` at each tap.
-    public init(settings: @escaping @Sendable () -> Configuration.Feedback, logger: Logger) {
+    /// A hook reading `[feedback]` from `settings` at each tap; the readers it silenced are kept
+    /// in `stateDirectory` (`$STATE_DIRECTORY`), when there is one.
+    public init(settings: @escaping @Sendable () -> Configuration.Feedback, logger: Logger, stateDirectory: String? = nil) {
         self.settings = settings
         self.logger = logger
+        silencedFile = SilencedReadersFile(stateDirectory: stateDirectory)
+        silenced = Mutex(silencedFile.load())
     }
 
     public func tapFinished(_ reader: ReaderAccess, result: ReadResult) {
@@ -74,7 +79,12 @@ public final class FeedbackHook: ReaderHook {
     /// with bit 3 cleared only when it is set (the byte is kept in the reader's flash).
     public func readerOpened(_ reader: ReaderAccess) {
         let settings = settings()
-        guard settings.enabled, settings.silenceDetectionBeep, reader.reader.backend == .pcsc,
+        guard settings.enabled, settings.silenceDetectionBeep else {
+            // Removed since passtapd silenced it (in this run or an earlier one): its beep back.
+            if silenced.withLock({ $0[reader.reader] }) != nil { restoreDetectionBeep(reader) }
+            return
+        }
+        guard reader.reader.backend == .pcsc,
             let model = settings.model(ofReaderNamed: reader.reader.name), let control = reader.control
         else { return }
         do {
@@ -85,7 +95,7 @@ public final class FeedbackHook: ReaderHook {
             switch model {
             case .acr122u:
                 _ = try control.control(code: escape, FeedbackCommand.detectionBeepOff)
-                silenced.withLock { $0[reader.reader] = model }
+                remember(reader.reader, as: model)
             case .acr1252u:
                 let current = try control.control(code: escape, FeedbackCommand.escapeReadDefaults)
                 guard current.count == 6, current[0] == 0xE1 else {
@@ -94,7 +104,7 @@ public final class FeedbackHook: ReaderHook {
                 let byte = current[5]
                 if byte & FeedbackCommand.detectionBeepBit != 0 {
                     _ = try control.control(code: escape, FeedbackCommand.escapeWriteDefaults(byte & ~FeedbackCommand.detectionBeepBit))
-                    silenced.withLock { $0[reader.reader] = model }
+                    remember(reader.reader, as: model)
                 }
             }
             note(.playing, on: reader.reader)
@@ -103,7 +113,21 @@ public final class FeedbackHook: ReaderHook {
         }
     }
 
-    /// The readers whose detection beep this run turned off (``readerOpened(_:)``).
+    /// Notes that `reader`'s beep is silenced (a model) or given back (`nil`), in memory and in the
+    /// state directory's file.
+    private func remember(_ reader: ReaderID, as model: FeedbackModel?) {
+        let readers = silenced.withLock { silenced in
+            silenced[reader] = model
+            return silenced
+        }
+        if !silencedFile.save(readers) {
+            logger.warning(
+                "The readers whose beep passtapd turned off could not be written down; after a restart without [feedback] they keep it off",
+                metadata: ["file": "\(silencedFile.path ?? "")"])
+        }
+    }
+
+    /// The readers whose detection beep passtapd silenced (``readerOpened(_:)``).
     public var silencedReaders: [ReaderID] { silenced.withLock { Array($0.keys).sorted() } }
 
     /// Turns `reader`'s own detection beep back on, as this run found it: the ACR122U's with
@@ -126,7 +150,7 @@ public final class FeedbackHook: ReaderHook {
                     _ = try control.control(code: escape, FeedbackCommand.escapeWriteDefaults(current[5] | FeedbackCommand.detectionBeepBit))
                 }
             }
-            silenced.withLock { $0[reader.reader] = nil }
+            remember(reader.reader, as: nil)
             states.withLock { $0[reader.reader] = nil }
             logger.info("Reader's own detection beep turned back on", metadata: ["reader.id": "\(reader.reader)"])
             return true

@@ -18,9 +18,13 @@ package struct FeedbackSlice: FeatureSlice {
     private let limiter: FeedbackSignalLimiter
 
     /// Feedback reading `[feedback]` from `live` at each tap; `now` is `feedback.signal`'s rate
-    /// limiter's clock.
-    package init(live: LiveConfiguration, logger: Logger, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
-        hook = FeedbackHook(settings: { live.current.feedback }, logger: logger)
+    /// limiter's clock; the readers whose beep it silenced are kept in `stateDirectory`
+    /// (systemd's `$STATE_DIRECTORY`), when there is one.
+    package init(
+        live: LiveConfiguration, logger: Logger, stateDirectory: String? = nil,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
+        hook = FeedbackHook(settings: { live.current.feedback }, logger: logger, stateDirectory: stateDirectory)
         self.live = live
         limiter = FeedbackSignalLimiter(now: now)
     }
