@@ -195,12 +195,11 @@ class ChromiumPage:
     def wait_value(self, expected, timeout=5):
         """Polls the field until its value is `expected` or `timeout` seconds pass; returns the
         last value read either way (a test compares it, and shows it when it differs)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = self.value()
-            if value == expected or time.monotonic() > deadline:
-                return value
-            time.sleep(0.02)
+        try:
+            wait_for(lambda: self.value() == expected, "the field to hold %r" % expected, timeout=timeout)
+        except Failure:
+            pass
+        return self.value()
 
     def stop(self):
         if self.driver is not None:

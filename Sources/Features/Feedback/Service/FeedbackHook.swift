@@ -69,6 +69,12 @@ public final class FeedbackHook: ReaderHook {
         }
     }
 
+    /// The control code the reader's driver takes escape commands on, asked of the driver
+    /// (`CM_IOCTL_GET_FEATURE_REQUEST`), never guessed; `nil` when it lists none.
+    static func escapeCode(of control: any ReaderControl) throws(CardTransportError) -> UInt32? {
+        ReaderFeatures(answer: try control.control(code: ReaderFeatures.requestCode, []))?.escapeCode
+    }
+
     /// What the log and `readers.list` say when the driver takes no escape commands.
     static let noEscape =
         "the reader's driver takes no escape commands: add 0x0001 to ifdDriverOptions in /etc/libccid_Info.plist and restart pcscd, or install libacsccid1"
@@ -88,10 +94,7 @@ public final class FeedbackHook: ReaderHook {
             let model = settings.model(ofReaderNamed: reader.reader.name), let control = reader.control
         else { return }
         do {
-            let features = try control.control(code: ReaderFeatures.requestCode, [])
-            guard let escape = ReaderFeatures(answer: features)?.escapeCode else {
-                return note(.refused(Self.noEscape), on: reader.reader)
-            }
+            guard let escape = try Self.escapeCode(of: control) else { return note(.refused(Self.noEscape), on: reader.reader) }
             switch model {
             case .acr122u:
                 _ = try control.control(code: escape, FeedbackCommand.detectionBeepOff)
@@ -138,8 +141,7 @@ public final class FeedbackHook: ReaderHook {
     public func restoreDetectionBeep(_ reader: ReaderAccess) -> Bool {
         guard let model = silenced.withLock({ $0[reader.reader] }), let control = reader.control else { return false }
         do {
-            let features = try control.control(code: ReaderFeatures.requestCode, [])
-            guard let escape = ReaderFeatures(answer: features)?.escapeCode else { return false }
+            guard let escape = try Self.escapeCode(of: control) else { return false }
             switch model {
             case .acr122u:
                 _ = try control.control(code: escape, FeedbackCommand.detectionBeepOn)
@@ -219,8 +221,7 @@ public final class FeedbackHook: ReaderHook {
         }
         guard let control = reader.control else { return refuse("the reader has no control channel", on: reader.reader) }
         do {
-            let features = try control.control(code: ReaderFeatures.requestCode, [])
-            guard let escape = ReaderFeatures(answer: features)?.escapeCode else { return refuse(Self.noEscape, on: reader.reader) }
+            guard let escape = try Self.escapeCode(of: control) else { return refuse(Self.noEscape, on: reader.reader) }
             switch model {
             case .acr122u:
                 let answer = try control.control(code: escape, FeedbackCommand.ledAndBuzzer(pattern))
@@ -246,8 +247,7 @@ public final class FeedbackHook: ReaderHook {
     /// no timed LED command, so its lit time is the caller's wait. Nothing for other readers.
     public func escapeLEDOff(_ reader: ReaderAccess) {
         guard settings().model(ofReaderNamed: reader.reader.name) == .acr1252u, let control = reader.control,
-            let features = try? control.control(code: ReaderFeatures.requestCode, []),
-            let escape = ReaderFeatures(answer: features)?.escapeCode
+            let escape = try? Self.escapeCode(of: control)
         else { return }
         _ = try? control.control(code: escape, FeedbackCommand.escapeLED(.off))
     }
