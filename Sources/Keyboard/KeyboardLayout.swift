@@ -221,8 +221,7 @@ public final class KeyboardLayout {
     /// each key in a fresh state, preferred keys first.
     private static func modifierKeys(_ keymap: OpaquePointer, low: UInt32, high: UInt32) -> [UInt32: UInt32] {
         var keys: [UInt32: UInt32] = [:]
-        guard low <= high, let state = xkb_state_new(keymap) else { return keys }
-        xkb_state_unref(state)
+        guard low <= high else { return keys }
         let candidates = preferredModifierKeys.filter { (low...high).contains($0) } + (low...high).filter { !preferredModifierKeys.contains($0) }
         for keycode in candidates {
             guard let state = xkb_state_new(keymap) else { continue }
