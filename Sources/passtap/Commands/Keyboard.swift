@@ -122,7 +122,8 @@ struct Keyboard: AsyncParsableCommand {
                     while let line = try await session.nextLine() {
                         switch settings.decide(line: line, now: Date()) {
                         case .ignore: continue
-                        case .refuse(let why): log("refused: \(why)")
+                        // The reason names the reader, from pcsc-lite: escaped like any text from outside.
+                        case .refuse(let why): log("refused: \(UntrustedText.escaped(why))")
                         case .type(let text, let source):
                             do {
                                 let layout = try await typist.type(text, suffix: settings.suffix)
