@@ -186,7 +186,7 @@ public final class WebSessions: ConfigurationObserver {
         let verdict = failures.withLock {
             $0.recordFailure(origin: origin ?? "no Origin", at: clock.now, perOrigin: web.authFailuresPerOrigin, total: web.authFailuresTotal)
         }
-        let error: JSONRPCError = verdict.retryAfter.map { .authRateLimited(retryAfterMilliseconds: Self.milliseconds($0)) } ?? .authFailed
+        let error: JSONRPCError = verdict.retryAfter.map { .authRateLimited(retryAfterMilliseconds: $0.retryAfterMilliseconds) } ?? .authFailed
         observer.authFailed(error.code.reason)
         if verdict.logs {
             var logger = self.logger
@@ -243,10 +243,5 @@ public final class WebSessions: ConfigurationObserver {
             logger.notice("closing a web client whose token the reload revoked or changed; it may reconnect", metadata: ["peer.token": "\(token)"])
             channel.close(promise: nil)
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
 }

@@ -23,7 +23,7 @@ struct FeedbackSignalHandler: MethodHandler {
 
     func handle(_ params: FeedbackSignalParams, context: RequestContext) async -> MethodReply<FeedbackSignalResult> {
         if let retry = limiter.admit(context.peer.owner) {
-            let milliseconds = Int(retry.components.seconds * 1000 + retry.components.attoseconds / 1_000_000_000_000_000)
+            let milliseconds = retry.retryAfterMilliseconds
             var error = JSONRPCError(
                 .rateLimited,
                 "too many feedback.signal calls: at most \(FeedbackSignalLimiter.limit) in \(FeedbackSignalLimiter.window) per user or token; retry in \(milliseconds) ms")
